@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs every tool the build and the tests need, skipping what is already there.
+# Sourced by scripts/serve.sh, scripts/test.sh and scripts/build-site.sh, so that a fresh machine
+# needs nothing but this repository. Only package registries are used: crates.io (cargo install),
+# npm, and Debian's packages (apt-get). Nothing is downloaded from anywhere else.
+#
+# Where things go:
+#   $RATELAB_TOOLS (default ~/.local/share/ratelab-tools) holds trunk, wasm-bindgen and the npm
+#   package binaryen (wasm-opt 132). Point it at an empty folder to rehearse a fresh machine.
+#   playwright-core is a dev dependency in package.json, installed into ./node_modules.
+#   chromium and chromium-driver come from Debian (apt-get; needs root, as on CI).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RATELAB_TOOLS="${RATELAB_TOOLS:-$HOME/.local/share/ratelab-tools}"
+TRUNK_VERSION="0.21.14"
+WASM_BINDGEN_VERSION="0.2.130"
+BINARYEN_VERSION="132.0.0"
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+mkdir -p "$RATELAB_TOOLS/bin"
+# wasm-opt must come first on PATH: Debian's binaryen 108 corrupts the module.
+export PATH="$RATELAB_TOOLS/npm/node_modules/.bin:$RATELAB_TOOLS/bin:$HOME/.cargo/bin:$PATH"
+
+need_root_apt() {
+  if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null; then
+    say "please install Debian packages: $* (needs root)"; exit 1
+  fi
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  say "installing Debian packages: $*"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+ensure_wasm_target() {
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+ensure_cargo_tool() { # binary, crate, version, extra cargo flags...
+  local bin="$1" crate="$2" version="$3"; shift 3
+  if [ -x "$RATELAB_TOOLS/bin/$bin" ] && "$RATELAB_TOOLS/bin/$bin" --version 2>/dev/null | grep -q "$version"; then
+    return
+  fi
+  say "building $crate $version from crates.io (a few minutes, once)"
+  cargo install "$crate" --version "=$version" --root "$RATELAB_TOOLS" "$@"
+}
+
+ensure_build_tools() {
+  ensure_wasm_target
+  # wasm-bindgen's CLI must equal the crate version exactly; its --locked build wants a crate the
+  # registry mirror lacks, so it is built unlocked (see shared TOOLCHAIN notes).
+  ensure_cargo_tool wasm-bindgen wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
+  ensure_cargo_tool trunk trunk "$TRUNK_VERSION" --locked
+  if ! wasm-opt --version 2>/dev/null | grep -q "version 132"; then
+    say "installing wasm-opt (npm binaryen@$BINARYEN_VERSION)"
+    npm install --silent --no-audit --no-fund --prefix "$RATELAB_TOOLS/npm" "binaryen@$BINARYEN_VERSION" >/dev/null
+  fi
+  # trunk runs offline, and passes --offline on to cargo: fetch the crates once.
+  (cd "$ROOT" && cargo fetch --quiet)
+}
+
+ensure_browser_tools() {
+  local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+  [ ${#missing[@]} -eq 0 ] || need_root_apt "${missing[@]}"
+  if [ ! -d "$ROOT/node_modules/playwright-core" ]; then
+    say "installing playwright-core from npm (the browser is Debian's chromium)"
+    (cd "$ROOT" && npm ci --silent --no-audit --no-fund >/dev/null)
+  fi
+}

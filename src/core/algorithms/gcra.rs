@@ -1,0 +1,165 @@
+//! GCRA, the generic cell rate algorithm: instead of counting tokens, keep one timestamp per key,
+//! the theoretical arrival time (TAT) of the next request if traffic ran exactly at the rate.
+//!
+//! Semantics follow the `governor` crate's `Gcra` (gcra.rs): with emission interval `T` (the time
+//! one request's worth of quota takes to come back) and burst `b`, the tolerance is
+//! `tau = T × (b - 1)`. A new key starts with `TAT = now`. A request of `n` cells is refused
+//! outright ("insufficient capacity") when `T × (n - 1) > tau`; otherwise it conforms when
+//! `now >= TAT + T × (n - 1) - tau`, and then `TAT = max(TAT, now) + T × n`. A refusal names the
+//! earliest time it would conform. Defaults: burst = limit and `T = window / limit`.
+//!
+//! Unlike `governor`, which rounds `T` to whole nanoseconds, time here is scaled by the rate's
+//! numerator so that `T` is an exact integer: GCRA then agrees decision for decision with a
+//! token bucket of capacity `b` refilling one token per `T` (a property test checks it).
+
+use crate::core::config::{div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
+use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::time::{Span, Time};
+
+#[derive(Clone, Debug)]
+pub struct Gcra {
+    rate: Rate,
+    burst: u64,
+    /// In scaled time (microseconds × `rate.amount`), or `None` for a key never seen.
+    tat: Option<u128>,
+    latest: Time,
+}
+
+impl Gcra {
+    /// `rate` is how fast quota comes back (one cell per `rate.per / rate.amount`).
+    pub fn new(rate: Rate, burst: u64) -> Result<Gcra, ConfigError> {
+        if burst == 0 {
+            return Err(ConfigError::ZeroBurst);
+        }
+        if burst > MAX_COUNT {
+            return Err(ConfigError::TooLarge("burst"));
+        }
+        Ok(Gcra { rate, burst, tat: None, latest: Time::ZERO })
+    }
+
+    /// The emission interval in scaled time.
+    fn t(&self) -> u128 {
+        u128::from(self.rate.per().micros())
+    }
+
+    fn tau(&self) -> u128 {
+        self.t() * u128::from(self.burst - 1)
+    }
+
+    fn scaled(&self, now: Time) -> u128 {
+        u128::from(now.micros()) * u128::from(self.rate.amount())
+    }
+
+    /// Scaled time back to microseconds, rounded up so a wait is never too short.
+    fn to_span(&self, scaled: u128) -> Span {
+        span_from_u128(div_ceil_u128(scaled, u128::from(self.rate.amount())))
+    }
+
+    /// Cells that would conform right now with this TAT (governor's capacity formula).
+    fn cells_available(&self, now_s: u128, tat: u128) -> u64 {
+        if tat > now_s + self.tau() {
+            return 0;
+        }
+        let cells = (now_s + self.tau() - tat) / self.t() + 1;
+        u64::try_from(cells).unwrap_or(self.burst).min(self.burst)
+    }
+
+    fn assess(&self, now: Time, cost: u64) -> (Decision, Option<u128>, Time) {
+        let now = now.max(self.latest);
+        let now_s = self.scaled(now);
+        let tat = self.tat.unwrap_or(now_s);
+        let answer = |verdict: Verdict, tat_after: u128, retry_after: Option<Span>| Decision {
+            verdict,
+            limit: self.burst,
+            remaining: self.cells_available(now_s, tat_after),
+            reset_after: self.to_span(tat_after.saturating_sub(now_s)),
+            retry_after,
+        };
+        if cost == 0 {
+            return (answer(Verdict::Allowed, tat, None), self.tat, now);
+        }
+        let additional = self.t() * u128::from(cost - 1);
+        if additional > self.tau() {
+            // governor's InsufficientCapacity: no wait will ever let this through.
+            return (answer(Verdict::Rejected, tat, None), self.tat, now);
+        }
+        let earliest = (tat + additional).saturating_sub(self.tau());
+        if now_s < earliest {
+            let wait = self.to_span(earliest - now_s);
+            return (answer(Verdict::Rejected, tat, Some(wait)), self.tat, now);
+        }
+        let next = tat.max(now_s) + self.t() + additional;
+        (answer(Verdict::Allowed, next, None), Some(next), now)
+    }
+}
+
+impl Limiter for Gcra {
+    fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        let (decision, tat, at) = self.assess(now, cost);
+        self.tat = tat;
+        self.latest = at;
+        decision
+    }
+
+    fn peek(&self, now: Time, cost: u64) -> Decision {
+        self.assess(now, cost).0
+    }
+
+    fn gauge(&self, now: Time) -> Gauge {
+        let now_s = self.scaled(now.max(self.latest));
+        let debt = self.tat.map(|tat| tat.saturating_sub(now_s)).unwrap_or(0);
+        let level = self.burst as f64 - debt as f64 / self.t() as f64;
+        Gauge { level: level.max(0.0), max: self.burst as f64, unit: "cells of burst left" }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// governor's `Quota::per_second(5)`: T = 200 ms, burst 5.
+    fn five_per_second() -> Gcra {
+        Gcra::new(Rate::new(5, Span::from_secs(1)).unwrap(), 5).unwrap()
+    }
+
+    #[test]
+    fn a_fresh_key_gets_its_whole_burst_at_once() {
+        let mut g = five_per_second();
+        let passed = (0..10).filter(|_| g.decide(Time::ZERO, 1).allowed()).count();
+        assert_eq!(passed, 5);
+    }
+
+    #[test]
+    fn after_the_burst_one_cell_returns_every_emission_interval() {
+        let mut g = five_per_second();
+        for _ in 0..5 {
+            g.decide(Time::ZERO, 1);
+        }
+        let denied = g.decide(Time::from_millis(100), 1);
+        assert_eq!(denied.retry_after, Some(Span::from_millis(100)));
+        assert!(g.decide(Time::from_millis(200), 1).allowed());
+        assert!(!g.decide(Time::from_millis(399), 1).allowed());
+        assert!(g.decide(Time::from_millis(400), 1).allowed());
+    }
+
+    #[test]
+    fn a_request_larger_than_the_burst_is_insufficient_capacity() {
+        let mut g = five_per_second();
+        let d = g.decide(Time::ZERO, 6);
+        assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, None));
+        assert!(g.decide(Time::ZERO, 5).allowed(), "the refusal consumed nothing");
+    }
+
+    #[test]
+    fn remaining_counts_the_cells_that_would_still_conform() {
+        let mut g = five_per_second();
+        assert_eq!(g.decide(Time::ZERO, 1).remaining, 4);
+        assert_eq!(g.decide(Time::ZERO, 2).remaining, 2);
+        assert_eq!(g.peek(Time::from_millis(1000), 1).remaining, 4);
+    }
+
+    #[test]
+    fn a_zero_burst_is_an_error() {
+        assert_eq!(Gcra::new(Rate::new(1, Span::from_secs(1)).unwrap(), 0).unwrap_err(), ConfigError::ZeroBurst);
+    }
+}

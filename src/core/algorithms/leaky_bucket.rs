@@ -1,0 +1,199 @@
+//! Leaky bucket as a meter, in the style of nginx's `limit_req`.
+//!
+//! Each key has an "excess": how many requests it is ahead of the allowed rate. The excess leaks
+//! away at the rate; every request adds one. Semantics follow ngx_http_limit_req_module:
+//! - a key seen for the first time starts with an excess of 0 (its first request is free);
+//! - otherwise `excess = max(0, excess - rate × elapsed + 1)`;
+//! - if that is more than `burst`, the request is rejected and the state is left alone;
+//! - otherwise it is accepted, and it is served at once when `excess <= delay`, or held back by
+//!   `(excess - delay) / rate` when above it. `delay = 0` (nginx's default) smooths every excess
+//!   request to the rate; `nodelay` is `delay = burst` (everything accepted is served at once).
+//!
+//! So a request can be delayed as well as allowed or rejected, and delayed requests are released
+//! in arrival order, one emission interval apart. nginx keeps the excess in thousandths of a
+//! request and milliseconds; here it is exact: in units of 1/`per` request for a rate of `amount`
+//! per `per` microseconds. A request of cost `c` counts as `c` requests arriving together.
+
+use crate::core::config::{div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
+use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::time::Time;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeakyBucketConfig {
+    pub rate: Rate,
+    /// Requests a key may be ahead of the rate before it is rejected.
+    pub burst: u64,
+    /// Requests ahead of the rate that are still served at once (`burst` means nodelay).
+    pub delay: u64,
+}
+
+impl LeakyBucketConfig {
+    pub fn new(rate: Rate, burst: u64, delay: u64) -> Result<LeakyBucketConfig, ConfigError> {
+        if burst > MAX_COUNT {
+            return Err(ConfigError::TooLarge("burst"));
+        }
+        if delay > burst {
+            return Err(ConfigError::DelayAboveBurst { delay, burst });
+        }
+        Ok(LeakyBucketConfig { rate, burst, delay })
+    }
+
+    /// `limit_req ... burst=N nodelay`.
+    pub fn nodelay(rate: Rate, burst: u64) -> Result<LeakyBucketConfig, ConfigError> {
+        LeakyBucketConfig::new(rate, burst, burst)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct LeakyBucket {
+    config: LeakyBucketConfig,
+    /// Excess (in units of 1/`per` request) and when it was last updated; `None` for a new key.
+    state: Option<(u128, Time)>,
+    latest: Time,
+}
+
+impl LeakyBucket {
+    pub fn new(config: LeakyBucketConfig) -> LeakyBucket {
+        LeakyBucket { config, state: None, latest: Time::ZERO }
+    }
+
+    fn one(&self) -> u128 {
+        u128::from(self.config.rate.per().micros())
+    }
+
+    fn rate(&self) -> u128 {
+        u128::from(self.config.rate.amount())
+    }
+
+    /// What is left of the excess at `now`, before adding anything (signed: may go below zero).
+    fn leaked(&self, now: Time) -> i128 {
+        match self.state {
+            None => -(self.one() as i128),
+            Some((excess, last)) => {
+                let drained = u128::from(now.since(last).micros()) * self.rate();
+                excess as i128 - drained.min(i128::MAX as u128 / 2) as i128
+            }
+        }
+    }
+
+    fn assess(&self, now: Time, cost: u64) -> (Decision, Option<(u128, Time)>) {
+        let now = now.max(self.latest);
+        let one = self.one() as i128;
+        let burst = i128::from(self.config.burst as i64) * one;
+        let left = self.leaked(now);
+        let cost = i128::from(cost.min(MAX_COUNT) as i64);
+        let excess = if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one };
+        let passes = excess <= burst;
+        let kept = if passes { excess } else { left.max(0) };
+        let delay_units = (excess - i128::from(self.config.delay as i64) * one).max(0);
+        let verdict = match (passes, delay_units > 0) {
+            (false, _) => Verdict::Rejected,
+            (true, false) => Verdict::Allowed,
+            (true, true) => Verdict::Delayed { by: span_from_u128(div_ceil_u128(delay_units as u128, self.rate())) },
+        };
+        let retry_after = if passes || cost > i128::from(self.config.burst as i64) + 1 {
+            None
+        } else {
+            // Accepted once left - rate × Δ + cost <= burst (all in units of 1/`per` request).
+            let over = left + cost * one - burst;
+            Some(span_from_u128(div_ceil_u128(over.max(1) as u128, self.rate())))
+        };
+        let decision = Decision {
+            verdict,
+            limit: self.config.burst + 1,
+            remaining: u64::try_from((burst - kept).max(0) / one).unwrap_or(0),
+            reset_after: span_from_u128(div_ceil_u128(kept as u128, self.rate())),
+            retry_after,
+        };
+        let state = if passes && cost > 0 { Some((excess as u128, now)) } else { self.state };
+        (decision, state)
+    }
+
+    /// Requests currently ahead of the rate, for display.
+    pub fn excess(&self, now: Time) -> f64 {
+        (self.leaked(now.max(self.latest)).max(0)) as f64 / self.one() as f64
+    }
+}
+
+impl Limiter for LeakyBucket {
+    fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        let (decision, state) = self.assess(now, cost);
+        self.state = state;
+        self.latest = now.max(self.latest);
+        decision
+    }
+
+    fn peek(&self, now: Time, cost: u64) -> Decision {
+        self.assess(now, cost).0
+    }
+
+    fn gauge(&self, now: Time) -> Gauge {
+        Gauge { level: self.excess(now), max: self.config.burst as f64, unit: "requests ahead of the rate" }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::time::Span;
+
+    fn one_per_second(burst: u64, delay: u64) -> LeakyBucket {
+        LeakyBucket::new(LeakyBucketConfig::new(Rate::new(1, Span::from_secs(1)).unwrap(), burst, delay).unwrap())
+    }
+
+    #[test]
+    fn without_nodelay_excess_requests_are_released_one_interval_apart() {
+        let mut meter = one_per_second(5, 0);
+        let verdicts: Vec<Verdict> = (0..7).map(|_| meter.decide(Time::ZERO, 1)).map(|d| d.verdict).collect();
+        assert_eq!(verdicts[0], Verdict::Allowed);
+        for (i, v) in verdicts[1..6].iter().enumerate() {
+            assert_eq!(*v, Verdict::Delayed { by: Span::from_secs(i as u64 + 1) });
+        }
+        assert_eq!(verdicts[6], Verdict::Rejected, "the 7th is beyond burst=5");
+    }
+
+    #[test]
+    fn nodelay_serves_the_whole_burst_at_once() {
+        let mut meter = one_per_second(5, 5);
+        let verdicts: Vec<Verdict> = (0..7).map(|_| meter.decide(Time::ZERO, 1).verdict).collect();
+        assert_eq!(&verdicts[..6], &[Verdict::Allowed; 6]);
+        assert_eq!(verdicts[6], Verdict::Rejected);
+    }
+
+    #[test]
+    fn a_delay_threshold_serves_the_first_requests_at_once_and_delays_the_rest() {
+        let mut meter = one_per_second(5, 2);
+        let verdicts: Vec<Verdict> = (0..6).map(|_| meter.decide(Time::ZERO, 1).verdict).collect();
+        assert_eq!(&verdicts[..3], &[Verdict::Allowed; 3]);
+        assert_eq!(verdicts[3], Verdict::Delayed { by: Span::from_secs(1) });
+        assert_eq!(verdicts[5], Verdict::Delayed { by: Span::from_secs(3) });
+    }
+
+    #[test]
+    fn burst_zero_allows_exactly_the_rate() {
+        let mut meter = one_per_second(0, 0);
+        assert!(meter.decide(Time::ZERO, 1).allowed());
+        let denied = meter.decide(Time::from_millis(400), 1);
+        assert_eq!(denied.verdict, Verdict::Rejected);
+        assert_eq!(denied.retry_after, Some(Span::from_millis(600)));
+        assert!(!meter.decide(Time::from_millis(999), 1).allowed());
+        assert!(meter.decide(Time::from_millis(1000), 1).allowed());
+    }
+
+    #[test]
+    fn a_rejection_leaves_the_excess_alone() {
+        let mut meter = one_per_second(1, 1);
+        meter.decide(Time::ZERO, 1);
+        meter.decide(Time::ZERO, 1);
+        for _ in 0..5 {
+            assert!(!meter.decide(Time::ZERO, 1).allowed());
+        }
+        assert!(meter.decide(Time::from_secs(1), 1).allowed());
+    }
+
+    #[test]
+    fn a_delay_above_the_burst_is_an_error() {
+        let rate = Rate::new(1, Span::from_secs(1)).unwrap();
+        assert_eq!(LeakyBucketConfig::new(rate, 2, 3), Err(ConfigError::DelayAboveBurst { delay: 3, burst: 2 }));
+    }
+}

@@ -1,0 +1,211 @@
+//! Sliding-window counter: the weighted two-bucket approximation of a sliding log.
+//!
+//! Semantics follow the sliding-window Durable Object seed ("Step 2"): keep a count for the
+//! current clock-aligned bucket and for the previous one, and estimate the trailing window as
+//! `previous × (1 - elapsed / window) + current`, where `elapsed` is how far `now` is into the
+//! current bucket. A request passes when `estimate + cost <= limit`; only passed requests are
+//! counted, like the sliding log. The comparison is done in integers scaled by the window, so the
+//! estimate is exact, never a float.
+//!
+//! The bound it keeps (checked by a property test): in any window, at most `2 × limit - 1`
+//! requests pass. A window spans at most two buckets, each holding at most `limit`; and a request
+//! late in the second bucket still sees most of the first one through its weight, so the two can
+//! never both be full. It meets `limit` exactly on steady traffic, and needs two integers per key
+//! whatever the limit, which is why it suits large limits.
+
+use crate::core::config::{span_from_u128, Quota};
+use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::time::{Span, Time};
+
+#[derive(Clone, Debug)]
+pub struct SlidingCounter {
+    quota: Quota,
+    bucket: u64,
+    current: u64,
+    previous: u64,
+    latest: Time,
+}
+
+/// The two counts as seen from one moment.
+#[derive(Clone, Copy, Debug)]
+struct View {
+    bucket: u64,
+    current: u64,
+    previous: u64,
+    /// Microseconds into the current bucket.
+    elapsed: u64,
+}
+
+impl SlidingCounter {
+    pub fn new(quota: Quota) -> SlidingCounter {
+        SlidingCounter { quota, bucket: 0, current: 0, previous: 0, latest: Time::ZERO }
+    }
+
+    fn view(&self, now: Time) -> View {
+        let w = self.quota.window().micros();
+        let bucket = now.micros() / w;
+        let elapsed = now.micros() % w;
+        let (current, previous) = if bucket == self.bucket {
+            (self.current, self.previous)
+        } else if bucket == self.bucket + 1 {
+            (0, self.current)
+        } else {
+            (0, 0)
+        };
+        View { bucket, current, previous, elapsed }
+    }
+
+    /// The estimate times the window: `previous × (window - elapsed) + current × window`.
+    fn scaled_estimate(&self, v: &View) -> u128 {
+        let w = u128::from(self.quota.window().micros());
+        u128::from(v.previous) * (w - u128::from(v.elapsed)) + u128::from(v.current) * w
+    }
+
+    /// How long after `v`'s moment a request of `cost` first fits; `None` if it never can.
+    fn wait_for(&self, v: &View, cost: u64) -> Option<Span> {
+        let limit = u128::from(self.quota.limit());
+        let cost = u128::from(cost);
+        if cost > limit {
+            return None;
+        }
+        let w = u128::from(self.quota.window().micros());
+        let (prev, cur, elapsed) = (u128::from(v.previous), u128::from(v.current), u128::from(v.elapsed));
+        if cur + cost <= limit {
+            // Wait within this bucket until prev × (w - e') <= (limit - cur - cost) × w.
+            let room = (limit - cur - cost) * w;
+            // prev > 0 here, otherwise the request would already fit.
+            // The smallest e' with prev × (w - e') <= room is w - floor(room / prev).
+            let e_needed = w.saturating_sub(room / prev.max(1));
+            return Some(span_from_u128(e_needed.saturating_sub(elapsed)));
+        }
+        // Otherwise wait into the next bucket, where this bucket's count becomes the previous one:
+        // need cur × (w - e') <= (limit - cost) × w.
+        let to_next = w - elapsed;
+        let room = (limit - cost) * w;
+        let e_needed = w.saturating_sub(room / cur.max(1));
+        Some(span_from_u128(to_next + e_needed))
+    }
+
+    fn assess(&self, now: Time, cost: u64) -> (Decision, View) {
+        let now = now.max(self.latest);
+        let mut v = self.view(now);
+        let w = u128::from(self.quota.window().micros());
+        let limit = self.quota.limit();
+        let passes = self.scaled_estimate(&v) + u128::from(cost) * w <= u128::from(limit) * w;
+        let retry_after = if passes { None } else { self.wait_for(&v, cost) };
+        if passes {
+            v.current += cost;
+        }
+        let estimate_after = self.scaled_estimate(&v);
+        let remaining = (u128::from(limit) * w).saturating_sub(estimate_after) / w;
+        let to_bucket_end = w - u128::from(v.elapsed);
+        let reset_after = if v.current > 0 {
+            to_bucket_end + w
+        } else if v.previous > 0 {
+            to_bucket_end
+        } else {
+            0
+        };
+        let decision = Decision {
+            verdict: if passes { Verdict::Allowed } else { Verdict::Rejected },
+            limit,
+            remaining: u64::try_from(remaining).unwrap_or(limit),
+            reset_after: span_from_u128(reset_after),
+            retry_after,
+        };
+        (decision, v)
+    }
+
+    /// The current estimate as a plain number, for display.
+    pub fn estimate(&self, now: Time) -> f64 {
+        let v = self.view(now.max(self.latest));
+        self.scaled_estimate(&v) as f64 / self.quota.window().micros() as f64
+    }
+}
+
+impl Limiter for SlidingCounter {
+    fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        let (decision, v) = self.assess(now, cost);
+        self.latest = now.max(self.latest);
+        self.bucket = v.bucket;
+        self.current = v.current;
+        self.previous = v.previous;
+        decision
+    }
+
+    fn peek(&self, now: Time, cost: u64) -> Decision {
+        self.assess(now, cost).0
+    }
+
+    fn gauge(&self, now: Time) -> Gauge {
+        Gauge { level: self.estimate(now), max: self.quota.limit() as f64, unit: "estimated in the window" }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ten_per_minute() -> SlidingCounter {
+        SlidingCounter::new(Quota::new(10, Span::from_secs(60)).unwrap())
+    }
+
+    #[test]
+    fn at_the_boundary_the_previous_bucket_counts_in_full() {
+        let mut limiter = ten_per_minute();
+        for _ in 0..10 {
+            assert!(limiter.decide(Time::from_millis(59_500), 1).allowed());
+        }
+        assert!(!limiter.decide(Time::from_millis(60_000), 1).allowed(), "no double burst at the seam");
+    }
+
+    #[test]
+    fn a_third_of_the_way_in_the_previous_bucket_counts_two_thirds() {
+        let mut limiter = ten_per_minute();
+        for _ in 0..9 {
+            limiter.decide(Time::from_secs(30), 1);
+        }
+        // 20 s into the next minute: 9 × 2/3 = 6 estimated, so 4 more fit.
+        let now = Time::from_secs(80);
+        assert_eq!(limiter.peek(now, 1).remaining, 3);
+        let passed = (0..10).filter(|_| limiter.decide(now, 1).allowed()).count();
+        assert_eq!(passed, 4);
+    }
+
+    #[test]
+    fn retry_after_is_the_exact_moment_the_estimate_makes_room() {
+        let mut limiter = ten_per_minute();
+        for _ in 0..10 {
+            limiter.decide(Time::from_secs(30), 1);
+        }
+        let now = Time::from_secs(65);
+        let denied = limiter.decide(now, 1);
+        let wait = denied.retry_after.unwrap();
+        let at = now.plus(wait);
+        assert!(!limiter.peek(Time(at.micros() - 1), 1).allowed());
+        assert!(limiter.peek(at, 1).allowed());
+        // 10 × (1 - e/60) + 1 <= 10 first holds at e = 6 s, i.e. 66 s.
+        assert_eq!(at, Time::from_secs(66));
+    }
+
+    #[test]
+    fn a_full_current_bucket_must_wait_into_the_next_one() {
+        let mut limiter = ten_per_minute();
+        for _ in 0..10 {
+            limiter.decide(Time::from_secs(1), 1);
+        }
+        let denied = limiter.decide(Time::from_secs(2), 1);
+        let at = Time::from_secs(2).plus(denied.retry_after.unwrap());
+        assert!(limiter.peek(at, 1).allowed());
+        assert!(!limiter.peek(Time(at.micros() - 1), 1).allowed());
+    }
+
+    #[test]
+    fn after_two_idle_buckets_everything_is_forgotten() {
+        let mut limiter = ten_per_minute();
+        for _ in 0..10 {
+            limiter.decide(Time::from_secs(1), 1);
+        }
+        assert_eq!(limiter.peek(Time::from_secs(120), 1).remaining, 9);
+    }
+}

@@ -1,0 +1,233 @@
+//! The catalogue of algorithms: their names, how each is built from the lab's settings, and one
+//! enum that holds any of them so a key's state can live in a map without boxing.
+
+use std::fmt;
+
+use super::algorithms::{FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket};
+use super::config::{ConfigError, Quota, Rate};
+use super::decision::{Decision, Gauge, Limiter};
+use super::time::{Span, Time};
+
+/// Every algorithm the lab runs, in the order rows are shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Algorithm {
+    FixedWindow,
+    SlidingLog,
+    SlidingCounter,
+    TokenBucket,
+    Gcra,
+    LeakyBucket,
+}
+
+impl Algorithm {
+    pub const ALL: [Algorithm; 6] = [
+        Algorithm::FixedWindow,
+        Algorithm::SlidingLog,
+        Algorithm::SlidingCounter,
+        Algorithm::TokenBucket,
+        Algorithm::Gcra,
+        Algorithm::LeakyBucket,
+    ];
+
+    /// The name used in URLs (`algos=`) and in `data-testid="stats-<slug>"`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Algorithm::FixedWindow => "fixed",
+            Algorithm::SlidingLog => "sliding-log",
+            Algorithm::SlidingCounter => "sliding-counter",
+            Algorithm::TokenBucket => "token-bucket",
+            Algorithm::Gcra => "gcra",
+            Algorithm::LeakyBucket => "leaky-bucket",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<Algorithm> {
+        Algorithm::ALL.into_iter().find(|a| a.slug() == slug)
+    }
+
+    /// The name shown to a person.
+    pub fn label(self) -> &'static str {
+        match self {
+            Algorithm::FixedWindow => "Fixed window",
+            Algorithm::SlidingLog => "Sliding log",
+            Algorithm::SlidingCounter => "Sliding-window counter",
+            Algorithm::TokenBucket => "Token bucket",
+            Algorithm::Gcra => "GCRA",
+            Algorithm::LeakyBucket => "Leaky bucket (nginx-style meter)",
+        }
+    }
+
+    /// Builds a fresh limiter for one key.
+    pub fn build(self, settings: &Settings) -> Result<AnyLimiter, ConfigError> {
+        let quota = settings.quota()?;
+        Ok(match self {
+            Algorithm::FixedWindow => AnyLimiter::FixedWindow(FixedWindow::new(quota)),
+            Algorithm::SlidingLog => AnyLimiter::SlidingLog(SlidingLog::new(quota)),
+            Algorithm::SlidingCounter => AnyLimiter::SlidingCounter(SlidingCounter::new(quota)),
+            Algorithm::TokenBucket => {
+                AnyLimiter::TokenBucket(TokenBucket::new(settings.bucket_capacity(), settings.refill_rate(quota))?)
+            }
+            Algorithm::Gcra => AnyLimiter::Gcra(Gcra::new(settings.refill_rate(quota), settings.gcra_burst())?),
+            Algorithm::LeakyBucket => {
+                let burst = settings.leak_burst();
+                let delay = match settings.leak_delay {
+                    LeakDelay::NoDelay => burst,
+                    LeakDelay::After(n) => n,
+                };
+                AnyLimiter::LeakyBucket(LeakyBucket::new(LeakyBucketConfig::new(quota.rate(), burst, delay)?))
+            }
+        })
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// When a leaky bucket serves an accepted request at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeakDelay {
+    /// `nodelay`: every accepted request is served at once.
+    NoDelay,
+    /// `delay=N`: the first N requests ahead of the rate are served at once, the rest are held
+    /// back. `After(0)` is nginx's default, smoothing every excess request.
+    After(u64),
+}
+
+impl Default for LeakDelay {
+    fn default() -> LeakDelay {
+        LeakDelay::After(0)
+    }
+}
+
+/// The lab's parameters. `limit` per `window` is the promise every row is measured against; the
+/// others tune single algorithms and default to values derived from it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub limit: u64,
+    pub window: Span,
+    /// Token bucket capacity; default `limit`.
+    pub capacity: Option<u64>,
+    /// Refill of the token bucket and emission rate of GCRA; default `limit` per `window`.
+    pub refill: Option<Rate>,
+    /// GCRA burst; default `limit`.
+    pub gcra_burst: Option<u64>,
+    /// Leaky bucket burst (requests ahead of the rate); default `limit - 1`, so that at most
+    /// `limit` are accepted at once, like the token bucket.
+    pub leak_burst: Option<u64>,
+    pub leak_delay: LeakDelay,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            limit: 5,
+            window: Span::from_secs(10),
+            capacity: None,
+            refill: None,
+            gcra_burst: None,
+            leak_burst: None,
+            leak_delay: LeakDelay::default(),
+        }
+    }
+}
+
+impl Settings {
+    pub fn quota(&self) -> Result<Quota, ConfigError> {
+        Quota::new(self.limit, self.window)
+    }
+
+    pub fn bucket_capacity(&self) -> u64 {
+        self.capacity.unwrap_or(self.limit)
+    }
+
+    pub fn refill_rate(&self, quota: Quota) -> Rate {
+        self.refill.unwrap_or_else(|| quota.rate())
+    }
+
+    pub fn gcra_burst(&self) -> u64 {
+        self.gcra_burst.unwrap_or(self.limit)
+    }
+
+    pub fn leak_burst(&self) -> u64 {
+        self.leak_burst.unwrap_or(self.limit.saturating_sub(1))
+    }
+}
+
+/// Any algorithm's per-key state, dispatched without allocation.
+#[derive(Clone, Debug)]
+pub enum AnyLimiter {
+    FixedWindow(FixedWindow),
+    SlidingLog(SlidingLog),
+    SlidingCounter(SlidingCounter),
+    TokenBucket(TokenBucket),
+    Gcra(Gcra),
+    LeakyBucket(LeakyBucket),
+}
+
+macro_rules! each {
+    ($self:expr, $l:ident => $body:expr) => {
+        match $self {
+            AnyLimiter::FixedWindow($l) => $body,
+            AnyLimiter::SlidingLog($l) => $body,
+            AnyLimiter::SlidingCounter($l) => $body,
+            AnyLimiter::TokenBucket($l) => $body,
+            AnyLimiter::Gcra($l) => $body,
+            AnyLimiter::LeakyBucket($l) => $body,
+        }
+    };
+}
+
+impl Limiter for AnyLimiter {
+    fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        each!(self, l => l.decide(now, cost))
+    }
+
+    fn peek(&self, now: Time, cost: u64) -> Decision {
+        each!(self, l => l.peek(now, cost))
+    }
+
+    fn gauge(&self, now: Time) -> Gauge {
+        each!(self, l => l.gauge(now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_algorithm_round_trips_through_its_slug() {
+        for a in Algorithm::ALL {
+            assert_eq!(Algorithm::from_slug(a.slug()), Some(a));
+        }
+        assert_eq!(Algorithm::from_slug("sliding"), None);
+    }
+
+    #[test]
+    fn every_algorithm_builds_from_the_default_settings() {
+        for a in Algorithm::ALL {
+            assert!(a.build(&Settings::default()).is_ok(), "{a}");
+        }
+    }
+
+    #[test]
+    fn a_zero_limit_fails_to_build_instead_of_panicking() {
+        let settings = Settings { limit: 0, ..Settings::default() };
+        for a in Algorithm::ALL {
+            assert_eq!(a.build(&settings).unwrap_err(), ConfigError::ZeroLimit);
+        }
+    }
+
+    #[test]
+    fn the_defaults_follow_the_explainer_capacity_limit_refill_limit_per_window() {
+        let s = Settings::default();
+        let quota = s.quota().unwrap();
+        assert_eq!(s.bucket_capacity(), 5);
+        assert_eq!(s.refill_rate(quota), Rate::parse_per_second("0.5").unwrap());
+        assert_eq!(s.gcra_burst(), 5);
+        assert_eq!(s.leak_burst(), 4);
+    }
+}

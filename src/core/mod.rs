@@ -1,0 +1,12 @@
+//! The pure core: algorithms, time, traffic and the HTTP answers. No browser dependency, no
+//! clock, no randomness except from a seed; everything here is tested natively.
+
+pub mod algorithms;
+pub mod config;
+pub mod decision;
+pub mod http;
+pub mod limiter;
+pub mod run;
+pub mod time;
+pub mod traffic;
+pub mod url_state;

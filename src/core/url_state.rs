@@ -1,0 +1,329 @@
+//! The page's state as a URL query, both ways. Every value comes from a person (a link, a
+//! bookmark, an edited address bar), so nothing here can panic: a bad field gets a specific
+//! message, falls back to its default, and the rest of the state still applies.
+//!
+//! Contract (kept stable; later parameters extend it):
+//! - `limit`: integer, 1 to 1,000,000, default 5
+//! - `window`: seconds, decimals allowed, 0.001 to 86400, default 10
+//! - `pattern`: `edge` | `steady` | `double` | `burst-trickle` | `trace`, default `edge`
+//! - `trace`: comma-separated request times in seconds (implies `pattern=trace`)
+//! - `algos`: comma list of `fixed`, `sliding-log`, `sliding-counter`, `token-bucket`, `gcra`,
+//!   `leaky-bucket`; default all
+//!
+//! Unknown parameters are ignored, so links made by later versions still open.
+
+use super::limiter::{Algorithm, Settings};
+use super::time::{format_seconds, parse_seconds, Span, Time};
+use super::traffic::Pattern;
+
+pub const MAX_LIMIT: u64 = 1_000_000;
+pub const MIN_WINDOW: Span = Span::from_millis(1);
+pub const MAX_WINDOW: Span = Span::from_secs(86_400);
+/// The most request times a `trace=` parameter may carry.
+pub const MAX_TRACE_IN_URL: usize = 100_000;
+
+/// Everything the page shows, as set by the URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabState {
+    pub settings: Settings,
+    pub pattern: Pattern,
+    pub algorithms: Vec<Algorithm>,
+}
+
+impl Default for LabState {
+    fn default() -> LabState {
+        LabState { settings: Settings::default(), pattern: Pattern::Edge, algorithms: Algorithm::ALL.to_vec() }
+    }
+}
+
+/// A message about one field that could not be used as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    pub field: &'static str,
+    pub message: String,
+}
+
+/// The state read from a query, and what had to be corrected on the way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub state: LabState,
+    pub notices: Vec<Notice>,
+}
+
+/// Decodes `%XX` escapes and `+` (a space in form encoding). Invalid escapes are kept as text and
+/// invalid UTF-8 is replaced, so decoding never fails.
+pub fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b'%' if i + 2 < bytes.len() => {
+                let hex = |b: u8| (b as char).to_digit(16);
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push((h * 16 + l) as u8);
+                        i += 3;
+                    }
+                    _ => {
+                        out.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Splits a query (with or without its leading `?`) into decoded pairs, in order.
+pub fn query_pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|part| !part.is_empty())
+        .map(|part| match part.split_once('=') {
+            Some((k, v)) => (percent_decode(k), percent_decode(v)),
+            None => (percent_decode(part), String::new()),
+        })
+        .collect()
+}
+
+/// Shortens what a person typed for quoting in a message.
+fn quoted(value: &str) -> String {
+    let mut shown: String = value.chars().take(40).collect();
+    if value.chars().count() > 40 {
+        shown.push('…');
+    }
+    format!("\"{shown}\"")
+}
+
+/// Reads the page state from a URL query.
+pub fn parse_query(query: &str) -> Parsed {
+    let mut state = LabState::default();
+    let mut notices = Vec::new();
+    let mut note = |field: &'static str, message: String| notices.push(Notice { field, message });
+    let pairs = query_pairs(query);
+    // The last occurrence of a field wins, as in most servers.
+    let get = |name: &str| pairs.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+
+    if let Some(raw) = get("limit") {
+        match raw.trim().parse::<u64>() {
+            Ok(n) if (1..=MAX_LIMIT).contains(&n) => state.settings.limit = n,
+            Ok(0) => note("limit", "limit=0: the limit must be at least 1 request; using the default, 5.".into()),
+            Ok(_) => note("limit", format!("limit={}: the largest limit is {MAX_LIMIT}; using the default, 5.", quoted(raw))),
+            Err(_) => note(
+                "limit",
+                format!("limit={}: the limit must be a whole number of requests, like 5; using the default, 5.", quoted(raw)),
+            ),
+        }
+    }
+
+    if let Some(raw) = get("window") {
+        match parse_seconds(raw) {
+            Ok(us) if us >= MIN_WINDOW.micros() && us <= MAX_WINDOW.micros() => state.settings.window = Span(us),
+            Ok(0) => note("window", "window=0: the window must be longer than 0 seconds; using the default, 10 s.".into()),
+            Ok(_) => note(
+                "window",
+                format!("window={}: the window must be between 0.001 and 86400 seconds; using the default, 10 s.", quoted(raw)),
+            ),
+            Err(e) => note("window", format!("window={}: {e}; using the default, 10 s.", quoted(raw))),
+        }
+    }
+
+    let mut pattern_field = get("pattern").map(str::to_string);
+    if let Some(raw) = get("trace") {
+        match parse_trace_list(raw) {
+            Ok(times) => {
+                state.pattern = Pattern::Trace(times);
+                if pattern_field.as_deref().is_some_and(|p| p != "trace") {
+                    note("pattern", "trace= was given, so pattern= is ignored: the page shows your trace.".into());
+                }
+                pattern_field = None;
+            }
+            Err(message) => {
+                note("trace", format!("trace: {message}; showing the default pattern instead."));
+                if pattern_field.as_deref() == Some("trace") {
+                    pattern_field = None;
+                }
+            }
+        }
+    }
+    if let Some(raw) = pattern_field {
+        match raw.as_str() {
+            "edge" => state.pattern = Pattern::Edge,
+            "steady" => state.pattern = Pattern::Steady,
+            "double" => state.pattern = Pattern::Double,
+            "burst-trickle" => state.pattern = Pattern::BurstTrickle,
+            "trace" => note("pattern", "pattern=trace needs a trace= list of request times; using the default, edge.".into()),
+            other => note(
+                "pattern",
+                format!(
+                    "pattern={}: not a known pattern (edge, steady, double, burst-trickle, trace); using the default, edge.",
+                    quoted(other)
+                ),
+            ),
+        }
+    }
+
+    if let Some(raw) = get("algos") {
+        let mut chosen: Vec<Algorithm> = Vec::new();
+        let mut unknown: Vec<String> = Vec::new();
+        for name in raw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match Algorithm::from_slug(name) {
+                Some(a) if !chosen.contains(&a) => chosen.push(a),
+                Some(_) => {}
+                None => unknown.push(quoted(name)),
+            }
+        }
+        if !unknown.is_empty() {
+            note(
+                "algos",
+                format!(
+                    "algos: {} not known (use fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket).",
+                    unknown.join(", ")
+                ),
+            );
+        }
+        if chosen.is_empty() {
+            if unknown.is_empty() {
+                note("algos", "algos= is empty; showing every algorithm.".into());
+            }
+        } else {
+            chosen.sort();
+            state.algorithms = chosen;
+        }
+    }
+
+    Parsed { state, notices }
+}
+
+/// Parses `trace=` (comma-separated seconds). The whole list is refused on the first bad item,
+/// with its position, so a typo never silently drops a request.
+pub fn parse_trace_list(raw: &str) -> Result<Vec<Time>, String> {
+    let items: Vec<&str> = raw.split(',').map(str::trim).collect();
+    if items.iter().all(|s| s.is_empty()) {
+        return Err("the list of request times is empty".into());
+    }
+    if items.len() > MAX_TRACE_IN_URL {
+        return Err(format!("{} request times is more than a link can carry ({MAX_TRACE_IN_URL} at most)", items.len()));
+    }
+    let mut times = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if item.is_empty() && i + 1 == items.len() {
+            continue; // a trailing comma
+        }
+        match parse_seconds(item) {
+            Ok(us) => times.push(Time(us)),
+            Err(e) => return Err(format!("item {} of the list: {e}", i + 1)),
+        }
+    }
+    Ok(times)
+}
+
+/// Writes the state as a query (without `?`), fields in a fixed order, defaults left out.
+pub fn to_query(state: &LabState) -> String {
+    let defaults = LabState::default();
+    let mut parts: Vec<String> = Vec::new();
+    if state.settings.limit != defaults.settings.limit {
+        parts.push(format!("limit={}", state.settings.limit));
+    }
+    if state.settings.window != defaults.settings.window {
+        parts.push(format!("window={}", format_seconds(state.settings.window.micros())));
+    }
+    match &state.pattern {
+        Pattern::Edge => {}
+        Pattern::Trace(times) => {
+            let list: Vec<String> = times.iter().map(|t| format_seconds(t.micros())).collect();
+            parts.push(format!("trace={}", list.join(",")));
+        }
+        other => parts.push(format!("pattern={}", other.slug())),
+    }
+    if state.algorithms != defaults.algorithms {
+        let list: Vec<&str> = state.algorithms.iter().map(|a| a.slug()).collect();
+        parts.push(format!("algos={}", list.join(",")));
+    }
+    parts.join("&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_query_gives_the_defaults_and_no_message() {
+        let parsed = parse_query("");
+        assert_eq!(parsed.state, LabState::default());
+        assert!(parsed.notices.is_empty());
+    }
+
+    #[test]
+    fn each_bad_field_gets_a_specific_message_and_its_default_while_the_rest_applies() {
+        let parsed = parse_query("?limit=0&window=abc&pattern=steady");
+        assert_eq!(parsed.state.settings.limit, 5);
+        assert_eq!(parsed.state.settings.window, Span::from_secs(10));
+        assert_eq!(parsed.state.pattern, Pattern::Steady);
+        let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
+        assert_eq!(fields, ["limit", "window"]);
+        assert!(parsed.notices[0].message.contains("at least 1"));
+        assert!(parsed.notices[1].message.contains("\"abc\" is not a number"));
+    }
+
+    #[test]
+    fn a_malformed_trace_names_the_bad_item_and_falls_back_to_the_default_pattern() {
+        let parsed = parse_query("trace=1,2,x,4");
+        assert_eq!(parsed.state.pattern, Pattern::Edge);
+        assert_eq!(parsed.notices.len(), 1);
+        assert!(parsed.notices[0].message.contains("item 3"), "{}", parsed.notices[0].message);
+    }
+
+    #[test]
+    fn a_trace_implies_pattern_trace_with_exact_times() {
+        let parsed = parse_query("trace=0.5,1.25,9.592");
+        assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time(500_000), Time(1_250_000), Time(9_592_000)]));
+        assert!(parsed.notices.is_empty());
+    }
+
+    #[test]
+    fn percent_encoded_commas_and_plus_signs_are_understood() {
+        let parsed = parse_query("trace=1%2C2%2C3&algos=fixed%2Cgcra");
+        assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time::from_secs(1), Time::from_secs(2), Time::from_secs(3)]));
+        assert_eq!(parsed.state.algorithms, [Algorithm::FixedWindow, Algorithm::Gcra]);
+        assert_eq!(percent_decode("a+b%20c%zz%"), "a b c%zz%");
+    }
+
+    #[test]
+    fn unknown_algorithms_are_named_and_known_ones_kept() {
+        let parsed = parse_query("algos=gcra,bogus,fixed");
+        assert_eq!(parsed.state.algorithms, [Algorithm::FixedWindow, Algorithm::Gcra]);
+        assert!(parsed.notices[0].message.contains("\"bogus\""));
+    }
+
+    #[test]
+    fn the_state_survives_a_round_trip_through_the_query() {
+        let state = LabState {
+            settings: Settings { limit: 7, window: Span::from_millis(2_500), ..Settings::default() },
+            pattern: Pattern::Trace(vec![Time(1), Time::from_secs(3)]),
+            algorithms: vec![Algorithm::SlidingLog, Algorithm::LeakyBucket],
+        };
+        let query = to_query(&state);
+        assert_eq!(query, "limit=7&window=2.5&trace=0.000001,3&algos=sliding-log,leaky-bucket");
+        assert_eq!(parse_query(&query).state, state);
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused_with_the_range() {
+        assert!(parse_query("limit=1000001").notices[0].message.contains("1000000"));
+        assert!(parse_query("window=0.0001").notices[0].message.contains("0.001 and 86400"));
+        assert!(parse_query("window=-3").notices[0].message.contains("negative"));
+        assert!(parse_query("limit=-1").notices[0].message.contains("whole number"));
+    }
+}

@@ -1,0 +1,9 @@
+//! Rate Limit Lab: rate-limiting algorithms deciding the same traffic side by side.
+//!
+//! [`core`] is pure Rust (algorithms on an injected integer clock, traffic, HTTP answers, the
+//! URL state) and is tested natively. `ui` is the Leptos page, built only for the browser.
+
+pub mod core;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;
