@@ -1,3 +1,5 @@
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::int_plus_one)] // `<= 2 × limit - 1` reads as the documented bound
 //! Property tests: the promise each algorithm makes, checked on random traces.
 
 use proptest::prelude::*;

@@ -138,8 +138,7 @@ pub fn parse_seconds(text: &str) -> Result<u64, SecondsError> {
         return Err(SecondsError::Empty);
     }
     let unsigned = s.strip_prefix('+').unwrap_or(s);
-    if unsigned.starts_with('-') {
-        let rest = &unsigned[1..];
+    if let Some(rest) = unsigned.strip_prefix('-') {
         // "-0" and "-0.000" are zero, not negative.
         if parse_seconds(rest).map(|v| v == 0).unwrap_or(false) {
             return Ok(0);

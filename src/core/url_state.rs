@@ -10,7 +10,8 @@
 //! - `algos`: comma list of `fixed`, `sliding-log`, `sliding-counter`, `token-bucket`, `gcra`,
 //!   `leaky-bucket`; default all
 //!
-//! Unknown parameters are ignored, so links made by later versions still open.
+//! The page's own form may instead send `algo=` once per ticked algorithm. Unknown parameters
+//! are ignored, so links made by later versions still open.
 
 use super::limiter::{Algorithm, Settings};
 use super::time::{format_seconds, parse_seconds, Span, Time};
@@ -174,7 +175,11 @@ pub fn parse_query(query: &str) -> Parsed {
         }
     }
 
-    if let Some(raw) = get("algos") {
+    // The page's form sends one `algo=` per ticked box; links use the `algos=` list.
+    let ticked: Vec<&str> = pairs.iter().filter(|(k, _)| k == "algo").map(|(_, v)| v.as_str()).collect();
+    let algos_field = get("algos").filter(|v| !v.is_empty() || ticked.is_empty()).map(str::to_string);
+    let algos_field = algos_field.or_else(|| (!ticked.is_empty()).then(|| ticked.join(",")));
+    if let Some(raw) = algos_field.as_deref() {
         let mut chosen: Vec<Algorithm> = Vec::new();
         let mut unknown: Vec<String> = Vec::new();
         for name in raw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -298,6 +303,13 @@ mod tests {
         assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time::from_secs(1), Time::from_secs(2), Time::from_secs(3)]));
         assert_eq!(parsed.state.algorithms, [Algorithm::FixedWindow, Algorithm::Gcra]);
         assert_eq!(percent_decode("a+b%20c%zz%"), "a b c%zz%");
+    }
+
+    #[test]
+    fn the_forms_one_field_per_ticked_algorithm_is_understood() {
+        let parsed = parse_query("limit=5&algo=gcra&algo=fixed");
+        assert_eq!(parsed.state.algorithms, [Algorithm::FixedWindow, Algorithm::Gcra]);
+        assert!(parsed.notices.is_empty());
     }
 
     #[test]

@@ -1,0 +1,98 @@
+// The first page, end to end: the explainer seed's checked runs, the URL contract, bad values,
+// and a clean run (no console error, no request to another origin).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, BASE_URL } from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('the window-edge run comes out as the explainer reports it: fixed 10, sliding 5, bucket 6', async () => {
+  const { page, problems, requests } = await openPage(browser);
+  await gotoLab(page, 'pattern=edge');
+  assert.equal((await rowFigures(page, 'fixed')).allowed, 10);
+  assert.equal((await rowFigures(page, 'sliding-log')).allowed, 5);
+  assert.equal((await rowFigures(page, 'token-bucket')).allowed, 6);
+  assert.equal((await rowFigures(page, 'fixed')).maxInWindow, 10, 'fixed window lets 10 into one 10 s window');
+  assert.equal((await rowFigures(page, 'sliding-log')).maxInWindow, 5);
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/foundation-edge.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(foreignRequests(requests), []);
+});
+
+test('one request a second for 60 s comes out as the explainer reports it: 30, 30, 34', async () => {
+  const { page, problems } = await openPage(browser);
+  await gotoLab(page, 'pattern=steady');
+  assert.equal((await rowFigures(page, 'fixed')).allowed, 30);
+  assert.equal((await rowFigures(page, 'sliding-log')).allowed, 30);
+  assert.equal((await rowFigures(page, 'token-bucket')).allowed, 34);
+  assert.equal((await rowFigures(page, 'fixed')).rejected, 30);
+  assert.deepEqual(problems, []);
+});
+
+test('every algorithm has a row by default, and algos= picks rows', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page);
+  for (const slug of ['fixed', 'sliding-log', 'sliding-counter', 'token-bucket', 'gcra', 'leaky-bucket']) {
+    assert.equal(await page.locator(`[data-testid="stats-${slug}"]`).count(), 1, slug);
+  }
+  await gotoLab(page, 'algos=gcra,sliding-log');
+  assert.equal(await page.locator('[data-testid^="stats-"]').count(), 3); // the table plus two rows
+  assert.equal(await page.locator('[data-testid="stats-fixed"]').count(), 0);
+});
+
+test('a trace in the URL is run exactly', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page, 'limit=2&window=1&trace=0,0.5,0.999,1,1.5');
+  // Sliding log, 2 per 1 s: 0 and 0.5 pass; 0.999 is refused; at 1 the entry at 0 has expired.
+  assert.deepEqual(await rowFigures(page, 'sliding-log'), { allowed: 3, rejected: 2, maxInWindow: 2 });
+});
+
+for (const [query, field, words] of [
+  ['limit=0', 'limit', 'at least 1'],
+  ['window=abc', 'window', 'not a number'],
+  ['trace=1,2,x', 'trace', 'item 3'],
+  ['pattern=zigzag', 'pattern', 'not a known pattern'],
+]) {
+  test(`a bad ${field} (${query}) shows a specific message and the page works on the default`, async () => {
+    const { page, problems } = await openPage(browser);
+    await gotoLab(page, query);
+    const notice = page.locator('[data-testid="notice"]');
+    assert.equal(await notice.count(), 1);
+    assert.match(await notice.innerText(), new RegExp(words));
+    assert.ok(await notice.isVisible());
+    assert.equal((await rowFigures(page, 'sliding-log')).allowed, 5, 'the default edge run still shows');
+    assert.deepEqual(problems, []);
+  });
+}
+
+test('the form writes the state into the URL, and reloading the URL gives the same state', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page);
+  await page.fill('[data-testid="limit-input"]', '3');
+  await page.selectOption('[data-testid="pattern-select"]', 'steady');
+  await Promise.all([page.waitForURL(/limit=3/), page.click('[data-testid="apply"]')]);
+  await page.waitForSelector('body[data-ready="true"]');
+  const url = page.url();
+  assert.match(url, /pattern=steady/);
+  const first = await rowFigures(page, 'sliding-log');
+  assert.equal(first.allowed, 18, '3 per 10 s over 60 s');
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.deepEqual(await rowFigures(page, 'sliding-log'), first);
+  assert.ok(url.startsWith(BASE_URL), 'the form stays under the sub-path');
+});
+
+test('the page is readable at phone width', async () => {
+  const { page, problems } = await openPage(browser, { width: 390, height: 844 });
+  await gotoLab(page, 'pattern=edge');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/foundation-phone.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+});

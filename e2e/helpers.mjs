@@ -1,0 +1,60 @@
+// Shared set-up for the end-to-end tests: Debian's chromium driven by playwright-core, one
+// browser per test file, and a page that records console errors, page errors and every request.
+import { chromium } from 'playwright-core';
+
+export const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
+export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ?? 'e2e/artifacts';
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    // No background traffic: this machine has no network, and the tests count every request.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Opens a page that records what went wrong, at the given viewport. */
+export async function openPage(browser, { width = 1280, height = 800 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const problems = [];
+  const requests = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('request', (req) => requests.push(req.url()));
+  return { page, problems, requests, context };
+}
+
+/** Loads the app with a query string and waits until it has computed the state. */
+export async function gotoLab(page, query = '') {
+  await page.goto(`${BASE_URL}${query ? `?${query}` : ''}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+}
+
+/** The integer data attributes of one algorithm's row. */
+export async function rowFigures(page, slug) {
+  const row = page.locator(`[data-testid="stats-${slug}"]`);
+  const read = async (name) => Number(await row.getAttribute(`data-${name}`));
+  return {
+    allowed: await read('allowed'),
+    rejected: await read('rejected'),
+    maxInWindow: await read('max-in-window'),
+  };
+}
+
+/** Requests that left the page's own origin. */
+export function foreignRequests(requests) {
+  const origin = new URL(BASE_URL).origin;
+  return requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'));
+}

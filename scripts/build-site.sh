@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the static site into dist/ (or $1) with relative asset paths, so the folder can be
+# hosted as it is under any sub-path (https://example.org/docs/ratelab/ works like /).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+ensure_build_tools
+cd "$ROOT"
+DIST="${1:-dist}"
+trunk build --release --public-url ./ --dist "$DIST"
+say "static site written to $DIST/ ($(ls "$DIST" | wc -l) files)"
