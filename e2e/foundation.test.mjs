@@ -42,15 +42,18 @@ test('every algorithm has a row by default, and algos= picks rows', async () => 
     assert.equal(await page.locator(`[data-testid="stats-${slug}"]`).count(), 1, slug);
   }
   await gotoLab(page, 'algos=gcra,sliding-log');
-  assert.equal(await page.locator('[data-testid^="stats-"]').count(), 3); // the table plus two rows
+  assert.equal(await page.locator('[data-testid^="stats-"]').count(), 2);
   assert.equal(await page.locator('[data-testid="stats-fixed"]').count(), 0);
 });
 
 test('a trace in the URL is run exactly', async () => {
   const { page } = await openPage(browser);
   await gotoLab(page, 'limit=2&window=1&trace=0,0.5,0.999,1,1.5');
-  // Sliding log, 2 per 1 s: 0 and 0.5 pass; 0.999 is refused; at 1 the entry at 0 has expired.
-  assert.deepEqual(await rowFigures(page, 'sliding-log'), { allowed: 3, rejected: 2, maxInWindow: 2 });
+  // Sliding log, 2 per 1 s: 0 and 0.5 pass; 0.999 is refused; at 1 the entry at 0 has just
+  // expired (an entry exactly one window old no longer counts), and at 1.5 the one at 0.5 has.
+  assert.deepEqual(await rowFigures(page, 'sliding-log'), { allowed: 4, rejected: 1, maxInWindow: 2 });
+  // Fixed window, 2 per 1 s: [0, 1) lets 0 and 0.5 through; [1, 2) lets 1 and 1.5 through.
+  assert.deepEqual(await rowFigures(page, 'fixed'), { allowed: 4, rejected: 1, maxInWindow: 2 });
 });
 
 for (const [query, field, words] of [

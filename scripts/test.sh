@@ -22,12 +22,4 @@ bash scripts/build-site.sh "$SITE/sub/path/ratelab" >/dev/null
 bash scripts/bundle-size.sh "$SITE/sub/path/ratelab"
 
 say "4/4 end-to-end tests in headless Chromium (site served under a sub-path)"
-PORT_FILE="$(mktemp)"
-python3 "$ROOT/scripts/static_server.py" "$SITE" "$PORT_FILE" &
-SERVER_PID=$!
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$PORT_FILE"' EXIT
-for _ in $(seq 1 50); do [ -s "$PORT_FILE" ] && break; sleep 0.1; done
-export BASE_URL="http://127.0.0.1:$(cat "$PORT_FILE")/sub/path/ratelab/"
-export SCREENSHOT_DIR="$ROOT/e2e/artifacts"
-mkdir -p "$SCREENSHOT_DIR"
-node --test --test-concurrency=1 e2e/
+bash scripts/e2e.sh "$SITE"

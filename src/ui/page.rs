@@ -109,6 +109,7 @@ fn SettingsForm(state: LabState) -> impl IntoView {
 #[component]
 fn StatsTable(runs: Vec<AlgorithmRun>, limit: u64, window_text: String) -> impl IntoView {
     view! {
+        <div class="table-wrap">
         <table class="stats" data-testid="stats">
             <caption>"What each algorithm did with the same requests"</caption>
             <thead>
@@ -138,10 +139,10 @@ fn StatsTable(runs: Vec<AlgorithmRun>, limit: u64, window_text: String) -> impl 
                             class:broke=broke
                         >
                             <th scope="row">{run.algorithm.label()}</th>
-                            <td>{run.passed()}</td>
-                            <td>{run.delayed}</td>
-                            <td>{run.rejected}</td>
-                            <td>
+                            <td data-label="Let through">{run.passed()}</td>
+                            <td data-label="of them delayed">{run.delayed}</td>
+                            <td data-label="Rejected">{run.rejected}</td>
+                            <td data-label="Most in one window" class="window-cell">
                                 <span class="count">{run.max_in_window}</span>
                                 <span class="verdict">{verdict}</span>
                             </td>
@@ -150,5 +151,6 @@ fn StatsTable(runs: Vec<AlgorithmRun>, limit: u64, window_text: String) -> impl 
                 }).collect_view()}
             </tbody>
         </table>
+        </div>
     }
 }
