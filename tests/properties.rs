@@ -166,6 +166,31 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// The Durable Object emulation persists the limiter only on allowed decisions (as the seed
+    /// does) and restores from that. This is sound only if restoring the last allowed state is the
+    /// same as keeping the memory: a rejection must change nothing but the passage of time.
+    #[test]
+    fn restoring_the_state_saved_at_the_last_allowed_decision_equals_keeping_the_memory(
+        limit in 1u64..6, window_ms in 1u64..3_000, times in sorted_times(8_000_000), probe in 0u64..2_000_000
+    ) {
+        for algorithm in Algorithm::ALL {
+            let s = settings(limit, window_ms * 1000);
+            let mut memory = algorithm.build(&s).unwrap();
+            let mut stored = memory.clone();
+            for &t in &times {
+                if memory.decide(Time(t), 1).allowed() {
+                    stored = memory.clone();
+                }
+                let later = Time(t + probe);
+                prop_assert_eq!(stored.peek(later, 1), memory.peek(later, 1), "{:?} at {}", algorithm, t);
+            }
+        }
+    }
+}
+
 #[test]
 fn quotas_reject_a_zero_window_at_build_time() {
     assert!(Quota::new(1, Span::ZERO).is_err());

@@ -74,4 +74,8 @@ pub trait Limiter {
 
     /// The level to draw at `now` (after letting time pass, without consuming anything).
     fn gauge(&self, now: Time) -> Gauge;
+
+    /// True when the limiter holds nothing against the key at `now`: its state is then the same
+    /// as a fresh one's, so it may be forgotten (an alarm deletes such a key's storage).
+    fn is_at_rest(&self, now: Time) -> bool;
 }

@@ -192,6 +192,10 @@ impl Limiter for AnyLimiter {
     fn gauge(&self, now: Time) -> Gauge {
         each!(self, l => l.gauge(now))
     }
+
+    fn is_at_rest(&self, now: Time) -> bool {
+        each!(self, l => l.is_at_rest(now))
+    }
 }
 
 #[cfg(test)]

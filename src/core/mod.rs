@@ -4,6 +4,7 @@
 pub mod algorithms;
 pub mod config;
 pub mod decision;
+pub mod durable;
 pub mod http;
 pub mod limiter;
 pub mod run;

@@ -66,6 +66,10 @@ impl Limiter for FixedWindow {
         self.assess(now, cost).0
     }
 
+    fn is_at_rest(&self, now: Time) -> bool {
+        self.current(now.max(self.latest)).1 == 0
+    }
+
     fn gauge(&self, now: Time) -> Gauge {
         let (_, count) = self.current(now.max(self.latest));
         Gauge { level: count as f64, max: self.quota.limit() as f64, unit: "in this window" }

@@ -105,6 +105,11 @@ impl Limiter for Gcra {
         self.assess(now, cost).0
     }
 
+    fn is_at_rest(&self, now: Time) -> bool {
+        let now_s = self.scaled(now.max(self.latest));
+        self.tat.is_none_or(|tat| tat <= now_s)
+    }
+
     fn gauge(&self, now: Time) -> Gauge {
         let now_s = self.scaled(now.max(self.latest));
         let debt = self.tat.map(|tat| tat.saturating_sub(now_s)).unwrap_or(0);

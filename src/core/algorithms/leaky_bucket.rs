@@ -127,6 +127,10 @@ impl Limiter for LeakyBucket {
         self.assess(now, cost).0
     }
 
+    fn is_at_rest(&self, now: Time) -> bool {
+        self.leaked(now.max(self.latest)) <= 0
+    }
+
     fn gauge(&self, now: Time) -> Gauge {
         Gauge { level: self.excess(now), max: self.config.burst as f64, unit: "requests ahead of the rate" }
     }

@@ -137,6 +137,11 @@ impl Limiter for SlidingCounter {
         self.assess(now, cost).0
     }
 
+    fn is_at_rest(&self, now: Time) -> bool {
+        let v = self.view(now.max(self.latest));
+        v.current == 0 && v.previous == 0
+    }
+
     fn gauge(&self, now: Time) -> Gauge {
         Gauge { level: self.estimate(now), max: self.quota.limit() as f64, unit: "estimated in the window" }
     }

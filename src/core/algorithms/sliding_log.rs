@@ -102,6 +102,10 @@ impl Limiter for SlidingLog {
         self.answer(now, passes, live_after, oldest)
     }
 
+    fn is_at_rest(&self, now: Time) -> bool {
+        self.first_live(now.max(self.latest)) == self.log.len()
+    }
+
     fn gauge(&self, now: Time) -> Gauge {
         let now = now.max(self.latest);
         let live = self.log.len() - self.first_live(now);

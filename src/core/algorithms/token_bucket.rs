@@ -99,6 +99,10 @@ impl Limiter for TokenBucket {
         self.assess(now, cost).0
     }
 
+    fn is_at_rest(&self, now: Time) -> bool {
+        self.level_at(now).0 == self.full()
+    }
+
     fn gauge(&self, now: Time) -> Gauge {
         Gauge { level: self.tokens(now), max: self.capacity as f64, unit: "tokens" }
     }

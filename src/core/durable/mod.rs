@@ -1,0 +1,18 @@
+//! The emulated Durable Object: a seeded, discrete-event simulation of Workers in several
+//! regions calling a central limiter that is far away, single-threaded, sometimes slow, evicted
+//! or unreachable. Pure: no clock, no OS randomness, no browser.
+
+pub mod config;
+pub mod regions;
+pub mod report;
+pub mod rng;
+pub mod shard;
+pub mod sim;
+pub mod traffic;
+
+pub use config::{FailMode, Fault, FaultKind, Placement, RetryPolicy, Route, SimConfig, SimConfigError, Tier};
+pub use regions::Region;
+pub use report::{KeyStats, Outcome, RequestRecord, SimReport};
+pub use shard::{ShardBy, ShardRule};
+pub use sim::{simulate, ObjectInfo};
+pub use traffic::{SimRequest, SimTraffic};

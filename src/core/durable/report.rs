@@ -1,0 +1,272 @@
+//! What the simulation returns: one record per request, and the aggregates a person reads.
+
+use crate::core::decision::Decision;
+use crate::core::http::{respond, HttpResponse, Policy};
+use crate::core::run::busiest_window;
+use crate::core::time::{Span, Time};
+
+use super::config::{SimConfig, Tier};
+use super::regions::Region;
+use super::sim::ObjectInfo;
+use super::traffic::SimTraffic;
+
+/// How the Worker answered a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Allowed,
+    Rejected,
+    /// Accepted by a leaky-bucket object, served after a delay.
+    Delayed,
+    /// The object did not answer in time and the route fails open.
+    DegradedAllowed,
+    /// The object did not answer in time and the route fails closed.
+    FailedClosed,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 5] = [Outcome::Allowed, Outcome::Rejected, Outcome::Delayed, Outcome::DegradedAllowed, Outcome::FailedClosed];
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Outcome::Allowed => "allowed",
+            Outcome::Rejected => "rejected",
+            Outcome::Delayed => "delayed",
+            Outcome::DegradedAllowed => "degraded-allowed",
+            Outcome::FailedClosed => "failed-closed",
+        }
+    }
+
+    /// The request reached the application.
+    pub fn passes(self) -> bool {
+        matches!(self, Outcome::Allowed | Outcome::Delayed | Outcome::DegradedAllowed)
+    }
+}
+
+/// Everything that happened to one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestRecord {
+    pub key: u32,
+    pub origin: Region,
+    pub route: u16,
+    /// 0 for a client's first try, then 1, 2, … for its retries.
+    pub attempt: u8,
+    /// Index into `SimReport::objects`; `None` when answered without the hop.
+    pub object: Option<u32>,
+    pub sent: Time,
+    /// When it reached the object and joined its queue.
+    pub arrived: Option<Time>,
+    /// When the object decided it (its clock, frozen for the decision).
+    pub decided: Option<Time>,
+    /// When the Worker answered the client.
+    pub answered: Time,
+    pub outcome: Outcome,
+    /// The limiter's decision, when one was made (even if it arrived too late to be used).
+    pub decision: Option<Decision>,
+    /// The object decided, but after the Worker had given up: its state changed all the same.
+    pub late: bool,
+    /// Answered in the Worker's location without calling an object (first-tier cache, binding).
+    pub local: bool,
+}
+
+impl RequestRecord {
+    pub(crate) fn new(key: u32, origin: Region, route: u16, attempt: u8, sent: Time) -> RequestRecord {
+        RequestRecord {
+            key,
+            origin,
+            route,
+            attempt,
+            object: None,
+            sent,
+            arrived: None,
+            decided: None,
+            answered: sent,
+            outcome: Outcome::DegradedAllowed,
+            decision: None,
+            late: false,
+            local: false,
+        }
+    }
+
+    /// Time from the Worker sending the call to it answering the client.
+    pub fn latency(&self) -> Span {
+        self.answered.since(self.sent)
+    }
+
+    /// When the application serves it (a delayed request later than it was answered).
+    pub fn served_at(&self) -> Time {
+        match (self.outcome, self.decision) {
+            (Outcome::Delayed, Some(Decision { verdict: crate::core::decision::Verdict::Delayed { by }, .. })) => self.answered.plus(by),
+            _ => self.answered,
+        }
+    }
+}
+
+/// Per-key figures: the limit each key really got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyStats {
+    pub key: String,
+    pub requests: u64,
+    pub passed: u64,
+    /// The most requests that reached the application inside one window: the limit this key was
+    /// effectively held to.
+    pub effective_limit: u64,
+}
+
+/// The whole run.
+#[derive(Clone, Debug)]
+pub struct SimReport {
+    pub records: Vec<RequestRecord>,
+    pub objects: Vec<ObjectInfo>,
+    pub counts: [u64; 5],
+    pub late: u64,
+    pub local: u64,
+    pub p50: Span,
+    pub p95: Span,
+    pub p99: Span,
+    pub longest_queue: u32,
+    /// (time, stored keys) at every change.
+    pub stored_keys: Vec<(Time, u32)>,
+    pub max_stored_keys: u32,
+    pub keys: Vec<KeyStats>,
+    /// The most any key got through one window beyond the promised limit (0 if none).
+    pub excess_over_limit: u64,
+    limit: u64,
+    window: Span,
+    tier: Tier,
+}
+
+impl SimReport {
+    pub(crate) fn build(
+        config: &SimConfig,
+        traffic: &SimTraffic,
+        records: Vec<RequestRecord>,
+        objects: Vec<ObjectInfo>,
+        stored_keys: Vec<(Time, u32)>,
+    ) -> SimReport {
+        let mut counts = [0u64; 5];
+        let mut latencies: Vec<u64> = Vec::with_capacity(records.len());
+        let mut served: Vec<Vec<Time>> = vec![Vec::new(); traffic.keys.len()];
+        let mut requests_per_key = vec![0u64; traffic.keys.len()];
+        for r in &records {
+            counts[Outcome::ALL.iter().position(|&o| o == r.outcome).unwrap_or(0)] += 1;
+            latencies.push(r.latency().micros());
+            if let Some(n) = requests_per_key.get_mut(r.key as usize) {
+                *n += 1;
+            }
+            if r.outcome.passes() {
+                if let Some(list) = served.get_mut(r.key as usize) {
+                    list.push(r.served_at());
+                }
+            }
+        }
+        latencies.sort_unstable();
+        let pct = |p: u64| -> Span {
+            if latencies.is_empty() {
+                return Span::ZERO;
+            }
+            // Nearest rank: the smallest value with at least p% of samples at or below it.
+            let rank = (p * latencies.len() as u64).div_ceil(100).max(1) as usize;
+            Span(latencies[rank.min(latencies.len()) - 1])
+        };
+        let limit = config.settings.limit;
+        let window = config.settings.window;
+        let keys: Vec<KeyStats> = served
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut times)| {
+                times.sort_unstable();
+                KeyStats {
+                    key: traffic.key_name(i as u32).to_string(),
+                    requests: requests_per_key[i],
+                    passed: times.len() as u64,
+                    effective_limit: busiest_window(&times, window).0,
+                }
+            })
+            .collect();
+        let excess_over_limit = keys.iter().map(|k| k.effective_limit.saturating_sub(limit)).max().unwrap_or(0);
+        SimReport {
+            counts,
+            late: records.iter().filter(|r| r.late).count() as u64,
+            local: records.iter().filter(|r| r.local).count() as u64,
+            p50: pct(50),
+            p95: pct(95),
+            p99: pct(99),
+            longest_queue: objects.iter().map(|o| o.max_queue).max().unwrap_or(0),
+            max_stored_keys: stored_keys.iter().map(|&(_, n)| n).max().unwrap_or(0),
+            stored_keys,
+            keys,
+            excess_over_limit,
+            records,
+            objects,
+            limit,
+            window,
+            tier: config.tier,
+        }
+    }
+
+    pub fn count(&self, outcome: Outcome) -> u64 {
+        self.counts[Outcome::ALL.iter().position(|&o| o == outcome).unwrap_or(0)]
+    }
+
+    /// Requests that reached the application (allowed, delayed or let through degraded).
+    pub fn passed(&self) -> u64 {
+        Outcome::ALL.iter().filter(|o| o.passes()).map(|&o| self.count(o)).sum()
+    }
+
+    /// Stored keys at time `at`.
+    pub fn stored_keys_at(&self, at: Time) -> u32 {
+        self.stored_keys.iter().take_while(|&&(t, _)| t <= at).last().map(|&(_, n)| n).unwrap_or(0)
+    }
+
+    pub fn key_stats(&self, key: &str) -> Option<&KeyStats> {
+        self.keys.iter().find(|k| k.key == key)
+    }
+
+    /// The HTTP response the client received for `record`.
+    pub fn response(&self, record: &RequestRecord) -> HttpResponse {
+        let policy = Policy::new("default", self.limit, self.window);
+        let mut response = match (record.outcome, record.decision) {
+            (Outcome::DegradedAllowed, _) => HttpResponse {
+                status: 200,
+                reason: "OK",
+                headers: vec![("x-ratelimit-mode".into(), "degraded".into())],
+            },
+            (Outcome::FailedClosed, _) => HttpResponse {
+                status: 503,
+                reason: "Service Unavailable",
+                headers: vec![
+                    ("Retry-After".into(), "1".into()),
+                    ("Cache-Control".into(), "no-store".into()),
+                    ("x-ratelimit-mode".into(), "unavailable".into()),
+                ],
+            },
+            (_, Some(decision)) => match self.tier {
+                // The binding answers only `success`: no remaining count to report.
+                Tier::Binding { period_secs } => {
+                    if decision.allowed() {
+                        HttpResponse { status: 200, reason: "OK", headers: Vec::new() }
+                    } else {
+                        HttpResponse {
+                            status: 429,
+                            reason: "Too Many Requests",
+                            headers: vec![("Retry-After".into(), period_secs.to_string())],
+                        }
+                    }
+                }
+                Tier::DurableObject => respond(&policy, &decision),
+            },
+            (_, None) => respond(&policy, &Decision {
+                verdict: crate::core::decision::Verdict::Rejected,
+                limit: self.limit,
+                remaining: 0,
+                reset_after: Span::ZERO,
+                retry_after: Some(Span::from_secs(1)),
+            }),
+        };
+        if record.outcome == Outcome::Rejected && record.local && self.tier == Tier::DurableObject {
+            response.headers.push(("x-ratelimit-tier".into(), "cache".into()));
+        }
+        response
+    }
+}
+

@@ -1,0 +1,199 @@
+//! Sharding: which object a request goes to.
+//!
+//! The sliding-window seed names an object `"<key>#<n>"` with `n` = the first four bytes of
+//! SHA-256(key), read big-endian, modulo the shard count, and picks the shard count from the key's
+//! prefix (`ip:` 1, `global:` 16, anything else 4); each shard enforces `ceil(limit / shards)`.
+//! Hashing the key alone means every request of one key lands on the same shard, so a single hot
+//! key is held to `limit / shards`, not `limit`: sharding by key only spreads *different* keys.
+//! Spreading each request over the shards is the alternative that keeps a hot key's aggregate
+//! limit near `limit`. Both are here, so the simulation can show the difference.
+
+use super::rng::SeededRng;
+
+/// How the shard count is chosen for a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardRule {
+    /// Shards for `ip:` keys (the seed: 1).
+    pub ip: u32,
+    /// Shards for `global:` keys (the seed: 16).
+    pub global: u32,
+    /// Shards for every other key (the seed: 4).
+    pub other: u32,
+}
+
+impl Default for ShardRule {
+    fn default() -> ShardRule {
+        ShardRule { ip: 1, global: 16, other: 4 }
+    }
+}
+
+impl ShardRule {
+    /// Every key gets the same number of shards.
+    pub fn uniform(shards: u32) -> ShardRule {
+        let n = shards.max(1);
+        ShardRule { ip: n, global: n, other: n }
+    }
+
+    pub fn shards_for(&self, key: &str) -> u32 {
+        let n = if key.starts_with("ip:") {
+            self.ip
+        } else if key.starts_with("global:") {
+            self.global
+        } else {
+            self.other
+        };
+        n.max(1)
+    }
+}
+
+/// How a request picks one of its key's shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ShardBy {
+    /// The seed's code: the shard is a hash of the key, so a key always lands on one shard.
+    #[default]
+    Key,
+    /// Each request picks a shard at random (seeded): one key's traffic spreads over all shards.
+    Request,
+}
+
+impl ShardBy {
+    pub fn slug(self) -> &'static str {
+        match self {
+            ShardBy::Key => "key",
+            ShardBy::Request => "request",
+        }
+    }
+}
+
+/// The seed's `shardName` index: SHA-256 of the key, first four bytes big-endian, mod `shards`.
+pub fn shard_of_key(key: &str, shards: u32) -> u32 {
+    let digest = sha256(key.as_bytes());
+    let head = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]);
+    head % shards.max(1)
+}
+
+/// Picks the shard for one request.
+pub fn pick_shard(key: &str, shards: u32, by: ShardBy, rng: &mut SeededRng) -> u32 {
+    match by {
+        ShardBy::Key => shard_of_key(key, shards),
+        ShardBy::Request => rng.up_to(u64::from(shards.max(1)) - 1) as u32,
+    }
+}
+
+/// The object's name, as the seed builds it.
+pub fn object_name(key: &str, shard: u32) -> String {
+    format!("{key}#{shard}")
+}
+
+/// The limit each shard enforces (`Math.ceil(LIMIT / shards)` in the seed).
+pub fn per_shard_limit(limit: u64, shards: u32) -> u64 {
+    limit.div_ceil(u64::from(shards.max(1))).max(1)
+}
+
+/// SHA-256 (FIPS 180-4), enough of it to hash short keys.
+pub fn sha256(message: &[u8]) -> [u8; 32] {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
+        0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
+        0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+        0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
+        0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+        0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ];
+    let mut h: [u32; 8] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    let mut padded = message.to_vec();
+    padded.push(0x80);
+    while padded.len() % 64 != 56 {
+        padded.push(0);
+    }
+    padded.extend_from_slice(&((message.len() as u64).wrapping_mul(8)).to_be_bytes());
+    for block in padded.chunks_exact(64) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        for i in 0..64 {
+            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+            let ch = (e & f) ^ (!e & g);
+            let t1 = hh.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
+            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+            let maj = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(maj);
+            hh = g;
+            g = f;
+            f = e;
+            e = d.wrapping_add(t1);
+            d = c;
+            c = b;
+            b = a;
+            a = t1.wrapping_add(t2);
+        }
+        for (slot, v) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+            *slot = slot.wrapping_add(v);
+        }
+    }
+    let mut out = [0u8; 32];
+    for (i, word) in h.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&word.to_be_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn sha256_matches_the_standard_test_vectors() {
+        assert_eq!(hex(&sha256(b"")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_eq!(hex(&sha256(b"abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            hex(&sha256(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        );
+    }
+
+    #[test]
+    fn the_seeds_shard_counts_follow_the_key_prefix() {
+        let rule = ShardRule::default();
+        assert_eq!(rule.shards_for("ip:203.0.113.7"), 1);
+        assert_eq!(rule.shards_for("global:search"), 16);
+        assert_eq!(rule.shards_for("tenant:acme"), 4);
+    }
+
+    #[test]
+    fn sharding_by_key_always_sends_one_key_to_the_same_shard() {
+        let mut rng = SeededRng::new(1);
+        let first = pick_shard("tenant:acme", 4, ShardBy::Key, &mut rng);
+        assert!((0..100).all(|_| pick_shard("tenant:acme", 4, ShardBy::Key, &mut rng) == first));
+        assert_eq!(object_name("tenant:acme", first), format!("tenant:acme#{first}"));
+    }
+
+    #[test]
+    fn sharding_per_request_uses_every_shard() {
+        let mut rng = SeededRng::new(1);
+        let mut seen = [false; 4];
+        for _ in 0..200 {
+            seen[pick_shard("tenant:acme", 4, ShardBy::Request, &mut rng) as usize] = true;
+        }
+        assert_eq!(seen, [true; 4]);
+    }
+
+    #[test]
+    fn each_shard_enforces_the_limit_divided_and_rounded_up() {
+        assert_eq!(per_shard_limit(100, 16), 7);
+        assert_eq!(per_shard_limit(100, 4), 25);
+        assert_eq!(per_shard_limit(5, 16), 1);
+    }
+}

@@ -1,0 +1,461 @@
+//! The discrete-event simulation of Workers calling Durable Objects.
+//!
+//! Events (a send, an arrival at an object, the end of a decision, an answer reaching the Worker,
+//! a Worker's timeout, an alarm) are processed in time order from a priority queue; ties keep the
+//! order they were scheduled in. Every random choice (jitter, per-request shard, retry jitter)
+//! comes from one seeded generator drawn in event order, so a seed always gives the same run.
+//!
+//! The mechanisms, each real rather than a label:
+//! - an object serves one request at a time, in arrival order, each for `service` (plus any
+//!   `Slow` fault): a hot object builds a queue, and its latency grows until timeouts start;
+//! - the Worker gives up after `timeout` and applies its route's fail mode; an answer that comes
+//!   back later is recorded as `late`: the object still counted it;
+//! - storage: with `persist`, each allowed decision writes the limiter's state before its answer
+//!   leaves, and an object that restarts reads it back before serving anyone. Storage holds the
+//!   state as of the last allowed decision, which restores to exactly the in-memory state,
+//!   because a rejection changes nothing but the passage of time (a test checks this);
+//! - eviction after `evict_after` idle (or an `Evict` fault) drops the memory: without
+//!   persistence the next request meets a fresh limiter, i.e. a free window;
+//! - the alarm, set `window + alarm_cleanup` after each decision, deletes the storage of a key
+//!   whose limiter holds nothing, so stored keys track active keys, not all keys ever seen.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use crate::core::algorithms::FixedWindow;
+use crate::core::config::Quota;
+use crate::core::decision::{Decision, Limiter, Verdict};
+use crate::core::limiter::{AnyLimiter, Settings};
+use crate::core::time::{Span, Time};
+
+use super::config::{FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimConfigError, Tier};
+use super::regions::Region;
+use super::report::{Outcome, RequestRecord, SimReport};
+use super::rng::SeededRng;
+use super::shard::{object_name, per_shard_limit, pick_shard};
+use super::traffic::SimTraffic;
+
+/// One object's identity, fixed when it is created.
+#[derive(Clone, Debug)]
+pub struct ObjectInfo {
+    pub name: String,
+    pub key: u32,
+    pub shard: u32,
+    pub region: Region,
+    /// The limit this shard enforces.
+    pub limit: u64,
+    /// The most requests it ever held at once (queued or in service).
+    pub max_queue: u32,
+    /// How many times it started cold (created, or restarted after an eviction).
+    pub cold_starts: u32,
+}
+
+struct ObjectState {
+    /// `None` until first used, and again after its state is lost.
+    limiter: Option<AnyLimiter>,
+    in_memory: bool,
+    busy: bool,
+    queue: VecDeque<u32>,
+    last_active: Time,
+    stored: bool,
+    alarm_at: Option<Time>,
+    alarm_pending: Option<Time>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    Send(u32),
+    Arrive(u32),
+    ServiceDone(u32),
+    Respond(u32),
+    Timeout(u32),
+    Alarm(u32),
+}
+
+struct Sim<'a> {
+    config: &'a SimConfig,
+    traffic: &'a SimTraffic,
+    rng: SeededRng,
+    events: BinaryHeap<Reverse<(Time, u64, Event)>>,
+    seq: u64,
+    records: Vec<RequestRecord>,
+    finalized: Vec<bool>,
+    objects: Vec<ObjectInfo>,
+    states: Vec<ObjectState>,
+    by_name: HashMap<(u32, u32), u32>,
+    smart_home: HashMap<u32, Region>,
+    blocked_until: HashMap<(Region, u32), Time>,
+    binding: HashMap<(Region, u32), FixedWindow>,
+    /// The binding's fixed window (limit per 10 or 60 s), when it is the tier in use.
+    binding_quota: Option<Quota>,
+    stored_keys: u32,
+    stored_series: Vec<(Time, u32)>,
+}
+
+/// Runs `traffic` through the emulated Workers and Durable Objects.
+pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, SimConfigError> {
+    config.validate()?;
+    let binding_quota = match config.tier {
+        Tier::Binding { period_secs } => {
+            Some(Quota::new(config.settings.limit, Span::from_secs(period_secs)).map_err(SimConfigError::Limiter)?)
+        }
+        Tier::DurableObject => None,
+    };
+    let mut sim = Sim {
+        config,
+        traffic,
+        rng: SeededRng::new(config.seed),
+        events: BinaryHeap::new(),
+        seq: 0,
+        records: Vec::with_capacity(traffic.requests.len()),
+        finalized: Vec::with_capacity(traffic.requests.len()),
+        objects: Vec::new(),
+        states: Vec::new(),
+        by_name: HashMap::new(),
+        smart_home: if config.placement == Placement::Smart { heaviest_origins(traffic) } else { HashMap::new() },
+        blocked_until: HashMap::new(),
+        binding: HashMap::new(),
+        binding_quota,
+        stored_keys: 0,
+        stored_series: vec![(Time::ZERO, 0)],
+    };
+    let mut next_original = 0usize;
+    loop {
+        let next_event_time = sim.events.peek().map(|Reverse((t, _, _))| *t);
+        let next_send = traffic.requests.get(next_original).map(|r| r.at);
+        match (next_send, next_event_time) {
+            (Some(send_at), Some(event_at)) if event_at < send_at => sim.step(),
+            (Some(_), _) => {
+                let request = traffic.requests[next_original];
+                next_original += 1;
+                let id = sim.new_record(request.key, request.origin, request.route, 0, request.at);
+                sim.send(id, request.at);
+            }
+            (None, Some(_)) => sim.step(),
+            (None, None) => break,
+        }
+    }
+    Ok(SimReport::build(config, traffic, sim.records, sim.objects, sim.stored_series))
+}
+
+/// For smart placement: the origin that sends each key the most requests (ties: the earliest).
+fn heaviest_origins(traffic: &SimTraffic) -> HashMap<u32, Region> {
+    let mut counts: HashMap<(u32, Region), (u64, usize)> = HashMap::new();
+    for (i, r) in traffic.requests.iter().enumerate() {
+        let entry = counts.entry((r.key, r.origin)).or_insert((0, i));
+        entry.0 += 1;
+    }
+    let mut best: HashMap<u32, (u64, std::cmp::Reverse<usize>, Region)> = HashMap::new();
+    for ((key, origin), (count, first)) in counts {
+        let candidate = (count, std::cmp::Reverse(first), origin);
+        let slot = best.entry(key).or_insert(candidate);
+        if candidate > *slot {
+            *slot = candidate;
+        }
+    }
+    best.into_iter().map(|(k, (_, _, region))| (k, region)).collect()
+}
+
+impl Sim<'_> {
+    fn schedule(&mut self, at: Time, event: Event) {
+        self.seq += 1;
+        self.events.push(Reverse((at, self.seq, event)));
+    }
+
+    fn jitter(&mut self) -> Span {
+        Span(self.rng.up_to(self.config.jitter.micros()))
+    }
+
+    fn hop(&mut self, from: Region, to: Region) -> Span {
+        let base = from.one_way(to);
+        Span(base.micros() + self.jitter().micros())
+    }
+
+    fn new_record(&mut self, key: u32, origin: Region, route: u16, attempt: u8, sent: Time) -> u32 {
+        self.records.push(RequestRecord::new(key, origin, route, attempt, sent));
+        self.finalized.push(false);
+        (self.records.len() - 1) as u32
+    }
+
+    fn step(&mut self) {
+        let Some(Reverse((at, _, event))) = self.events.pop() else { return };
+        match event {
+            Event::Send(id) => self.send(id, at),
+            Event::Arrive(id) => self.arrive(id, at),
+            Event::ServiceDone(object) => self.service_done(object, at),
+            Event::Respond(id) => self.respond(id, at),
+            Event::Timeout(id) => self.timeout(id, at),
+            Event::Alarm(object) => self.alarm(object, at),
+        }
+    }
+
+    /// A call crossing the network at `at` between these regions is lost.
+    fn lost(&self, at: Time, from: Region, to: Region) -> bool {
+        self.config.faults.iter().filter(|f| f.covers(at)).any(|f| match f.kind {
+            FaultKind::Unreachable => true,
+            FaultKind::RegionDown(region) => from != to && (region == from || region == to),
+            _ => false,
+        })
+    }
+
+    fn send(&mut self, id: u32, at: Time) {
+        let record = self.records[id as usize].clone();
+        let key_name = self.traffic.key_name(record.key).to_string();
+
+        if let Some(quota) = self.binding_quota {
+            let counter = self.binding.entry((record.origin, record.key)).or_insert_with(|| FixedWindow::new(quota));
+            let decision = counter.decide(at, 1);
+            self.records[id as usize].local = true;
+            self.finish(id, at, Some(decision));
+            return;
+        }
+
+        if self.config.first_tier_cache {
+            if let Some(&until) = self.blocked_until.get(&(record.origin, record.key)) {
+                if at < until {
+                    let decision = Decision {
+                        verdict: Verdict::Rejected,
+                        limit: self.config.settings.limit,
+                        remaining: 0,
+                        reset_after: until.since(at),
+                        retry_after: Some(until.since(at)),
+                    };
+                    self.records[id as usize].local = true;
+                    self.finish(id, at, Some(decision));
+                    return;
+                }
+            }
+        }
+
+        let shards = self.config.shards.shards_for(&key_name);
+        let shard = pick_shard(&key_name, shards, self.config.shard_by, &mut self.rng);
+        let object = self.object_for(record.key, &key_name, shard, shards, record.origin);
+        let region = self.objects[object as usize].region;
+        let r = &mut self.records[id as usize];
+        r.object = Some(object);
+        self.schedule(at.plus(self.config.timeout), Event::Timeout(id));
+        if !self.lost(at, record.origin, region) {
+            let arrival = at.plus(self.hop(record.origin, region));
+            self.schedule(arrival, Event::Arrive(id));
+        }
+    }
+
+    fn object_for(&mut self, key: u32, key_name: &str, shard: u32, shards: u32, origin: Region) -> u32 {
+        if let Some(&index) = self.by_name.get(&(key, shard)) {
+            return index;
+        }
+        let region = self
+            .config
+            .home
+            .or_else(|| self.smart_home.get(&key).copied())
+            .unwrap_or(origin);
+        let index = self.objects.len() as u32;
+        self.objects.push(ObjectInfo {
+            name: object_name(key_name, shard),
+            key,
+            shard,
+            region,
+            limit: per_shard_limit(self.config.settings.limit, shards),
+            max_queue: 0,
+            cold_starts: 0,
+        });
+        self.states.push(ObjectState {
+            limiter: None,
+            in_memory: false,
+            busy: false,
+            queue: VecDeque::new(),
+            last_active: Time::ZERO,
+            stored: false,
+            alarm_at: None,
+            alarm_pending: None,
+        });
+        self.by_name.insert((key, shard), index);
+        index
+    }
+
+    fn arrive(&mut self, id: u32, at: Time) {
+        self.records[id as usize].arrived = Some(at);
+        let Some(object) = self.records[id as usize].object else { return };
+        let o = object as usize;
+        let evict_after = self.config.evict_after;
+        let persist = self.config.persist;
+        let faults = &self.config.faults;
+        let state = &mut self.states[o];
+        if state.in_memory && !state.busy && state.queue.is_empty() {
+            let idle_evicted = at >= state.last_active.plus(evict_after);
+            let forced = faults.iter().any(|f| {
+                matches!(f.kind, FaultKind::Evict) && f.start.micros() > state.last_active.micros() && f.start.micros() <= at.micros()
+            });
+            if idle_evicted || forced {
+                state.in_memory = false;
+                if !persist {
+                    state.limiter = None;
+                }
+            }
+        }
+        state.queue.push_back(id);
+        let held = state.queue.len() as u32 + u32::from(state.busy);
+        let info = &mut self.objects[o];
+        info.max_queue = info.max_queue.max(held);
+        if !self.states[o].busy {
+            self.start_next(object, at);
+        }
+    }
+
+    fn limiter_settings(&self, object: u32) -> Settings {
+        Settings { limit: self.objects[object as usize].limit, ..self.config.settings.clone() }
+    }
+
+    fn start_next(&mut self, object: u32, now: Time) {
+        let o = object as usize;
+        let Some(id) = self.states[o].queue.pop_front() else { return };
+        let mut start = now;
+        if !self.states[o].in_memory {
+            self.objects[o].cold_starts += 1;
+            if self.config.persist {
+                // The constructor reads storage inside blockConcurrencyWhile: nobody is served
+                // before the read completes.
+                start = start.plus(self.config.storage_read);
+                if !self.states[o].stored {
+                    self.states[o].limiter = None;
+                }
+            }
+            self.states[o].in_memory = true;
+        }
+        if self.states[o].limiter.is_none() {
+            let settings = self.limiter_settings(object);
+            // validate() checked the quota; a shard's limit is at least 1.
+            self.states[o].limiter = self.config.algorithm.build(&settings).ok();
+        }
+        let Some(limiter) = self.states[o].limiter.as_mut() else { return };
+        let decision = limiter.decide(start, 1);
+        let done = start.plus(self.config.service).plus(self.config.slowdown_at(start));
+        let mut depart = done;
+        if self.config.persist {
+            if decision.allowed() {
+                depart = depart.plus(self.config.storage_write);
+                if !self.states[o].stored {
+                    self.states[o].stored = true;
+                    self.stored_keys += 1;
+                    self.stored_series.push((depart, self.stored_keys));
+                }
+            }
+            let alarm_at = start.plus(self.config.settings.window).plus(self.config.alarm_cleanup);
+            self.states[o].alarm_at = Some(alarm_at);
+            if self.states[o].alarm_pending.is_none() {
+                self.states[o].alarm_pending = Some(alarm_at);
+                self.schedule(alarm_at, Event::Alarm(object));
+            }
+        }
+        let record = &mut self.records[id as usize];
+        record.decided = Some(start);
+        record.decision = Some(decision);
+        let origin = record.origin;
+        let region = self.objects[o].region;
+        self.states[o].busy = true;
+        self.states[o].last_active = done;
+        self.schedule(done, Event::ServiceDone(object));
+        if !self.lost(depart, region, origin) {
+            let back = depart.plus(self.hop(region, origin));
+            self.schedule(back, Event::Respond(id));
+        }
+    }
+
+    fn service_done(&mut self, object: u32, at: Time) {
+        self.states[object as usize].busy = false;
+        self.start_next(object, at);
+    }
+
+    fn respond(&mut self, id: u32, at: Time) {
+        if self.finalized[id as usize] {
+            // The Worker already gave up; the object counted the request all the same.
+            self.records[id as usize].late = true;
+            return;
+        }
+        let decision = self.records[id as usize].decision;
+        self.finish(id, at, decision);
+    }
+
+    fn timeout(&mut self, id: u32, at: Time) {
+        if self.finalized[id as usize] {
+            return;
+        }
+        self.finish(id, at, None);
+    }
+
+    /// The Worker answers the client: from a decision, or by the route's fail mode without one.
+    fn finish(&mut self, id: u32, at: Time, decision: Option<Decision>) {
+        let i = id as usize;
+        self.finalized[i] = true;
+        let record = &mut self.records[i];
+        record.answered = at;
+        record.decision = decision.or(record.decision);
+        record.outcome = match decision {
+            Some(d) => match d.verdict {
+                Verdict::Allowed => Outcome::Allowed,
+                Verdict::Delayed { .. } => Outcome::Delayed,
+                Verdict::Rejected => Outcome::Rejected,
+            },
+            None => match self.config.fail_mode(record.route) {
+                FailMode::Open => Outcome::DegradedAllowed,
+                FailMode::Closed => Outcome::FailedClosed,
+            },
+        };
+        let (outcome, origin, key, route, attempt) = (record.outcome, record.origin, record.key, record.route, record.attempt);
+        if outcome == Outcome::Rejected && self.config.first_tier_cache && !record.local {
+            if let Some(wait) = decision.and_then(|d| d.retry_after) {
+                self.blocked_until.insert((origin, key), at.plus(wait));
+            }
+        }
+        if matches!(outcome, Outcome::Rejected | Outcome::FailedClosed) {
+            let wait = match self.config.retry {
+                RetryPolicy::Never => None,
+                RetryPolicy::Immediately { max_retries } => (attempt < max_retries).then_some(Span::ZERO),
+                RetryPolicy::AfterRetryAfter { max_retries, jitter } => (attempt < max_retries).then(|| {
+                    let told = match (outcome, self.config.tier) {
+                        (Outcome::FailedClosed, _) => Span::from_secs(1),
+                        (_, Tier::Binding { period_secs }) => Span::from_secs(period_secs),
+                        _ => decision.and_then(|d| d.retry_after).map(|w| Span::from_secs(w.ceil_secs().max(1))).unwrap_or(Span::from_secs(1)),
+                    };
+                    Span(told.micros() + self.rng.up_to(jitter.micros()))
+                }),
+            };
+            if let Some(wait) = wait {
+                let retry_at = at.plus(wait);
+                let retry = self.new_record(key, origin, route, attempt.saturating_add(1), retry_at);
+                self.schedule(retry_at, Event::Send(retry));
+            }
+        }
+    }
+
+    fn alarm(&mut self, object: u32, at: Time) {
+        let o = object as usize;
+        self.states[o].alarm_pending = None;
+        let Some(alarm_at) = self.states[o].alarm_at else { return };
+        if alarm_at > at {
+            // A later decision moved the alarm: wake up then instead.
+            self.states[o].alarm_pending = Some(alarm_at);
+            self.schedule(alarm_at, Event::Alarm(object));
+            return;
+        }
+        self.states[o].alarm_at = None;
+        if !self.states[o].stored {
+            return;
+        }
+        let at_rest = self.states[o].limiter.as_ref().is_none_or(|l| l.is_at_rest(at));
+        if at_rest {
+            self.states[o].stored = false;
+            if !self.states[o].in_memory {
+                self.states[o].limiter = None;
+            }
+            self.stored_keys -= 1;
+            self.stored_series.push((at, self.stored_keys));
+        } else {
+            let again = at.plus(self.config.alarm_cleanup);
+            self.states[o].alarm_at = Some(again);
+            self.states[o].alarm_pending = Some(again);
+            self.schedule(again, Event::Alarm(object));
+        }
+    }
+}
+

@@ -1,0 +1,310 @@
+//! The Durable Object emulation: each mechanism, with an assertion that fails if the mechanism
+//! were only a label.
+#![cfg(not(target_arch = "wasm32"))]
+
+use ratelab::core::durable::{
+    simulate, FailMode, Fault, FaultKind, Outcome, Placement, Region, RetryPolicy, ShardBy, ShardRule, SimConfig, SimReport, SimTraffic, Tier,
+};
+use ratelab::core::limiter::Settings;
+use ratelab::core::time::{Span, Time};
+use ratelab::core::traffic::Pattern;
+
+fn steady_from(origin: Region) -> SimTraffic {
+    SimTraffic::from_trace(&Pattern::Steady.generate(5, Span::from_secs(10)), origin, 0)
+}
+
+fn with_fail(mut config: SimConfig, fail: FailMode) -> SimConfig {
+    config.routes[0].fail = fail;
+    config
+}
+
+fn run(config: &SimConfig, traffic: &SimTraffic) -> SimReport {
+    simulate(config, traffic).expect("valid configuration")
+}
+
+fn evenly(count: u64, every: Span, from: Time) -> Vec<Time> {
+    (0..count).map(|i| from.plus(Span(every.micros() * i))).collect()
+}
+
+#[test]
+fn a_far_object_with_a_120_ms_timeout_degrades_every_call_under_fail_open() {
+    let config = SimConfig { home: Some(Region::SaoPaulo), ..SimConfig::default() };
+    let report = run(&with_fail(config, FailMode::Open), &steady_from(Region::Frankfurt));
+    assert_eq!(report.count(Outcome::DegradedAllowed), 60);
+    assert_eq!(report.passed(), 60, "fail open lets everything through, unmetered");
+    assert_eq!(report.late, 60, "every answer came back after the Worker gave up, yet the object counted it");
+    for r in &report.records {
+        assert_eq!(report.response(r).header("x-ratelimit-mode"), Some("degraded"));
+        assert_eq!(r.latency(), Span::from_millis(120));
+    }
+}
+
+#[test]
+fn the_same_far_object_rejects_every_call_under_fail_closed() {
+    let config = SimConfig { home: Some(Region::SaoPaulo), ..SimConfig::default() };
+    let report = run(&with_fail(config, FailMode::Closed), &steady_from(Region::Frankfurt));
+    assert_eq!(report.count(Outcome::FailedClosed), 60);
+    assert_eq!(report.passed(), 0);
+    let response = report.response(&report.records[0]);
+    assert_eq!(response.status, 503);
+    assert_eq!(response.header("Retry-After"), Some("1"));
+}
+
+#[test]
+fn with_a_300_ms_timeout_no_call_to_sao_paulo_is_degraded() {
+    let one_shard = SimConfig { home: Some(Region::SaoPaulo), timeout: Span::from_millis(300), shards: ShardRule::uniform(1), ..SimConfig::default() };
+    let report = run(&one_shard, &steady_from(Region::Frankfurt));
+    assert_eq!(report.count(Outcome::DegradedAllowed), 0);
+    assert_eq!(report.count(Outcome::Allowed), 30, "the sliding log's 30 of the explainer's steady run");
+    // With the seed's shard rule a `tenant:` key gets 4 shards of ceil(5 / 4) = 2, and hashing by
+    // key sends all of it to one of them: 2 per 10 s, 12 in the minute.
+    let seed_rule = run(&SimConfig { shards: ShardRule::default(), ..one_shard }, &steady_from(Region::Frankfurt));
+    assert_eq!(seed_rule.count(Outcome::Allowed), 12);
+    // Frankfurt to Sao Paulo and back: 195 ms RTT plus up to 2 × 5 ms jitter, plus the service
+    // time, the storage write of allowed decisions, and the 5 ms storage read of the cold start.
+    for r in &report.records {
+        assert!(r.latency() >= Span::from_millis(195) && r.latency() <= Span(211_250), "{:?}", r.latency());
+    }
+}
+
+#[test]
+fn a_hot_key_above_the_objects_capacity_drives_p95_past_the_timeout() {
+    // 8,000 requests a second at one object that decides 4,000 a second.
+    let mut hot = SimTraffic::default();
+    hot.push("ip:198.51.100.1", Region::Frankfurt, 0, evenly(16_000, Span(125), Time::ZERO));
+    let report = run(&SimConfig::default(), &hot);
+    assert!(report.p95 >= Span::from_millis(120), "p95 {:?}", report.p95);
+    assert!(report.longest_queue > 400, "queue {}", report.longest_queue);
+    assert!(report.count(Outcome::DegradedAllowed) > 0);
+
+    // The same object at 1,000 requests a second keeps up.
+    let mut calm = SimTraffic::default();
+    calm.push("ip:198.51.100.1", Region::Frankfurt, 0, evenly(2_000, Span(1_000), Time::ZERO));
+    let calm_report = run(&SimConfig::default(), &calm);
+    assert!(calm_report.p95 < Span::from_millis(20), "p95 {:?}", calm_report.p95);
+    assert!(calm_report.longest_queue <= 10, "only jitter bunches arrivals: {}", calm_report.longest_queue);
+}
+
+#[test]
+fn the_default_service_time_caps_one_object_at_a_few_thousand_decisions_a_second() {
+    let mut flood = SimTraffic::default();
+    flood.push("ip:203.0.113.9", Region::Tokyo, 0, evenly(20_000, Span(50), Time::ZERO)); // 20,000/s for 1 s
+    let config = SimConfig { timeout: Span::from_secs(3600), ..SimConfig::default() };
+    let report = run(&config, &flood);
+    let decided: Vec<Time> = report.records.iter().filter_map(|r| r.decided).collect();
+    let first = decided.iter().min().copied().unwrap_or(Time::ZERO);
+    let in_first_second = decided.iter().filter(|&&t| t < first.plus(Span::from_secs(1))).count();
+    assert!((2_000..=5_000).contains(&in_first_second), "{in_first_second} decisions in one second");
+}
+
+#[test]
+fn an_outage_degrades_exactly_the_requests_sent_inside_it() {
+    let config = SimConfig {
+        faults: vec![Fault { kind: FaultKind::Unreachable, start: Span::from_secs(20), end: Span::from_secs(30) }],
+        ..SimConfig::default()
+    };
+    let report = run(&config, &steady_from(Region::Ashburn));
+    for r in &report.records {
+        let inside = r.sent >= Time::from_secs(20) && r.sent < Time::from_secs(30);
+        assert_eq!(r.outcome == Outcome::DegradedAllowed, inside, "request at {}", r.sent);
+    }
+    assert_eq!(report.count(Outcome::DegradedAllowed), 10);
+}
+
+#[test]
+fn a_slow_period_adds_latency_until_calls_time_out() {
+    let config = SimConfig {
+        faults: vec![Fault { kind: FaultKind::Slow(Span::from_millis(200)), start: Span::from_secs(10), end: Span::from_secs(15) }],
+        ..SimConfig::default()
+    };
+    let report = run(&config, &steady_from(Region::Tokyo));
+    let degraded: Vec<u64> = report.records.iter().filter(|r| r.outcome == Outcome::DegradedAllowed).map(|r| r.sent.micros() / 1_000_000).collect();
+    assert_eq!(degraded, [10, 11, 12, 13, 14]);
+}
+
+#[test]
+fn a_region_cut_off_loses_calls_that_cross_into_it() {
+    let config = SimConfig {
+        home: Some(Region::Ashburn),
+        faults: vec![Fault { kind: FaultKind::RegionDown(Region::Ashburn), start: Span::from_secs(0), end: Span::from_secs(5) }],
+        ..SimConfig::default()
+    };
+    let report = run(&with_fail(config, FailMode::Closed), &steady_from(Region::Frankfurt));
+    assert_eq!(report.count(Outcome::FailedClosed), 5);
+    // Callers inside the cut-off region still reach their object.
+    let local = run(
+        &SimConfig {
+            home: Some(Region::Ashburn),
+            faults: vec![Fault { kind: FaultKind::RegionDown(Region::Ashburn), start: Span::ZERO, end: Span::from_secs(5) }],
+            ..SimConfig::default()
+        },
+        &steady_from(Region::Ashburn),
+    );
+    assert_eq!(local.count(Outcome::DegradedAllowed), 0);
+}
+
+/// A burst that fills the limit, then one request after the object was evicted.
+fn burst_then_after_eviction(persist: bool, evict: Fault) -> SimReport {
+    let config = SimConfig {
+        persist,
+        settings: Settings { limit: 5, window: Span::from_secs(120), ..Settings::default() },
+        shards: ShardRule::uniform(1),
+        faults: vec![evict],
+        ..SimConfig::default()
+    };
+    let mut traffic = SimTraffic::default();
+    let mut times = evenly(5, Span::from_millis(100), Time::ZERO);
+    times.push(Time::from_secs(70));
+    traffic.push("tenant:acme", Region::Frankfurt, 0, times);
+    run(&config, &traffic)
+}
+
+#[test]
+fn a_restarted_object_restores_its_log_so_there_is_no_free_window() {
+    let evict = Fault { kind: FaultKind::Evict, start: Span::from_secs(30), end: Span::from_secs(30) };
+    let report = burst_then_after_eviction(true, evict);
+    let last = report.records.last().unwrap();
+    assert_eq!(last.outcome, Outcome::Rejected, "the persisted log still holds the burst");
+    assert_eq!(report.objects[0].cold_starts, 2);
+    // The restart read storage before deciding.
+    assert!(last.decided.unwrap() >= last.arrived.unwrap().plus(Span::from_millis(5)));
+}
+
+#[test]
+fn without_persistence_an_eviction_hands_out_a_free_window() {
+    let evict = Fault { kind: FaultKind::Evict, start: Span::from_secs(30), end: Span::from_secs(30) };
+    let report = burst_then_after_eviction(false, evict);
+    assert_eq!(report.records.last().unwrap().outcome, Outcome::Allowed, "state was lost with the memory");
+    assert_eq!(report.keys[0].effective_limit, 6, "6 passed inside one 120 s window that promised 5");
+    assert_eq!(report.excess_over_limit, 1);
+}
+
+#[test]
+fn idle_eviction_alone_loses_in_memory_state() {
+    // No scheduled fault: 70 s of idleness is past the 60 s eviction.
+    let never = Fault { kind: FaultKind::Slow(Span::ZERO), start: Span::ZERO, end: Span::ZERO };
+    assert_eq!(burst_then_after_eviction(false, never).records.last().unwrap().outcome, Outcome::Allowed);
+    assert_eq!(burst_then_after_eviction(true, never).records.last().unwrap().outcome, Outcome::Rejected);
+}
+
+#[test]
+fn the_alarm_clears_storage_for_an_idle_key() {
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Frankfurt, 0, [Time::ZERO]);
+    let report = run(&SimConfig::default(), &traffic);
+    assert_eq!(report.max_stored_keys, 1);
+    // window 10 s + cleanup 300 s later, the log is empty and storage is deleted.
+    assert_eq!(report.stored_keys_at(Time::from_secs(309)), 1);
+    assert_eq!(report.stored_keys_at(Time::from_secs(311)), 0);
+}
+
+#[test]
+fn stored_keys_stay_bounded_by_active_keys_not_all_keys_ever_seen() {
+    // 2,000 keys, each sending once, one new key a second.
+    let mut traffic = SimTraffic::default();
+    for i in 0..2_000u64 {
+        traffic.push(&format!("ip:10.0.{}.{}", i / 256, i % 256), Region::Frankfurt, 0, [Time::from_secs(i)]);
+    }
+    let report = run(&SimConfig::default(), &traffic);
+    // A key stays stored for window + cleanup = 310 s after its request: about 310 at once.
+    assert!(report.max_stored_keys <= 312, "{}", report.max_stored_keys);
+    assert!(report.max_stored_keys >= 300);
+    assert_eq!(report.stored_keys.last().unwrap().1, 0, "all cleaned up in the end");
+}
+
+#[test]
+fn sharding_by_key_holds_one_hot_key_to_a_quarter_of_its_limit_and_spreading_keeps_it() {
+    let settings = Settings { limit: 100, window: Span::from_secs(60), ..Settings::default() };
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Frankfurt, 0, evenly(1_000, Span::from_millis(10), Time::ZERO));
+    let by_key = run(&SimConfig { settings: settings.clone(), shard_by: ShardBy::Key, ..SimConfig::default() }, &traffic);
+    let by_request = run(&SimConfig { settings, shard_by: ShardBy::Request, ..SimConfig::default() }, &traffic);
+    assert_eq!(by_key.keys[0].effective_limit, 25, "all of one key's traffic lands on one of 4 shards of 25");
+    assert_eq!(by_key.objects.len(), 1);
+    assert_eq!(by_request.keys[0].effective_limit, 100, "4 shards of 25, each fed its share");
+    assert_eq!(by_request.objects.len(), 4);
+}
+
+#[test]
+fn a_second_key_is_never_affected_by_the_first() {
+    let mut alone = SimTraffic::default();
+    alone.push("tenant:bob", Region::Frankfurt, 0, evenly(20, Span::from_millis(500), Time::ZERO));
+    let mut both = alone.clone();
+    both.push("tenant:alice", Region::Frankfurt, 0, evenly(2_000, Span::from_millis(5), Time::ZERO));
+    let config = SimConfig { shards: ShardRule::uniform(1), ..SimConfig::default() };
+    let bob_alone = run(&config, &alone).key_stats("tenant:bob").unwrap().passed;
+    let bob_with_alice = run(&config, &both).key_stats("tenant:bob").unwrap().passed;
+    assert_eq!(bob_alone, bob_with_alice);
+}
+
+#[test]
+fn smart_placement_puts_the_object_near_its_heaviest_caller() {
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Frankfurt, 0, [Time::ZERO]);
+    traffic.push("tenant:acme", Region::Sydney, 0, evenly(50, Span::from_secs(1), Time::from_secs(1)));
+    let first = run(&SimConfig { timeout: Span::from_secs(1), ..SimConfig::default() }, &traffic);
+    let smart = run(&SimConfig { timeout: Span::from_secs(1), placement: Placement::Smart, ..SimConfig::default() }, &traffic);
+    assert_eq!(first.objects[0].region, Region::Frankfurt);
+    assert_eq!(smart.objects[0].region, Region::Sydney);
+    assert!(smart.p50 < Span::from_millis(20) && first.p50 > Span::from_millis(300));
+}
+
+#[test]
+fn the_first_tier_cache_answers_known_offenders_without_the_hop() {
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Sydney, 0, evenly(100, Span::from_millis(50), Time::ZERO));
+    let config = SimConfig { home: Some(Region::Frankfurt), timeout: Span::from_secs(1), ..SimConfig::default() };
+    let without = run(&config, &traffic);
+    let with = run(&SimConfig { first_tier_cache: true, ..config }, &traffic);
+    assert_eq!(without.local, 0);
+    assert!(with.local > 50, "{} answered locally", with.local);
+    assert!(with.p50 < without.p50);
+    assert_eq!(with.passed(), without.passed(), "the cache only rejects what the object would have rejected");
+}
+
+#[test]
+fn the_rate_limiting_binding_counts_per_location_so_the_limit_multiplies() {
+    let mut traffic = SimTraffic::default();
+    for origin in [Region::Frankfurt, Region::Tokyo, Region::Ashburn] {
+        traffic.push("tenant:acme", origin, 0, evenly(20, Span::from_millis(100), Time::ZERO));
+    }
+    let config = SimConfig { tier: Tier::Binding { period_secs: 10 }, ..SimConfig::default() };
+    let report = run(&config, &traffic);
+    assert_eq!(report.keys[0].effective_limit, 15, "5 per location, 3 locations");
+    let rejected = report.records.iter().find(|r| r.outcome == Outcome::Rejected).unwrap();
+    let response = report.response(rejected);
+    assert_eq!((response.status, response.header("Retry-After")), (429, Some("10")));
+    assert_eq!(response.header("RateLimit"), None, "the binding answers only success");
+    assert!(simulate(&SimConfig { tier: Tier::Binding { period_secs: 30 }, ..SimConfig::default() }, &traffic).is_err());
+}
+
+#[test]
+fn a_retry_storm_multiplies_the_load_and_retry_after_spaces_it_out() {
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Frankfurt, 0, evenly(20, Span::from_millis(10), Time::ZERO));
+    let base = SimConfig { shards: ShardRule::uniform(1), ..SimConfig::default() };
+    let storm = run(&SimConfig { retry: RetryPolicy::Immediately { max_retries: 5 }, ..base.clone() }, &traffic);
+    assert_eq!(storm.records.len(), 5 + 15 * 6, "5 pass, 15 clients retry five times each");
+    let polite = run(
+        &SimConfig { retry: RetryPolicy::AfterRetryAfter { max_retries: 5, jitter: Span::from_secs(1) }, ..base },
+        &traffic,
+    );
+    let retries: Vec<_> = polite.records.iter().filter(|r| r.attempt > 0).collect();
+    assert!(retries.iter().all(|r| r.sent >= Time::from_secs(9)), "each waited its Retry-After");
+    assert!(polite.passed() > storm.passed() - 1);
+}
+
+#[test]
+fn the_same_seed_gives_the_identical_run_and_another_seed_a_different_one() {
+    let traffic = SimTraffic::poisson(200, Span::from_secs(20), &["tenant:a".into(), "tenant:b".into()], &Region::ALL, 0, 9);
+    let config = SimConfig { home: Some(Region::Ashburn), ..SimConfig::default() };
+    let a = run(&config, &traffic);
+    let b = run(&config, &traffic);
+    let c = run(&SimConfig { seed: 2, ..config }, &traffic);
+    assert_eq!(a.records, b.records);
+    assert_ne!(a.records, c.records);
+    assert_ne!(
+        SimTraffic::poisson(200, Span::from_secs(20), &["k".into()], &[Region::Tokyo], 0, 1),
+        SimTraffic::poisson(200, Span::from_secs(20), &["k".into()], &[Region::Tokyo], 0, 2)
+    );
+}
