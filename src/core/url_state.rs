@@ -10,9 +10,15 @@
 //! - `algos`: comma list of `fixed`, `sliding-log`, `sliding-counter`, `token-bucket`, `gcra`,
 //!   `leaky-bucket`; default all
 //!
+//! - Durable Object row (`do=1`) and its knobs: `from`, `home` (region codes `fra`, `iad`,
+//!   `gru`, `sin`, `syd`, `nrt`), `timeout` (ms), `fail` (`open`|`closed`), `service` (ms per
+//!   decision), `persist` (0|1), `evict` (idle seconds), `outage` (`start-end` seconds), `shards`,
+//!   `shard-by` (`key`|`request`), `placement` (`first`|`smart`), `seed`, `do-algo` (an algorithm)
+//!
 //! The page's own form may instead send `algo=` once per ticked algorithm. Unknown parameters
 //! are ignored, so links made by later versions still open.
 
+use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy};
 use super::limiter::{Algorithm, Settings};
 use super::time::{format_seconds, parse_seconds, Span, Time};
 use super::traffic::Pattern;
@@ -29,11 +35,17 @@ pub struct LabState {
     pub settings: Settings,
     pub pattern: Pattern,
     pub algorithms: Vec<Algorithm>,
+    pub durable: DurableParams,
 }
 
 impl Default for LabState {
     fn default() -> LabState {
-        LabState { settings: Settings::default(), pattern: Pattern::Edge, algorithms: Algorithm::ALL.to_vec() }
+        LabState {
+            settings: Settings::default(),
+            pattern: Pattern::Edge,
+            algorithms: Algorithm::ALL.to_vec(),
+            durable: DurableParams::default(),
+        }
     }
 }
 
@@ -208,7 +220,182 @@ pub fn parse_query(query: &str) -> Parsed {
         }
     }
 
+    parse_durable(&get, &mut state.durable, &mut note);
+
     Parsed { state, notices }
+}
+
+/// Milliseconds with up to three decimals ("120", "0.25"), as microseconds.
+fn parse_millis(text: &str) -> Option<u64> {
+    let scaled = parse_seconds(text).ok()?; // the number × 10^6
+    (scaled % 1000 == 0).then_some(scaled / 1000)
+}
+
+fn parse_durable<'a>(
+    get: &dyn Fn(&str) -> Option<&'a str>,
+    d: &mut DurableParams,
+    note: &mut dyn FnMut(&'static str, String),
+) {
+    let defaults = DurableParams::default();
+    let region = |field: &'static str, raw: &str, note: &mut dyn FnMut(&'static str, String)| -> Option<Region> {
+        let found = Region::from_code(raw.trim());
+        if found.is_none() {
+            note(field, format!("{field}={}: not a known region (fra, iad, gru, sin, syd, nrt).", quoted(raw)));
+        }
+        found
+    };
+    if let Some(raw) = get("do") {
+        match raw {
+            "1" => d.enabled = true,
+            "0" => d.enabled = false,
+            other => note("do", format!("do={}: use do=1 to show the Durable Object row, or do=0.", quoted(other))),
+        }
+    }
+    if let Some(raw) = get("do-algo") {
+        match Algorithm::from_slug(raw.trim()) {
+            Some(a) => d.algorithm = a,
+            None => note("do-algo", format!("do-algo={}: not a known algorithm; the object runs the sliding log.", quoted(raw))),
+        }
+    }
+    if let Some(raw) = get("from") {
+        if let Some(r) = region("from", raw, note) {
+            d.from = r;
+        }
+    }
+    if let Some(raw) = get("home") {
+        if let Some(r) = region("home", raw, note) {
+            d.home = Some(r);
+        }
+    }
+    if let Some(raw) = get("timeout") {
+        match parse_millis(raw) {
+            Some(us) if (1_000..=60_000_000).contains(&us) => d.timeout = Span(us),
+            _ => note("timeout", format!("timeout={}: the timeout is in milliseconds, 1 to 60000; using 120 ms.", quoted(raw))),
+        }
+    }
+    if let Some(raw) = get("fail") {
+        match raw.trim() {
+            "open" => d.fail = FailMode::Open,
+            "closed" => d.fail = FailMode::Closed,
+            other => note("fail", format!("fail={}: use fail=open or fail=closed; failing open.", quoted(other))),
+        }
+    }
+    if let Some(raw) = get("service") {
+        match parse_millis(raw) {
+            Some(us) if (1..=10_000_000).contains(&us) => d.service = Span(us),
+            _ => note(
+                "service",
+                format!("service={}: the service time is in milliseconds, 0.001 to 10000; using 0.25 ms.", quoted(raw)),
+            ),
+        }
+    }
+    if let Some(raw) = get("persist") {
+        match raw.trim() {
+            "1" => d.persist = true,
+            "0" => d.persist = false,
+            other => note("persist", format!("persist={}: use persist=1 or persist=0; persisting.", quoted(other))),
+        }
+    }
+    if let Some(raw) = get("evict") {
+        match parse_seconds(raw) {
+            Ok(us) if (1_000..=86_400_000_000).contains(&us) => d.evict = Span(us),
+            _ => note("evict", format!("evict={}: idle seconds before eviction, 0.001 to 86400; using 60 s.", quoted(raw))),
+        }
+    }
+    if let Some(raw) = get("outage") {
+        let parsed = raw.split_once('-').and_then(|(a, b)| Some((parse_seconds(a).ok()?, parse_seconds(b).ok()?)));
+        match parsed {
+            Some((start, end)) if start < end => d.outage = Some((Span(start), Span(end))),
+            _ => note(
+                "outage",
+                format!("outage={}: write the outage as start-end in seconds, e.g. outage=20-30; no outage.", quoted(raw)),
+            ),
+        }
+    }
+    if let Some(raw) = get("shards") {
+        match raw.trim().parse::<u32>() {
+            Ok(n) if (1..=64).contains(&n) => d.shards = Some(n),
+            _ => note("shards", format!("shards={}: a whole number from 1 to 64; using the seed's rule by key prefix.", quoted(raw))),
+        }
+    }
+    if let Some(raw) = get("shard-by") {
+        match raw.trim() {
+            "key" => d.shard_by = ShardBy::Key,
+            "request" => d.shard_by = ShardBy::Request,
+            other => note("shard-by", format!("shard-by={}: use key or request; sharding by key.", quoted(other))),
+        }
+    }
+    if let Some(raw) = get("placement") {
+        match raw.trim() {
+            "first" => d.placement = Placement::First,
+            "smart" => d.placement = Placement::Smart,
+            other => note("placement", format!("placement={}: use first or smart; placing at the first caller.", quoted(other))),
+        }
+    }
+    if let Some(raw) = get("seed") {
+        match raw.trim().parse::<u64>() {
+            Ok(n) => d.seed = n,
+            Err(_) => note("seed", format!("seed={}: a whole number, 0 or more; using {}.", quoted(raw), defaults.seed)),
+        }
+    }
+}
+
+/// The Durable Object fields as (name, value) pairs, defaults left out: what a form that does not
+/// show these knobs must carry along as hidden fields.
+pub fn durable_pairs(d: &DurableParams) -> Vec<(String, String)> {
+    let mut parts = Vec::new();
+    durable_query(d, &mut parts);
+    parts
+        .into_iter()
+        .filter_map(|p| p.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect()
+}
+
+/// The Durable Object fields of a query, defaults left out.
+fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
+    let defaults = DurableParams::default();
+    if d.enabled {
+        parts.push("do=1".into());
+    }
+    if d.algorithm != defaults.algorithm {
+        parts.push(format!("do-algo={}", d.algorithm.slug()));
+    }
+    if d.from != defaults.from {
+        parts.push(format!("from={}", d.from.code()));
+    }
+    if let Some(home) = d.home {
+        parts.push(format!("home={}", home.code()));
+    }
+    if d.timeout != defaults.timeout {
+        parts.push(format!("timeout={}", format_seconds(d.timeout.micros() * 1000)));
+    }
+    if d.fail != defaults.fail {
+        parts.push(format!("fail={}", d.fail.slug()));
+    }
+    if d.service != defaults.service {
+        parts.push(format!("service={}", format_seconds(d.service.micros() * 1000)));
+    }
+    if d.persist != defaults.persist {
+        parts.push(format!("persist={}", u8::from(d.persist)));
+    }
+    if d.evict != defaults.evict {
+        parts.push(format!("evict={}", format_seconds(d.evict.micros())));
+    }
+    if let Some((start, end)) = d.outage {
+        parts.push(format!("outage={}-{}", format_seconds(start.micros()), format_seconds(end.micros())));
+    }
+    if let Some(n) = d.shards {
+        parts.push(format!("shards={n}"));
+    }
+    if d.shard_by != defaults.shard_by {
+        parts.push(format!("shard-by={}", d.shard_by.slug()));
+    }
+    if d.placement != defaults.placement {
+        parts.push(format!("placement={}", d.placement.slug()));
+    }
+    if d.seed != defaults.seed {
+        parts.push(format!("seed={}", d.seed));
+    }
 }
 
 /// Parses `trace=` (comma-separated seconds). The whole list is refused on the first bad item,
@@ -256,6 +443,7 @@ pub fn to_query(state: &LabState) -> String {
         let list: Vec<&str> = state.algorithms.iter().map(|a| a.slug()).collect();
         parts.push(format!("algos={}", list.join(",")));
     }
+    durable_query(&state.durable, &mut parts);
     parts.join("&")
 }
 
@@ -325,10 +513,34 @@ mod tests {
             settings: Settings { limit: 7, window: Span::from_millis(2_500), ..Settings::default() },
             pattern: Pattern::Trace(vec![Time(1), Time::from_secs(3)]),
             algorithms: vec![Algorithm::SlidingLog, Algorithm::LeakyBucket],
+            durable: DurableParams::default(),
         };
         let query = to_query(&state);
         assert_eq!(query, "limit=7&window=2.5&trace=0.000001,3&algos=sliding-log,leaky-bucket");
         assert_eq!(parse_query(&query).state, state);
+    }
+
+    #[test]
+    fn the_durable_object_fields_are_read_and_written_back() {
+        let query = "do=1&from=fra&home=gru&timeout=300&fail=closed&service=0.5&persist=0&evict=30&outage=20-30.5&shards=4&shard-by=request&placement=smart&seed=7";
+        let parsed = parse_query(query);
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+        let d = &parsed.state.durable;
+        assert!(d.enabled);
+        assert_eq!((d.from, d.home), (Region::Frankfurt, Some(Region::SaoPaulo)));
+        assert_eq!((d.timeout, d.service), (Span::from_millis(300), Span(500)));
+        assert_eq!((d.fail, d.persist, d.evict), (FailMode::Closed, false, Span::from_secs(30)));
+        assert_eq!(d.outage, Some((Span::from_secs(20), Span::from_millis(30_500))));
+        assert_eq!((d.shards, d.shard_by, d.placement, d.seed), (Some(4), ShardBy::Request, Placement::Smart, 7));
+        assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
+    }
+
+    #[test]
+    fn bad_durable_object_fields_each_get_a_message() {
+        let parsed = parse_query("do=yes&from=mars&timeout=0&fail=maybe&outage=30-20&shards=0&shard-by=x&placement=y&seed=-1&service=abc&evict=0");
+        let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
+        assert_eq!(fields, ["do", "from", "timeout", "fail", "service", "evict", "outage", "shards", "shard-by", "placement", "seed"]);
+        assert_eq!(parsed.state.durable, DurableParams::default());
     }
 
     #[test]

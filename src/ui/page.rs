@@ -4,11 +4,12 @@
 
 use leptos::prelude::*;
 
+use crate::core::durable::{simulate, Outcome, SimReport};
 use crate::core::limiter::Algorithm;
 use crate::core::run::{run_all, AlgorithmRun};
 use crate::core::time::format_seconds;
 use crate::core::traffic::Pattern;
-use crate::core::url_state::{parse_query, LabState};
+use crate::core::url_state::{durable_pairs, parse_query, LabState};
 
 /// The whole page.
 #[component]
@@ -17,6 +18,10 @@ pub fn App() -> impl IntoView {
     let state = parsed.state.clone();
     let trace = state.pattern.generate(state.settings.limit, state.settings.window);
     let outcome = run_all(&trace, &state.algorithms, &state.settings);
+    let durable = state.durable.enabled.then(|| {
+        let config = state.durable.sim_config(&state.settings);
+        simulate(&config, &state.durable.traffic(&trace)).map(|report| (report, describe_durable(&state)))
+    });
     Effect::new(move |_| super::mark_ready());
 
     let window_text = format_seconds(state.settings.window.micros());
@@ -32,7 +37,7 @@ pub fn App() -> impl IntoView {
         <Notices notices=parsed.notices.iter().map(|n| n.message.clone()).collect()/>
         <SettingsForm state=state.clone()/>
         {match outcome {
-            Ok(runs) => view! { <StatsTable runs=runs limit=limit window_text=window_text/> }.into_any(),
+            Ok(runs) => view! { <StatsTable runs=runs durable=durable limit=limit window_text=window_text/> }.into_any(),
             Err(e) => view! { <p class="error" role="alert" data-testid="run-error">{e.to_string()}</p> }.into_any(),
         }}
     }
@@ -97,17 +102,49 @@ fn SettingsForm(state: LabState) -> impl IntoView {
                     }
                 }).collect_view()}
             </fieldset>
+            {durable_pairs(&state.durable).into_iter().map(|(name, value)| view! {
+                <input type="hidden" name=name value=value/>
+            }).collect_view()}
             <button type="submit" data-testid="apply">"Apply"</button>
         </form>
     }
 }
 
+/// One sentence saying what the Durable Object row emulates.
+fn describe_durable(state: &LabState) -> String {
+    let d = &state.durable;
+    let home = match d.home {
+        Some(region) => format!("an object in {region}"),
+        None => format!("an object placed {}", if d.placement == crate::core::durable::Placement::Smart { "near its heaviest caller" } else { "where the first request came from" }),
+    };
+    format!(
+        "{} in {home}, called from {} with a {} ms timeout; the route fails {}.",
+        d.algorithm.label(),
+        d.from,
+        d.timeout.ceil_millis(),
+        d.fail.slug()
+    )
+}
+
 /// One row per algorithm with what it let through and the busiest window it allowed.
 ///
 /// - `runs`: the core's result for each selected algorithm, in display order.
+/// - `durable`: the Durable Object emulation's run and a sentence describing it, when `do=1`.
 /// - `limit`, `window_text`: the promise each row is measured against.
 #[component]
-fn StatsTable(runs: Vec<AlgorithmRun>, limit: u64, window_text: String) -> impl IntoView {
+fn StatsTable(
+    runs: Vec<AlgorithmRun>,
+    durable: Option<Result<(SimReport, String), crate::core::durable::SimConfigError>>,
+    limit: u64,
+    window_text: String,
+) -> impl IntoView {
+    let durable_row = durable.map(|result| match result {
+        Ok((report, description)) => durable_row(&report, description, limit, &window_text).into_any(),
+        Err(e) => view! {
+            <tr data-testid="stats-do" class="broke"><th scope="row">"Durable Object"</th><td colspan="4">{e.to_string()}</td></tr>
+        }
+        .into_any(),
+    });
     view! {
         <div class="table-wrap">
         <table class="stats" data-testid="stats">
@@ -149,8 +186,49 @@ fn StatsTable(runs: Vec<AlgorithmRun>, limit: u64, window_text: String) -> impl 
                         </tr>
                     }
                 }).collect_view()}
+                {durable_row}
             </tbody>
         </table>
         </div>
+    }
+}
+
+/// The Durable Object row: what reached the application through the emulated object.
+fn durable_row(report: &SimReport, description: String, limit: u64, window_text: &str) -> impl IntoView {
+    let passed = report.passed();
+    let degraded = report.count(Outcome::DegradedAllowed);
+    let failed_closed = report.count(Outcome::FailedClosed);
+    let rejected = report.count(Outcome::Rejected) + failed_closed;
+    let most = report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
+    let p95_ms = report.p95.ceil_millis();
+    let broke = most > limit;
+    let verdict = format!(
+        "{}p95 latency {} ms; {} let through unmetered (degraded), {} refused because the object did not answer.",
+        if broke { format!("{most} passed inside one {window_text} s window: more than the limit of {limit}. ") } else { String::new() },
+        p95_ms,
+        degraded,
+        failed_closed
+    );
+    view! {
+        <tr
+            data-testid="stats-do"
+            data-allowed=passed.to_string()
+            data-rejected=rejected.to_string()
+            data-degraded=degraded.to_string()
+            data-failed-closed=failed_closed.to_string()
+            data-p95-ms=p95_ms.to_string()
+            data-max-in-window=most.to_string()
+            data-late=report.late.to_string()
+            class:broke=broke
+        >
+            <th scope="row">"Durable Object" <span class="row-note">{description}</span></th>
+            <td data-label="Let through">{passed}</td>
+            <td data-label="of them delayed">{report.count(Outcome::Delayed)}</td>
+            <td data-label="Rejected">{rejected}</td>
+            <td data-label="Most in one window" class="window-cell">
+                <span class="count">{most}</span>
+                <span class="verdict">{verdict}</span>
+            </td>
+        </tr>
     }
 }

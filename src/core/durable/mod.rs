@@ -3,6 +3,7 @@
 //! or unreachable. Pure: no clock, no OS randomness, no browser.
 
 pub mod config;
+pub mod params;
 pub mod regions;
 pub mod report;
 pub mod rng;
@@ -10,6 +11,7 @@ pub mod shard;
 pub mod sim;
 pub mod traffic;
 
+pub use params::DurableParams;
 pub use config::{FailMode, Fault, FaultKind, Placement, RetryPolicy, Route, SimConfig, SimConfigError, Tier};
 pub use regions::Region;
 pub use report::{KeyStats, Outcome, RequestRecord, SimReport};

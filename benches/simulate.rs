@@ -1,0 +1,64 @@
+//! Benchmarks of the core, run with `cargo bench --bench simulate` (release mode).
+//!
+//! Prints the median of several runs for: 1,000,000 requests over 10,000 keys through every
+//! algorithm (one limiter per key), and the same traffic through the Durable Object emulation.
+//! A benchmark, never a test: nothing here asserts a time.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ratelab::core::durable::{simulate, Region, SimConfig, SimTraffic};
+use ratelab::core::limiter::{Algorithm, Settings};
+use ratelab::core::run::run_one;
+use ratelab::core::time::{Span, Time};
+use ratelab::core::traffic::Trace;
+
+const REQUESTS: u64 = 1_000_000;
+const KEYS: u64 = 10_000;
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    median(
+        (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                black_box(f());
+                start.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    // 1,000,000 requests over 100 s, keys interleaved (request i belongs to key i mod 10,000).
+    let names: Vec<String> = (0..KEYS).map(|k| format!("tenant:{k}")).collect();
+    let mut trace = Trace::single_key(&names[0], Vec::new());
+    let mut sim_traffic = SimTraffic::default();
+    let origins = Region::ALL;
+    for k in 0..KEYS {
+        let times: Vec<Time> = (0..REQUESTS / KEYS).map(|j| Time((j * KEYS + k) * 100)).collect();
+        trace.push_key_requests(&names[k as usize], &times);
+        sim_traffic.push(&names[k as usize], origins[(k % 6) as usize], 0, times);
+    }
+    let settings = Settings { limit: 50, window: Span::from_secs(10), ..Settings::default() };
+    println!("{REQUESTS} requests over {KEYS} keys, limit 50 per 10 s");
+    let mut total = Duration::ZERO;
+    for algorithm in Algorithm::ALL {
+        let t = time(5, || run_one(&trace, algorithm, &settings).map(|r| r.allowed));
+        total += t;
+        println!(
+            "  {:<34} {:>8.1} ms  ({:.1} ns per request, including bookkeeping)",
+            algorithm.label(),
+            t.as_secs_f64() * 1e3,
+            t.as_nanos() as f64 / REQUESTS as f64
+        );
+    }
+    println!("  {:<34} {:>8.1} ms", "all six algorithms", total.as_secs_f64() * 1e3);
+    let config = SimConfig { settings, ..SimConfig::default() };
+    let t = time(3, || simulate(&config, &sim_traffic).map(|r| r.passed()));
+    println!("  {:<34} {:>8.1} ms", "Durable Object emulation", t.as_secs_f64() * 1e3);
+}

@@ -1,0 +1,92 @@
+//! The lab's Durable Object knobs (what the URL and the controls set), and the simulation
+//! configuration they make.
+
+use crate::core::limiter::{Algorithm, Settings};
+use crate::core::time::Span;
+use crate::core::traffic::Trace;
+
+use super::config::{FailMode, Fault, FaultKind, Placement, SimConfig};
+use super::regions::Region;
+use super::shard::{ShardBy, ShardRule};
+use super::traffic::SimTraffic;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DurableParams {
+    /// Show the Durable Object row (`do=1`).
+    pub enabled: bool,
+    /// The algorithm the object runs (`do-algo`, default the seed's sliding log).
+    pub algorithm: Algorithm,
+    /// Where the traffic comes from (`from`).
+    pub from: Region,
+    /// Where the object lives (`home`); `None` leaves it to placement.
+    pub home: Option<Region>,
+    pub timeout: Span,
+    /// The fail mode of the route the trace uses (`fail`).
+    pub fail: FailMode,
+    pub service: Span,
+    pub persist: bool,
+    /// Idle time before eviction (`evict`).
+    pub evict: Span,
+    /// The object is unreachable from `start` to `end` (`outage`).
+    pub outage: Option<(Span, Span)>,
+    /// One shard count for every key (`shards`); `None` uses the seed's prefix rule.
+    pub shards: Option<u32>,
+    pub shard_by: ShardBy,
+    pub placement: Placement,
+    pub seed: u64,
+}
+
+impl Default for DurableParams {
+    fn default() -> DurableParams {
+        let sim = SimConfig::default();
+        DurableParams {
+            enabled: false,
+            algorithm: sim.algorithm,
+            from: Region::Frankfurt,
+            home: None,
+            timeout: sim.timeout,
+            fail: FailMode::Open,
+            service: sim.service,
+            persist: sim.persist,
+            evict: sim.evict_after,
+            outage: None,
+            shards: None,
+            shard_by: sim.shard_by,
+            placement: sim.placement,
+            seed: sim.seed,
+        }
+    }
+}
+
+impl DurableParams {
+    /// The simulation these knobs describe, for the lab's limit and window.
+    pub fn sim_config(&self, settings: &Settings) -> SimConfig {
+        let mut config = SimConfig {
+            algorithm: self.algorithm,
+            settings: settings.clone(),
+            timeout: self.timeout,
+            service: self.service,
+            persist: self.persist,
+            evict_after: self.evict,
+            placement: self.placement,
+            home: self.home,
+            shards: self.shards.map(ShardRule::uniform).unwrap_or_default(),
+            shard_by: self.shard_by,
+            seed: self.seed,
+            ..SimConfig::default()
+        };
+        if let Some(route) = config.routes.first_mut() {
+            route.fail = self.fail;
+        }
+        if let Some((start, end)) = self.outage {
+            config.faults.push(Fault { kind: FaultKind::Unreachable, start, end });
+        }
+        config
+    }
+
+    /// The lab's trace, sent from `from` on the first route.
+    pub fn traffic(&self, trace: &Trace) -> SimTraffic {
+        SimTraffic::from_trace(trace, self.from, 0)
+    }
+}
+
