@@ -7,11 +7,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use ratelab::core::durable::{simulate, Region, SimConfig, SimTraffic};
+use ratelab::core::durable::{simulate, Region, SimConfig, SimRequest, SimTraffic};
 use ratelab::core::limiter::{Algorithm, Settings};
 use ratelab::core::run::run_one;
 use ratelab::core::time::{Span, Time};
-use ratelab::core::traffic::Trace;
+use ratelab::core::traffic::{Request, Trace};
 
 const REQUESTS: u64 = 1_000_000;
 const KEYS: u64 = 10_000;
@@ -36,14 +36,14 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
 fn main() {
     // 1,000,000 requests over 100 s, keys interleaved (request i belongs to key i mod 10,000).
     let names: Vec<String> = (0..KEYS).map(|k| format!("tenant:{k}")).collect();
-    let mut trace = Trace::single_key(&names[0], Vec::new());
-    let mut sim_traffic = SimTraffic::default();
-    let origins = Region::ALL;
-    for k in 0..KEYS {
-        let times: Vec<Time> = (0..REQUESTS / KEYS).map(|j| Time((j * KEYS + k) * 100)).collect();
-        trace.push_key_requests(&names[k as usize], &times);
-        sim_traffic.push(&names[k as usize], origins[(k % 6) as usize], 0, times);
-    }
+    let requests: Vec<Request> = (0..REQUESTS).map(|i| Request { at: Time(i * 100), key: (i % KEYS) as u32, cost: 1 }).collect();
+    let trace = Trace::new(names.clone(), requests);
+    let sim_traffic = SimTraffic {
+        keys: names,
+        requests: (0..REQUESTS)
+            .map(|i| SimRequest { at: Time(i * 100), key: (i % KEYS) as u32, origin: Region::ALL[(i % KEYS % 6) as usize], route: 0 })
+            .collect(),
+    };
     let settings = Settings { limit: 50, window: Span::from_secs(10), ..Settings::default() };
     println!("{REQUESTS} requests over {KEYS} keys, limit 50 per 10 s");
     let mut total = Duration::ZERO;

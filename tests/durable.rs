@@ -308,3 +308,25 @@ fn the_same_seed_gives_the_identical_run_and_another_seed_a_different_one() {
         SimTraffic::poisson(200, Span::from_secs(20), &["k".into()], &[Region::Tokyo], 0, 2)
     );
 }
+
+#[test]
+fn an_answer_lost_on_its_way_back_still_times_out_and_the_object_still_counted_it() {
+    // The region goes down after the call arrived in Ashburn but before the answer left.
+    let config = SimConfig {
+        home: Some(Region::Ashburn),
+        shards: ShardRule::uniform(1),
+        faults: vec![Fault { kind: FaultKind::RegionDown(Region::Ashburn), start: Span::from_millis(44_050), end: Span::from_secs(50) }],
+        jitter: Span::ZERO,
+        ..SimConfig::default()
+    };
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Frankfurt, 0, [Time::from_secs(44)]);
+    for causal in [false, true] {
+        let config = SimConfig { first_tier_cache: causal, ..config.clone() };
+        let report = run(&config, &traffic);
+        let r = &report.records[0];
+        assert_eq!(r.outcome, Outcome::DegradedAllowed);
+        assert_eq!(r.latency(), Span::from_millis(120));
+        assert!(r.decided.is_some() && r.late, "the object decided; the Worker never heard");
+    }
+}

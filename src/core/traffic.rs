@@ -30,6 +30,14 @@ impl Trace {
         Trace { keys: vec![key.to_string()], requests }
     }
 
+    /// A trace from a key table and requests in any order; requests naming a key outside the
+    /// table are dropped. Requests are put in arrival order (ties keep their given order).
+    pub fn new(keys: Vec<String>, mut requests: Vec<Request>) -> Trace {
+        requests.retain(|r| (r.key as usize) < keys.len());
+        requests.sort_by_key(|r| r.at);
+        Trace { keys, requests }
+    }
+
     /// Adds the unit-cost requests of another key and keeps the trace in arrival order (requests
     /// at the same time keep the order they were added in).
     pub fn push_key_requests(&mut self, key: &str, times: &[Time]) {

@@ -32,7 +32,7 @@ use super::config::{FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimC
 use super::regions::Region;
 use super::report::{Outcome, RequestRecord, SimReport};
 use super::rng::SeededRng;
-use super::shard::{object_name, per_shard_limit, pick_shard};
+use super::shard::{object_name, per_shard_limit, pick_shard, shard_of_key, ShardBy};
 use super::traffic::SimTraffic;
 
 /// One object's identity, fixed when it is created.
@@ -90,6 +90,10 @@ struct Sim<'a> {
     binding_quota: Option<Quota>,
     stored_keys: u32,
     stored_series: Vec<(Time, u32)>,
+    /// Per key: its shard count and, sharding by key, its shard (a SHA-256 per key, not per request).
+    key_shards: Vec<Option<(u32, u32)>>,
+    /// Whether answers must be given in time order: retries and the first-tier cache act on them.
+    causal: bool,
 }
 
 /// Runs `traffic` through the emulated Workers and Durable Objects.
@@ -118,6 +122,8 @@ pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, S
         binding_quota,
         stored_keys: 0,
         stored_series: vec![(Time::ZERO, 0)],
+        key_shards: vec![None; traffic.keys.len()],
+        causal: config.retry != RetryPolicy::Never || config.first_tier_cache,
     };
     let mut next_original = 0usize;
     loop {
@@ -199,11 +205,10 @@ impl Sim<'_> {
     }
 
     fn send(&mut self, id: u32, at: Time) {
-        let record = self.records[id as usize].clone();
-        let key_name = self.traffic.key_name(record.key).to_string();
+        let (origin, key) = (self.records[id as usize].origin, self.records[id as usize].key);
 
         if let Some(quota) = self.binding_quota {
-            let counter = self.binding.entry((record.origin, record.key)).or_insert_with(|| FixedWindow::new(quota));
+            let counter = self.binding.entry((origin, key)).or_insert_with(|| FixedWindow::new(quota));
             let decision = counter.decide(at, 1);
             self.records[id as usize].local = true;
             self.finish(id, at, Some(decision));
@@ -211,7 +216,7 @@ impl Sim<'_> {
         }
 
         if self.config.first_tier_cache {
-            if let Some(&until) = self.blocked_until.get(&(record.origin, record.key)) {
+            if let Some(&until) = self.blocked_until.get(&(origin, key)) {
                 if at < until {
                     let decision = Decision {
                         verdict: Verdict::Rejected,
@@ -227,20 +232,44 @@ impl Sim<'_> {
             }
         }
 
-        let shards = self.config.shards.shards_for(&key_name);
-        let shard = pick_shard(&key_name, shards, self.config.shard_by, &mut self.rng);
-        let object = self.object_for(record.key, &key_name, shard, shards, record.origin);
+        let (shards, shard) = self.shard_for(key);
+        let object = self.object_for(key, shard, shards, origin);
         let region = self.objects[object as usize].region;
-        let r = &mut self.records[id as usize];
-        r.object = Some(object);
-        self.schedule(at.plus(self.config.timeout), Event::Timeout(id));
-        if !self.lost(at, record.origin, region) {
-            let arrival = at.plus(self.hop(record.origin, region));
+        self.records[id as usize].object = Some(object);
+        let lost = self.lost(at, origin, region);
+        if self.causal {
+            self.schedule(at.plus(self.config.timeout), Event::Timeout(id));
+        } else if lost {
+            // Nothing acts on this answer's timing: settle it now, as the timeout would.
+            self.finish(id, at.plus(self.config.timeout), None);
+        }
+        if !lost {
+            let arrival = at.plus(self.hop(origin, region));
             self.schedule(arrival, Event::Arrive(id));
         }
     }
 
-    fn object_for(&mut self, key: u32, key_name: &str, shard: u32, shards: u32, origin: Region) -> u32 {
+    fn shard_for(&mut self, key: u32) -> (u32, u32) {
+        let cached = self.key_shards.get(key as usize).copied().flatten();
+        let (shards, by_key) = match cached {
+            Some(pair) => pair,
+            None => {
+                let name = self.traffic.key_name(key);
+                let shards = self.config.shards.shards_for(name);
+                let pair = (shards, shard_of_key(name, shards));
+                if let Some(slot) = self.key_shards.get_mut(key as usize) {
+                    *slot = Some(pair);
+                }
+                pair
+            }
+        };
+        match self.config.shard_by {
+            ShardBy::Key => (shards, by_key),
+            ShardBy::Request => (shards, pick_shard("", shards, ShardBy::Request, &mut self.rng)),
+        }
+    }
+
+    fn object_for(&mut self, key: u32, shard: u32, shards: u32, origin: Region) -> u32 {
         if let Some(&index) = self.by_name.get(&(key, shard)) {
             return index;
         }
@@ -251,7 +280,7 @@ impl Sim<'_> {
             .unwrap_or(origin);
         let index = self.objects.len() as u32;
         self.objects.push(ObjectInfo {
-            name: object_name(key_name, shard),
+            name: object_name(self.traffic.key_name(key), shard),
             key,
             shard,
             region,
@@ -358,6 +387,10 @@ impl Sim<'_> {
         if !self.lost(depart, region, origin) {
             let back = depart.plus(self.hop(region, origin));
             self.schedule(back, Event::Respond(id));
+        } else if !self.causal && !self.finalized[id as usize] {
+            // The answer is lost on its way back; with no timeout event, settle it as one would.
+            let deadline = self.records[id as usize].sent.plus(self.config.timeout);
+            self.finish(id, deadline, None);
         }
     }
 
@@ -367,6 +400,11 @@ impl Sim<'_> {
     }
 
     fn respond(&mut self, id: u32, at: Time) {
+        let deadline = self.records[id as usize].sent.plus(self.config.timeout);
+        if !self.causal && !self.finalized[id as usize] && at > deadline {
+            // No timeout event was scheduled: the Worker gave up at its deadline.
+            self.finish(id, deadline, None);
+        }
         if self.finalized[id as usize] {
             // The Worker already gave up; the object counted the request all the same.
             self.records[id as usize].late = true;
@@ -389,6 +427,10 @@ impl Sim<'_> {
         self.finalized[i] = true;
         let record = &mut self.records[i];
         record.answered = at;
+        if decision.is_none() && record.decided.is_some() {
+            // The object decided, but its answer never reached the Worker in time.
+            record.late = true;
+        }
         record.decision = decision.or(record.decision);
         record.outcome = match decision {
             Some(d) => match d.verdict {
