@@ -82,7 +82,8 @@ struct Sim<'a> {
     finalized: Vec<bool>,
     objects: Vec<ObjectInfo>,
     states: Vec<ObjectState>,
-    by_name: HashMap<(u32, u32), u32>,
+    /// Per key, per shard: the object's index.
+    by_name: Vec<Vec<Option<u32>>>,
     smart_home: HashMap<u32, Region>,
     blocked_until: HashMap<(Region, u32), Time>,
     binding: HashMap<(Region, u32), FixedWindow>,
@@ -115,7 +116,7 @@ pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, S
         finalized: Vec::with_capacity(traffic.requests.len()),
         objects: Vec::new(),
         states: Vec::new(),
-        by_name: HashMap::new(),
+        by_name: vec![Vec::new(); traffic.keys.len()],
         smart_home: if config.placement == Placement::Smart { heaviest_origins(traffic) } else { HashMap::new() },
         blocked_until: HashMap::new(),
         binding: HashMap::new(),
@@ -270,8 +271,8 @@ impl Sim<'_> {
     }
 
     fn object_for(&mut self, key: u32, shard: u32, shards: u32, origin: Region) -> u32 {
-        if let Some(&index) = self.by_name.get(&(key, shard)) {
-            return index;
+        if let Some(Some(index)) = self.by_name.get(key as usize).and_then(|shards| shards.get(shard as usize)) {
+            return *index;
         }
         let region = self
             .config
@@ -298,7 +299,12 @@ impl Sim<'_> {
             alarm_at: None,
             alarm_pending: None,
         });
-        self.by_name.insert((key, shard), index);
+        if let Some(slots) = self.by_name.get_mut(key as usize) {
+            if slots.len() <= shard as usize {
+                slots.resize(shard as usize + 1, None);
+            }
+            slots[shard as usize] = Some(index);
+        }
         index
     }
 
