@@ -7,6 +7,7 @@ pub mod decision;
 pub mod durable;
 pub mod http;
 pub mod limiter;
+pub mod rng;
 pub mod run;
 pub mod time;
 pub mod traffic;

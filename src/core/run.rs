@@ -23,12 +23,27 @@ pub struct AlgorithmRun {
     pub max_in_window: u64,
     /// When that busiest window ends (the time of its last served request).
     pub max_window_end: Time,
+    /// Which key had it.
+    pub max_window_key: u32,
+    /// Per key, the times requests were served (sorted; a request of cost `c` appears `c` times).
+    pub served: Vec<Vec<Time>>,
 }
 
 impl AlgorithmRun {
     /// Requests let through, now or later.
     pub fn passed(&self) -> u64 {
         self.allowed + self.delayed
+    }
+
+    /// How many of `key`'s requests were served inside the window `(end - window, end]`.
+    pub fn served_in_window(&self, key: u32, end: Time, window: Span) -> u64 {
+        let Some(times) = self.served.get(key as usize) else { return 0 };
+        let upto = times.partition_point(|&t| t <= end);
+        let from = match end.micros().checked_sub(window.micros()) {
+            Some(cutoff) => times.partition_point(|&t| t.micros() <= cutoff),
+            None => 0,
+        };
+        upto.saturating_sub(from) as u64
     }
 }
 
@@ -69,16 +84,17 @@ pub fn run_one(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Resu
         }
         decisions.push(decision);
     }
-    let (max_in_window, max_window_end) = served
-        .into_iter()
-        .map(|mut times| {
-            // Already in order unless delays reordered them; the sort is then nearly free.
-            times.sort_unstable();
-            busiest_window(&times, settings.window)
-        })
-        .max_by_key(|&(count, end)| (count, std::cmp::Reverse(end)))
-        .unwrap_or((0, Time::ZERO));
-    Ok(AlgorithmRun { algorithm, decisions, allowed, delayed, rejected, max_in_window, max_window_end })
+    let mut best = (0u64, Time::ZERO, 0u32);
+    for (key, times) in served.iter_mut().enumerate() {
+        // Already in order unless delays reordered them; the sort is then nearly free.
+        times.sort_unstable();
+        let (count, end) = busiest_window(times, settings.window);
+        if count > best.0 || (count == best.0 && count > 0 && end < best.1) {
+            best = (count, end, key as u32);
+        }
+    }
+    let (max_in_window, max_window_end, max_window_key) = best;
+    Ok(AlgorithmRun { algorithm, decisions, allowed, delayed, rejected, max_in_window, max_window_end, max_window_key, served })
 }
 
 /// The most sorted `times` that fall in one window `(end - window, end]`, and the earliest such
@@ -133,6 +149,18 @@ mod tests {
         assert_eq!(run.max_in_window, 10);
         let sliding = run_one(&trace, Algorithm::SlidingLog, &settings).unwrap();
         assert_eq!(sliding.max_in_window, 5);
+    }
+
+    #[test]
+    fn served_in_window_counts_the_half_open_window_ending_at_a_time() {
+        let settings = Settings::default();
+        let trace = Pattern::Edge.generate(5, settings.window);
+        let fixed = run_one(&trace, Algorithm::FixedWindow, &settings).unwrap();
+        assert_eq!(fixed.served_in_window(0, Time::from_millis(11_592), settings.window), 10);
+        assert_eq!(fixed.served_in_window(0, Time::from_millis(9_999), settings.window), 5);
+        assert_eq!(fixed.served_in_window(0, Time::from_secs(18), settings.window), 9, "(8, 18] leaves out the one at 8");
+        assert_eq!(fixed.served_in_window(7, Time::from_secs(18), settings.window), 0, "an unknown key");
+        assert_eq!((fixed.max_window_end, fixed.max_window_key), (Time::from_millis(11_592), 0));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use super::rng::SeededRng;
 use super::time::{Span, Time, MICROS_PER_SEC};
 
 /// One request: when it arrives, whose it is (an index into the trace's key table), its cost.
@@ -93,9 +94,20 @@ pub enum Pattern {
     Double,
     /// A burst of twice the limit, then a trickle at exactly the allowed rate.
     BurstTrickle,
-    /// Request times given by a person, in seconds.
+    /// A retry storm: a burst of twice the limit, then every refused client retrying every
+    /// 1/25 of a window for two windows, whatever it is told.
+    RetryStorm,
+    /// Seeded Poisson arrivals at 1.5 times the allowed rate for six windows.
+    Poisson { seed: u64 },
+    /// Three keys at once: `tenant:a` bursts at the window edge, `tenant:b` sends steadily at
+    /// half the rate, `ip:203.0.113.7` bursts early. Each key has its own limiter.
+    SeveralKeys,
+    /// Request times given by a person (a pasted list, or their clicks), in seconds.
     Trace(Vec<Time>),
 }
+
+/// Keys of the several-keys preset, in key-table order.
+pub const SEVERAL_KEYS: [&str; 3] = ["tenant:a", "tenant:b", "ip:203.0.113.7"];
 
 impl Pattern {
     /// The name used in URLs (`pattern=`).
@@ -105,8 +117,26 @@ impl Pattern {
             Pattern::Steady => "steady",
             Pattern::Double => "double",
             Pattern::BurstTrickle => "burst-trickle",
+            Pattern::RetryStorm => "retry-storm",
+            Pattern::Poisson { .. } => "poisson",
+            Pattern::SeveralKeys => "several-keys",
+            Pattern::Trace(times) if times.is_empty() => "clicks",
             Pattern::Trace(_) => "trace",
         }
+    }
+
+    /// The presets a person can pick, in menu order (`Trace` stands for "my clicks").
+    pub fn presets(seed: u64) -> [Pattern; 8] {
+        [
+            Pattern::Edge,
+            Pattern::Double,
+            Pattern::BurstTrickle,
+            Pattern::Steady,
+            Pattern::RetryStorm,
+            Pattern::Poisson { seed },
+            Pattern::SeveralKeys,
+            Pattern::Trace(Vec::new()),
+        ]
     }
 
     pub fn label(&self) -> &'static str {
@@ -115,13 +145,33 @@ impl Pattern {
             Pattern::Steady => "Steady, one a second",
             Pattern::Double => "Double the allowed rate",
             Pattern::BurstTrickle => "Burst, then a trickle",
+            Pattern::RetryStorm => "Retry storm",
+            Pattern::Poisson { .. } => "Random (Poisson) at 1.5× the rate",
+            Pattern::SeveralKeys => "Several keys at once",
+            Pattern::Trace(times) if times.is_empty() => "My clicks",
             Pattern::Trace(_) => "Your own request times",
         }
     }
 
     /// Generates the requests for `limit` per `window`.
     pub fn generate(&self, limit: u64, window: Span) -> Trace {
-        Trace::single_key(DEFAULT_KEY, self.times(limit, window))
+        match self {
+            Pattern::SeveralKeys => {
+                let w = u128::from(window.micros());
+                let n = u128::from(limit.clamp(1, 10_000));
+                let at = |micros: u128| Time(u64::try_from(micros).unwrap_or(u64::MAX));
+                let a = Pattern::Edge.times(limit, window);
+                // Half the allowed rate for four windows: one request every 2·window/limit.
+                let b: Vec<Time> = (0..2 * n).map(|i| at(2 * w * i / n)).collect();
+                // A burst of twice the limit within the first fifth of a window, from 0.3 windows.
+                let c: Vec<Time> = (0..2 * n).map(|i| at(3 * w / 10 + w * i / (10 * n))).collect();
+                let mut trace = Trace::single_key(SEVERAL_KEYS[0], a);
+                trace.push_key_requests(SEVERAL_KEYS[1], &b);
+                trace.push_key_requests(SEVERAL_KEYS[2], &c);
+                trace
+            }
+            _ => Trace::single_key(DEFAULT_KEY, self.times(limit, window)),
+        }
     }
 
     fn times(&self, limit: u64, window: Span) -> Vec<Time> {
@@ -162,6 +212,34 @@ impl Pattern {
                 }
                 times
             }
+            Pattern::RetryStorm => {
+                let clients = n.min(50);
+                let mut times: Vec<Time> = (0..u128::from(2 * clients)).map(|i| at(w / 10 + w * i / (100 * u128::from(clients)))).collect();
+                // The clients turned away (all but `limit` of them, at most 50) hammer on.
+                for client in 0..u128::from(clients) {
+                    for k in 1..=50u128 {
+                        times.push(at(w / 5 + client * w / (1000 * u128::from(clients)) + k * w / 25));
+                    }
+                }
+                times
+            }
+            Pattern::Poisson { seed } => {
+                let mut rng = SeededRng::new(*seed);
+                // Mean gap: window / (1.5 · limit).
+                let mean = u64::try_from(2 * w / (3 * l)).unwrap_or(u64::MAX).max(1);
+                let end = 6 * w;
+                let mut t: u128 = 0;
+                let mut times = Vec::new();
+                while times.len() < 20_000 {
+                    t += u128::from(rng.exponential_micros(mean));
+                    if t >= end {
+                        break;
+                    }
+                    times.push(at(t));
+                }
+                times
+            }
+            Pattern::SeveralKeys => Pattern::Edge.times(limit, window),
             Pattern::Trace(times) => times.clone(),
         }
     }
@@ -208,7 +286,35 @@ mod tests {
     }
 
     #[test]
+    fn the_several_keys_preset_has_three_keys_each_with_its_own_traffic() {
+        let trace = Pattern::SeveralKeys.generate(5, Span::from_secs(10));
+        assert_eq!(trace.keys(), SEVERAL_KEYS);
+        for key in 0..3u32 {
+            assert_eq!(trace.requests().iter().filter(|r| r.key == key).count(), 10);
+        }
+        assert!(trace.requests().windows(2).all(|p| p[0].at <= p[1].at));
+    }
+
+    #[test]
+    fn poisson_traffic_is_seeded_and_near_one_and_a_half_times_the_rate() {
+        let a = Pattern::Poisson { seed: 3 }.generate(50, Span::from_secs(10));
+        assert_eq!(a, Pattern::Poisson { seed: 3 }.generate(50, Span::from_secs(10)));
+        assert_ne!(a, Pattern::Poisson { seed: 4 }.generate(50, Span::from_secs(10)));
+        // 1.5 × 50 per 10 s for 60 s: 450 expected.
+        assert!((400..500).contains(&a.len()), "{}", a.len());
+    }
+
+    #[test]
+    fn the_retry_storm_hammers_after_its_burst() {
+        let trace = Pattern::RetryStorm.generate(5, Span::from_secs(10));
+        assert_eq!(trace.len(), 10 + 5 * 50);
+        assert!(trace.end() <= Time::from_secs(23));
+    }
+
+    #[test]
     fn a_huge_limit_does_not_build_a_huge_preset() {
+        assert!(Pattern::RetryStorm.generate(1_000_000, Span::from_secs(1)).len() <= 3_000);
+        assert!(Pattern::Poisson { seed: 1 }.generate(1_000_000, Span::from_secs(1)).len() <= 20_000);
         assert!(Pattern::Double.generate(1_000_000, Span::from_secs(1)).len() <= 20_000);
         assert!(Pattern::BurstTrickle.generate(1_000_000, Span::from_secs(1)).len() <= 70_000);
     }

@@ -5,7 +5,8 @@
 //! Contract (kept stable; later parameters extend it):
 //! - `limit`: integer, 1 to 1,000,000, default 5
 //! - `window`: seconds, decimals allowed, 0.001 to 86400, default 10
-//! - `pattern`: `edge` | `steady` | `double` | `burst-trickle` | `trace`, default `edge`
+//! - `pattern`: `edge` | `steady` | `double` | `burst-trickle` | `retry-storm` | `poisson` |
+//!   `several-keys` | `clicks` | `trace`, default `edge` (`poisson` draws from `seed`)
 //! - `trace`: comma-separated request times in seconds (implies `pattern=trace`)
 //! - `algos`: comma list of `fixed`, `sliding-log`, `sliding-counter`, `token-bucket`, `gcra`,
 //!   `leaky-bucket`; default all
@@ -176,11 +177,15 @@ pub fn parse_query(query: &str) -> Parsed {
             "steady" => state.pattern = Pattern::Steady,
             "double" => state.pattern = Pattern::Double,
             "burst-trickle" => state.pattern = Pattern::BurstTrickle,
+            "retry-storm" => state.pattern = Pattern::RetryStorm,
+            "poisson" => state.pattern = Pattern::Poisson { seed: 1 },
+            "several-keys" => state.pattern = Pattern::SeveralKeys,
+            "clicks" => state.pattern = Pattern::Trace(Vec::new()),
             "trace" => note("pattern", "pattern=trace needs a trace= list of request times; using the default, edge.".into()),
             other => note(
                 "pattern",
                 format!(
-                    "pattern={}: not a known pattern (edge, steady, double, burst-trickle, trace); using the default, edge.",
+                    "pattern={}: not a known pattern (edge, steady, double, burst-trickle, retry-storm, poisson, several-keys, clicks, trace); using the default, edge.",
                     quoted(other)
                 ),
             ),
@@ -221,6 +226,9 @@ pub fn parse_query(query: &str) -> Parsed {
     }
 
     parse_durable(&get, &mut state.durable, &mut note);
+    if let Pattern::Poisson { seed } = &mut state.pattern {
+        *seed = state.durable.seed;
+    }
 
     Parsed { state, notices }
 }
@@ -433,7 +441,7 @@ pub fn to_query(state: &LabState) -> String {
     }
     match &state.pattern {
         Pattern::Edge => {}
-        Pattern::Trace(times) => {
+        Pattern::Trace(times) if !times.is_empty() => {
             let list: Vec<String> = times.iter().map(|t| format_seconds(t.micros())).collect();
             parts.push(format!("trace={}", list.join(",")));
         }
@@ -541,6 +549,15 @@ mod tests {
         let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
         assert_eq!(fields, ["do", "from", "timeout", "fail", "service", "evict", "outage", "shards", "shard-by", "placement", "seed"]);
         assert_eq!(parsed.state.durable, DurableParams::default());
+    }
+
+    #[test]
+    fn every_preset_round_trips_through_the_query() {
+        for pattern in Pattern::presets(7) {
+            let mut state = LabState { pattern, ..LabState::default() };
+            state.durable.seed = 7;
+            assert_eq!(parse_query(&to_query(&state)).state, state, "{}", to_query(&state));
+        }
     }
 
     #[test]

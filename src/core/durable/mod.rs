@@ -6,7 +6,7 @@ pub mod config;
 pub mod params;
 pub mod regions;
 pub mod report;
-pub mod rng;
+
 pub mod shard;
 pub mod sim;
 pub mod traffic;

@@ -8,7 +8,7 @@
 //! Spreading each request over the shards is the alternative that keeps a hot key's aggregate
 //! limit near `limit`. Both are here, so the simulation can show the difference.
 
-use super::rng::SeededRng;
+use crate::core::rng::SeededRng;
 
 /// How the shard count is chosen for a key.
 #[derive(Clone, Debug, PartialEq, Eq)]

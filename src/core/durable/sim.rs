@@ -31,7 +31,7 @@ use crate::core::time::{Span, Time};
 use super::config::{FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimConfigError, Tier};
 use super::regions::Region;
 use super::report::{Outcome, RequestRecord, SimReport};
-use super::rng::SeededRng;
+use crate::core::rng::SeededRng;
 use super::shard::{object_name, per_shard_limit, pick_shard, shard_of_key, ShardBy};
 use super::traffic::SimTraffic;
 

@@ -4,7 +4,7 @@ use crate::core::time::{Span, Time};
 use crate::core::traffic::Trace;
 
 use super::regions::Region;
-use super::rng::SeededRng;
+use crate::core::rng::SeededRng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimRequest {
