@@ -131,6 +131,13 @@ impl Rate {
         self.per
     }
 
+    /// The rate as decimal units per second ("0.5"), rounded down to six decimals.
+    pub fn per_second_text(&self) -> String {
+        let micro_per_sec = (u128::from(self.amount) * u128::from(MICROS_PER_SEC) * u128::from(MICROS_PER_SEC))
+            / u128::from(self.per.micros());
+        format_seconds(u64::try_from(micro_per_sec).unwrap_or(u64::MAX))
+    }
+
     /// Human form, e.g. "0.5 per second".
     pub fn describe(&self) -> String {
         // amount / per_us * 10^6 per second, shown with up to 6 decimals.

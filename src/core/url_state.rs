@@ -20,7 +20,8 @@
 //! are ignored, so links made by later versions still open.
 
 use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy};
-use super::limiter::{Algorithm, Settings};
+use super::config::Rate;
+use super::limiter::{Algorithm, LeakDelay, Settings};
 use super::time::{format_seconds, parse_seconds, Span, Time};
 use super::traffic::Pattern;
 
@@ -37,6 +38,28 @@ pub struct LabState {
     pub pattern: Pattern,
     pub algorithms: Vec<Algorithm>,
     pub durable: DurableParams,
+    /// `embed=1`: the compact view for an iframe.
+    pub embed: bool,
+    pub theme: Theme,
+}
+
+/// The colour theme (`theme=`): follow the system, or force one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Theme {
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn slug(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
 }
 
 impl Default for LabState {
@@ -46,6 +69,8 @@ impl Default for LabState {
             pattern: Pattern::Edge,
             algorithms: Algorithm::ALL.to_vec(),
             durable: DurableParams::default(),
+            embed: false,
+            theme: Theme::Auto,
         }
     }
 }
@@ -225,12 +250,73 @@ pub fn parse_query(query: &str) -> Parsed {
         }
     }
 
+    parse_tuning(&get, &mut state.settings, &mut note);
     parse_durable(&get, &mut state.durable, &mut note);
+    if let Some(raw) = get("embed") {
+        match raw.trim() {
+            "1" => state.embed = true,
+            "0" => state.embed = false,
+            other => note("embed", format!("embed={}: use embed=1 for the compact view.", quoted(other))),
+        }
+    }
+    if let Some(raw) = get("theme") {
+        match raw.trim() {
+            "auto" => state.theme = Theme::Auto,
+            "light" => state.theme = Theme::Light,
+            "dark" => state.theme = Theme::Dark,
+            other => note("theme", format!("theme={}: use light, dark or auto.", quoted(other))),
+        }
+    }
     if let Pattern::Poisson { seed } = &mut state.pattern {
         *seed = state.durable.seed;
     }
 
     Parsed { state, notices }
+}
+
+/// The per-algorithm knobs: token bucket capacity and refill, GCRA burst, leaky bucket burst and
+/// delay. Each is optional; unset, it follows the limit and window.
+fn parse_tuning<'a>(get: &dyn Fn(&str) -> Option<&'a str>, s: &mut Settings, note: &mut dyn FnMut(&'static str, String)) {
+    let count = |field: &'static str, raw: &str, min: u64, note: &mut dyn FnMut(&'static str, String)| -> Option<u64> {
+        match raw.trim().parse::<u64>() {
+            Ok(n) if (min..=MAX_LIMIT).contains(&n) => Some(n),
+            _ => {
+                note(field, format!("{field}={}: a whole number from {min} to {MAX_LIMIT}; using the default.", quoted(raw)));
+                None
+            }
+        }
+    };
+    if let Some(raw) = get("capacity") {
+        s.capacity = count("capacity", raw, 1, note).or(s.capacity);
+    }
+    if let Some(raw) = get("refill") {
+        match Rate::parse_per_second(raw) {
+            Ok(rate) => s.refill = Some(rate),
+            Err(e) => note("refill", format!("refill={}: {e}; using limit per window.", quoted(raw))),
+        }
+    }
+    if let Some(raw) = get("burst") {
+        s.gcra_burst = count("burst", raw, 1, note).or(s.gcra_burst);
+    }
+    if let Some(raw) = get("leak-burst") {
+        s.leak_burst = count("leak-burst", raw, 0, note).or(s.leak_burst);
+    }
+    if let Some(raw) = get("leak-delay") {
+        match raw.trim() {
+            "nodelay" => s.leak_delay = LeakDelay::NoDelay,
+            other => {
+                if let Some(n) = count("leak-delay", other, 0, note) {
+                    s.leak_delay = LeakDelay::After(n);
+                }
+            }
+        }
+    }
+    if let LeakDelay::After(n) = s.leak_delay {
+        if n > s.leak_burst() {
+            note("leak-delay", format!("leak-delay={n} is more than the leaky bucket's burst ({}); serving the whole burst at once.", s.leak_burst()));
+            s.leak_delay = LeakDelay::NoDelay;
+        }
+    }
 }
 
 /// Milliseconds with up to three decimals ("120", "0.25"), as microseconds.
@@ -451,7 +537,31 @@ pub fn to_query(state: &LabState) -> String {
         let list: Vec<&str> = state.algorithms.iter().map(|a| a.slug()).collect();
         parts.push(format!("algos={}", list.join(",")));
     }
+    let tuning = &state.settings;
+    if let Some(c) = tuning.capacity {
+        parts.push(format!("capacity={c}"));
+    }
+    if let Some(rate) = tuning.refill {
+        parts.push(format!("refill={}", rate.per_second_text()));
+    }
+    if let Some(b) = tuning.gcra_burst {
+        parts.push(format!("burst={b}"));
+    }
+    if let Some(b) = tuning.leak_burst {
+        parts.push(format!("leak-burst={b}"));
+    }
+    match tuning.leak_delay {
+        LeakDelay::After(0) => {}
+        LeakDelay::After(n) => parts.push(format!("leak-delay={n}")),
+        LeakDelay::NoDelay => parts.push("leak-delay=nodelay".into()),
+    }
     durable_query(&state.durable, &mut parts);
+    if state.embed {
+        parts.push("embed=1".into());
+    }
+    if state.theme != Theme::Auto {
+        parts.push(format!("theme={}", state.theme.slug()));
+    }
     parts.join("&")
 }
 
@@ -521,7 +631,7 @@ mod tests {
             settings: Settings { limit: 7, window: Span::from_millis(2_500), ..Settings::default() },
             pattern: Pattern::Trace(vec![Time(1), Time::from_secs(3)]),
             algorithms: vec![Algorithm::SlidingLog, Algorithm::LeakyBucket],
-            durable: DurableParams::default(),
+            ..LabState::default()
         };
         let query = to_query(&state);
         assert_eq!(query, "limit=7&window=2.5&trace=0.000001,3&algos=sliding-log,leaky-bucket");
@@ -549,6 +659,29 @@ mod tests {
         let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
         assert_eq!(fields, ["do", "from", "timeout", "fail", "service", "evict", "outage", "shards", "shard-by", "placement", "seed"]);
         assert_eq!(parsed.state.durable, DurableParams::default());
+    }
+
+    #[test]
+    fn the_per_algorithm_knobs_embed_and_theme_round_trip() {
+        let parsed = parse_query("capacity=8&refill=0.25&burst=3&leak-burst=6&leak-delay=2&embed=1&theme=dark");
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+        let s = &parsed.state.settings;
+        assert_eq!((s.capacity, s.gcra_burst, s.leak_burst, s.leak_delay), (Some(8), Some(3), Some(6), LeakDelay::After(2)));
+        assert_eq!(s.refill, Some(Rate::parse_per_second("0.25").unwrap()));
+        assert!(parsed.state.embed);
+        assert_eq!(parsed.state.theme, Theme::Dark);
+        assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
+        let nodelay = parse_query("leak-delay=nodelay").state;
+        assert_eq!(parse_query(&to_query(&nodelay)).state, nodelay);
+    }
+
+    #[test]
+    fn bad_knobs_get_messages_and_defaults() {
+        let parsed = parse_query("capacity=0&refill=-1&burst=x&leak-delay=99");
+        let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
+        assert_eq!(fields, ["capacity", "refill", "burst", "leak-delay"]);
+        assert!(parsed.notices[1].message.contains("negative"));
+        assert_eq!(parsed.state.settings.leak_delay, LeakDelay::NoDelay, "a delay above the burst means serve the whole burst");
     }
 
     #[test]
