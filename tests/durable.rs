@@ -330,3 +330,77 @@ fn an_answer_lost_on_its_way_back_still_times_out_and_the_object_still_counted_i
         assert!(r.decided.is_some() && r.late, "the object decided; the Worker never heard");
     }
 }
+
+#[test]
+fn every_request_is_answered_even_when_shards_divide_the_tuning_knobs() {
+    use ratelab::core::limiter::{Algorithm, LeakDelay};
+    let settings = Settings { limit: 8, leak_delay: LeakDelay::After(5), capacity: Some(8), ..Settings::default() };
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Frankfurt, 0, evenly(40, Span::from_millis(50), Time::ZERO));
+    for algorithm in Algorithm::ALL {
+        for shard_by in [ShardBy::Key, ShardBy::Request] {
+            let config = SimConfig { algorithm, settings: settings.clone(), shard_by, ..SimConfig::default() };
+            let report = run(&config, &traffic);
+            assert!(report.records.iter().all(|r| r.decision.is_some()), "{algorithm:?} {shard_by:?}: every request decided");
+            assert!(report.passed() <= 8 + 4, "{algorithm:?} {shard_by:?}: {} passed; the shards share the limit", report.passed());
+        }
+    }
+}
+
+#[test]
+fn a_scheduled_eviction_while_the_object_is_busy_takes_effect_when_it_is_next_idle() {
+    let config = SimConfig {
+        persist: false,
+        service: Span::from_secs(2),
+        timeout: Span::from_secs(60),
+        shards: ShardRule::uniform(1),
+        settings: Settings { limit: 1, window: Span::from_secs(100), ..Settings::default() },
+        faults: vec![Fault { kind: FaultKind::Evict, start: Span::from_secs(1), end: Span::from_secs(1) }],
+        ..SimConfig::default()
+    };
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Frankfurt, 0, [Time::ZERO, Time::from_secs(5)]);
+    let report = run(&config, &traffic);
+    assert_eq!(report.objects[0].cold_starts, 2);
+    assert_eq!(report.records[1].outcome, Outcome::Allowed, "the restart lost the in-memory log");
+}
+
+#[test]
+fn the_stored_keys_series_is_in_time_order() {
+    let mut traffic = SimTraffic::default();
+    for i in 0..50u64 {
+        traffic.push(&format!("tenant:{i}"), Region::ALL[(i % 6) as usize], 0, [Time::from_millis(i * 6_300)]);
+    }
+    let report = run(&SimConfig { shard_by: ShardBy::Request, home: Some(Region::Tokyo), ..SimConfig::default() }, &traffic);
+    assert!(report.stored_keys.windows(2).all(|w| w[0].0 <= w[1].0));
+    assert_eq!(report.stored_keys.last().unwrap().1, 0);
+}
+
+#[test]
+fn an_alarm_cleanup_under_a_second_is_refused() {
+    let config = SimConfig { alarm_cleanup: Span::ZERO, ..SimConfig::default() };
+    assert!(simulate(&config, &steady_from(Region::Tokyo)).is_err());
+}
+
+#[test]
+fn the_first_tier_cache_never_blocks_what_another_shard_would_allow() {
+    let mut traffic = SimTraffic::default();
+    traffic.push("tenant:acme", Region::Frankfurt, 0, evenly(200, Span::from_millis(1_300), Time::ZERO));
+    let base = SimConfig { settings: Settings { limit: 8, ..Settings::default() }, shard_by: ShardBy::Request, ..SimConfig::default() };
+    let without = run(&base, &traffic).passed();
+    let with = run(&SimConfig { first_tier_cache: true, ..base }, &traffic).passed();
+    assert_eq!(with, without);
+}
+
+#[test]
+fn an_answer_exactly_at_the_deadline_is_in_time_whether_or_not_timeouts_are_events() {
+    // Frankfurt to Frankfurt: 1 + 1 ms hops, 5 ms storage read, 0.25 ms service, 1 ms write.
+    let config = SimConfig { jitter: Span::ZERO, timeout: Span(8_250), ..SimConfig::default() };
+    let mut traffic = SimTraffic::default();
+    traffic.push("ip:192.0.2.1", Region::Frankfurt, 0, [Time::ZERO]);
+    for first_tier_cache in [false, true] {
+        let report = run(&SimConfig { first_tier_cache, ..config.clone() }, &traffic);
+        assert_eq!(report.records[0].outcome, Outcome::Allowed, "cache {first_tier_cache}");
+        assert_eq!(report.records[0].latency(), Span(8_250));
+    }
+}

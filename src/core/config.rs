@@ -131,6 +131,14 @@ impl Rate {
         self.per
     }
 
+    /// The same rate shared by `n`: `amount` per `per × n` (kept as it is if that overflows).
+    pub fn divided_by(&self, n: u64) -> Rate {
+        match self.per.micros().checked_mul(n.max(1)) {
+            Some(per) => Rate::reduced(self.amount, Span(per)),
+            None => *self,
+        }
+    }
+
     /// The rate as decimal units per second ("0.5"), rounded down to six decimals.
     pub fn per_second_text(&self) -> String {
         let micro_per_sec = (u128::from(self.amount) * u128::from(MICROS_PER_SEC) * u128::from(MICROS_PER_SEC))

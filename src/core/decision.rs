@@ -40,7 +40,8 @@ pub struct Decision {
     /// Time until the limiter has forgotten everything it holds against this key.
     pub reset_after: Span,
     /// For a rejection: how long to wait before the same request can pass. `None` for a passed
-    /// request, and for a request that can never pass (its cost is larger than the limit).
+    /// request, and for a request that can never pass (its cost is larger than the limit), except
+    /// in the sliding log, which follows its seed and always names a time.
     pub retry_after: Option<Span>,
 }
 

@@ -154,6 +154,30 @@ impl Settings {
     pub fn leak_burst(&self) -> u64 {
         self.leak_burst.unwrap_or(self.limit.saturating_sub(1))
     }
+
+    /// The settings one of `shards` shards enforces: every count divided (rounded up, as the seed
+    /// divides the limit) and every rate divided, so the shards together enforce the whole.
+    pub fn per_shard(&self, shards: u32) -> Settings {
+        let n = u64::from(shards.max(1));
+        if n == 1 {
+            return self.clone();
+        }
+        let split = |count: u64| count.div_ceil(n).max(1);
+        let leak_burst = self.leak_burst.map(|b| b.div_ceil(n));
+        let mut shard = Settings {
+            limit: split(self.limit),
+            window: self.window,
+            capacity: self.capacity.map(split),
+            refill: self.refill.map(|rate| rate.divided_by(n)),
+            gcra_burst: self.gcra_burst.map(split),
+            leak_burst,
+            leak_delay: self.leak_delay,
+        };
+        if let LeakDelay::After(d) = shard.leak_delay {
+            shard.leak_delay = LeakDelay::After(d.div_ceil(n).min(shard.leak_burst()));
+        }
+        shard
+    }
 }
 
 /// Any algorithm's per-key state, dispatched without allocation.
@@ -201,6 +225,26 @@ impl Limiter for AnyLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shards_settings_divide_every_count_and_rate_and_still_build() {
+        let settings = Settings {
+            limit: 8,
+            capacity: Some(8),
+            refill: Some(Rate::parse_per_second("2").unwrap()),
+            gcra_burst: Some(8),
+            leak_burst: Some(7),
+            leak_delay: LeakDelay::After(5),
+            ..Settings::default()
+        };
+        let shard = settings.per_shard(4);
+        assert_eq!((shard.limit, shard.capacity, shard.gcra_burst, shard.leak_burst), (2, Some(2), Some(2), Some(2)));
+        assert_eq!(shard.refill, Some(Rate::parse_per_second("0.5").unwrap()));
+        assert_eq!(shard.leak_delay, LeakDelay::After(2));
+        for a in Algorithm::ALL {
+            assert!(a.build(&shard).is_ok(), "{a}");
+        }
+    }
 
     #[test]
     fn every_algorithm_round_trips_through_its_slug() {

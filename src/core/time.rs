@@ -137,14 +137,23 @@ pub fn parse_seconds(text: &str) -> Result<u64, SecondsError> {
     if s.is_empty() {
         return Err(SecondsError::Empty);
     }
-    let unsigned = s.strip_prefix('+').unwrap_or(s);
-    if let Some(rest) = unsigned.strip_prefix('-') {
+    // One optional sign, never more: "--1" and "+-1" are not numbers.
+    let (negative, unsigned) = match s.as_bytes()[0] {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    match parse_unsigned_seconds(unsigned, s) {
         // "-0" and "-0.000" are zero, not negative.
-        if parse_seconds(rest).map(|v| v == 0).unwrap_or(false) {
-            return Ok(0);
-        }
-        return Err(SecondsError::Negative(s.to_string()));
+        Ok(0) => Ok(0),
+        Ok(_) if negative => Err(SecondsError::Negative(s.to_string())),
+        other => other,
     }
+}
+
+/// Parses digits with an optional fraction; `original` is quoted in errors.
+fn parse_unsigned_seconds(unsigned: &str, original: &str) -> Result<u64, SecondsError> {
+    let s = original;
     let (whole, frac) = match unsigned.split_once('.') {
         Some((w, f)) => (w, f),
         None => (unsigned, ""),
@@ -202,6 +211,11 @@ mod tests {
         assert!(matches!(parse_seconds("."), Err(SecondsError::NotANumber(_))));
         assert!(matches!(parse_seconds("1.2.3"), Err(SecondsError::NotANumber(_))));
         assert!(matches!(parse_seconds("-1"), Err(SecondsError::Negative(_))));
+        assert!(matches!(parse_seconds("--0"), Err(SecondsError::NotANumber(_))));
+        assert!(matches!(parse_seconds("+-1"), Err(SecondsError::NotANumber(_))));
+        assert!(matches!(parse_seconds("-"), Err(SecondsError::NotANumber(_))));
+        let many_dashes = format!("{}1", "-".repeat(200_000));
+        assert!(matches!(parse_seconds(&many_dashes), Err(SecondsError::NotANumber(_))), "no recursion, no stack overflow");
         assert!(matches!(parse_seconds("0.0000001"), Err(SecondsError::TooPrecise(_))));
         assert!(matches!(parse_seconds("99999999999999999999"), Err(SecondsError::TooLarge(_))));
         assert_eq!(parse_seconds(""), Err(SecondsError::Empty));

@@ -339,7 +339,7 @@ fn parse_durable<'a>(
         found
     };
     if let Some(raw) = get("do") {
-        match raw {
+        match raw.trim() {
             "1" => d.enabled = true,
             "0" => d.enabled = false,
             other => note("do", format!("do={}: use do=1 to show the Durable Object row, or do=0.", quoted(other))),

@@ -34,7 +34,7 @@ impl FixedWindow {
         let now = now.max(self.latest);
         let (slice, count) = self.current(now);
         let limit = self.quota.limit();
-        let slice_end = (slice + 1).saturating_mul(self.quota.window().micros());
+        let slice_end = slice.saturating_add(1).saturating_mul(self.quota.window().micros());
         let until_next_slice = Span(slice_end.saturating_sub(now.micros()));
         let passes = count.saturating_add(cost) <= limit;
         let used = if passes { count + cost } else { count };

@@ -79,19 +79,20 @@ impl LeakyBucket {
     fn assess(&self, now: Time, cost: u64) -> (Decision, Option<(u128, Time)>) {
         let now = now.max(self.latest);
         let one = self.one() as i128;
-        let burst = i128::from(self.config.burst as i64) * one;
+        let burst = i128::from(self.config.burst) * one;
         let left = self.leaked(now);
-        let cost = i128::from(cost.min(MAX_COUNT) as i64);
+        // u64 fits in i128 whole: a huge cost is compared as it is, never clamped.
+        let cost = i128::from(cost);
         let excess = if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one };
         let passes = excess <= burst;
         let kept = if passes { excess } else { left.max(0) };
-        let delay_units = (excess - i128::from(self.config.delay as i64) * one).max(0);
+        let delay_units = (excess - i128::from(self.config.delay) * one).max(0);
         let verdict = match (passes, delay_units > 0) {
             (false, _) => Verdict::Rejected,
             (true, false) => Verdict::Allowed,
             (true, true) => Verdict::Delayed { by: span_from_u128(div_ceil_u128(delay_units as u128, self.rate())) },
         };
-        let retry_after = if passes || cost > i128::from(self.config.burst as i64) + 1 {
+        let retry_after = if passes || cost > i128::from(self.config.burst) + 1 {
             None
         } else {
             // Accepted once left - rate × Δ + cost <= burst (all in units of 1/`per` request).
@@ -128,7 +129,8 @@ impl Limiter for LeakyBucket {
     }
 
     fn is_at_rest(&self, now: Time) -> bool {
-        self.leaked(now.max(self.latest)) <= 0
+        // Only once a full request has leaked away past zero does it act like a new key.
+        self.leaked(now.max(self.latest)) <= -(self.one() as i128)
     }
 
     fn gauge(&self, now: Time) -> Gauge {
@@ -193,6 +195,23 @@ mod tests {
             assert!(!meter.decide(Time::ZERO, 1).allowed());
         }
         assert!(meter.decide(Time::from_secs(1), 1).allowed());
+    }
+
+    #[test]
+    fn a_huge_cost_is_rejected_not_clamped() {
+        let mut meter = one_per_second(MAX_COUNT - 1, MAX_COUNT - 1);
+        let d = meter.decide(Time::ZERO, 5 * MAX_COUNT);
+        assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, None));
+    }
+
+    #[test]
+    fn it_is_at_rest_only_when_it_would_answer_like_a_new_key() {
+        let mut meter = one_per_second(2, 2);
+        meter.decide(Time::ZERO, 1);
+        meter.decide(Time::ZERO, 1);
+        // At 1 s one request has leaked: excess 0, but a new request still adds to it.
+        assert!(!meter.is_at_rest(Time::from_secs(1)));
+        assert!(meter.is_at_rest(Time::from_secs(2)));
     }
 
     #[test]

@@ -179,6 +179,7 @@ pub enum SimConfigError {
     BindingPeriod(u64),
     NoRoutes,
     ZeroTimeout,
+    AlarmTooSoon,
 }
 
 impl std::fmt::Display for SimConfigError {
@@ -190,6 +191,7 @@ impl std::fmt::Display for SimConfigError {
             }
             SimConfigError::NoRoutes => write!(f, "at least one route is needed"),
             SimConfigError::ZeroTimeout => write!(f, "the timeout must be longer than 0 ms"),
+            SimConfigError::AlarmTooSoon => write!(f, "the alarm's cleanup delay must be at least 1 second"),
         }
     }
 }
@@ -197,7 +199,13 @@ impl std::fmt::Display for SimConfigError {
 impl SimConfig {
     pub fn validate(&self) -> Result<(), SimConfigError> {
         self.settings.quota().map_err(SimConfigError::Limiter)?;
-        self.algorithm.build(&self.settings).map_err(SimConfigError::Limiter)?;
+        // Every shard count in use must give settings the algorithm accepts.
+        for shards in [1, self.shards.ip, self.shards.global, self.shards.other] {
+            self.algorithm.build(&self.settings.per_shard(shards)).map_err(SimConfigError::Limiter)?;
+        }
+        if self.alarm_cleanup < Span::from_secs(1) {
+            return Err(SimConfigError::AlarmTooSoon);
+        }
         if let Tier::Binding { period_secs } = self.tier {
             if period_secs != 10 && period_secs != 60 {
                 return Err(SimConfigError::BindingPeriod(period_secs));

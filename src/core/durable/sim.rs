@@ -2,7 +2,8 @@
 //!
 //! Events (a send, an arrival at an object, the end of a decision, an answer reaching the Worker,
 //! a Worker's timeout, an alarm) are processed in time order from a priority queue; ties keep the
-//! order they were scheduled in. Every random choice (jitter, per-request shard, retry jitter)
+//! order they were scheduled in, and a new request from the traffic goes before events at the
+//! same instant. An answer is in time when it reaches the Worker at or before the deadline. Every random choice (jitter, per-request shard, retry jitter)
 //! comes from one seeded generator drawn in event order, so a seed always gives the same run.
 //!
 //! The mechanisms, each real rather than a label:
@@ -42,6 +43,8 @@ pub struct ObjectInfo {
     pub key: u32,
     pub shard: u32,
     pub region: Region,
+    /// How many shards its key has.
+    pub shards: u32,
     /// The limit this shard enforces.
     pub limit: u64,
     /// The most requests it ever held at once (queued or in service).
@@ -60,6 +63,10 @@ struct ObjectState {
     stored: bool,
     alarm_at: Option<Time>,
     alarm_pending: Option<Time>,
+    /// Scheduled evictions up to this time have been looked at.
+    evictions_seen_until: Time,
+    /// An eviction is due as soon as the object is next idle.
+    eviction_due: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,10 +96,12 @@ struct Sim<'a> {
     binding: HashMap<(Region, u32), FixedWindow>,
     /// The binding's fixed window (limit per 10 or 60 s), when it is the tier in use.
     binding_quota: Option<Quota>,
-    stored_keys: u32,
-    stored_series: Vec<(Time, u32)>,
+    /// Changes to the number of stored keys: (when, +1 or -1), in the order they were made.
+    stored_changes: Vec<(Time, i8)>,
     /// Per key: its shard count and, sharding by key, its shard (a SHA-256 per key, not per request).
     key_shards: Vec<Option<(u32, u32)>>,
+    /// The time of the event being handled.
+    now: Time,
     /// Whether answers must be given in time order: retries and the first-tier cache act on them.
     causal: bool,
 }
@@ -121,10 +130,10 @@ pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, S
         blocked_until: HashMap::new(),
         binding: HashMap::new(),
         binding_quota,
-        stored_keys: 0,
-        stored_series: vec![(Time::ZERO, 0)],
+        stored_changes: Vec::new(),
         key_shards: vec![None; traffic.keys.len()],
         causal: config.retry != RetryPolicy::Never || config.first_tier_cache,
+        now: Time::ZERO,
     };
     let mut next_original = 0usize;
     loop {
@@ -135,6 +144,7 @@ pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, S
             (Some(_), _) => {
                 let request = traffic.requests[next_original];
                 next_original += 1;
+                sim.now = request.at;
                 let id = sim.new_record(request.key, request.origin, request.route, 0, request.at);
                 sim.send(id, request.at);
             }
@@ -142,7 +152,20 @@ pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, S
             (None, None) => break,
         }
     }
-    Ok(SimReport::build(config, traffic, sim.records, sim.objects, sim.stored_series))
+    Ok(SimReport::build(config, traffic, sim.records, sim.objects, stored_series(sim.stored_changes)))
+}
+
+/// The number of stored keys over time, from its changes: a write is stamped when its answer
+/// leaves and a deletion when its alarm fires, so the changes are sorted before they are summed.
+fn stored_series(mut changes: Vec<(Time, i8)>) -> Vec<(Time, u32)> {
+    changes.sort_by_key(|&(t, delta)| (t, delta));
+    let mut count: i64 = 0;
+    let mut series = vec![(Time::ZERO, 0)];
+    for (t, delta) in changes {
+        count = (count + i64::from(delta)).max(0);
+        series.push((t, count as u32));
+    }
+    series
 }
 
 /// For smart placement: the origin that sends each key the most requests (ties: the earliest).
@@ -186,6 +209,7 @@ impl Sim<'_> {
 
     fn step(&mut self) {
         let Some(Reverse((at, _, event))) = self.events.pop() else { return };
+        self.now = at;
         match event {
             Event::Send(id) => self.send(id, at),
             Event::Arrive(id) => self.arrive(id, at),
@@ -239,7 +263,9 @@ impl Sim<'_> {
         self.records[id as usize].object = Some(object);
         let lost = self.lost(at, origin, region);
         if self.causal {
-            self.schedule(at.plus(self.config.timeout), Event::Timeout(id));
+            // One microsecond past the deadline: an answer arriving exactly at it is in time,
+            // the same rule `respond` applies when no timeout event is scheduled.
+            self.schedule(at.plus(self.config.timeout).plus(Span(1)), Event::Timeout(id));
         } else if lost {
             // Nothing acts on this answer's timing: settle it now, as the timeout would.
             self.finish(id, at.plus(self.config.timeout), None);
@@ -285,6 +311,7 @@ impl Sim<'_> {
             key,
             shard,
             region,
+            shards,
             limit: per_shard_limit(self.config.settings.limit, shards),
             max_queue: 0,
             cold_starts: 0,
@@ -298,6 +325,8 @@ impl Sim<'_> {
             stored: false,
             alarm_at: None,
             alarm_pending: None,
+            evictions_seen_until: Time::ZERO,
+            eviction_due: false,
         });
         if let Some(slots) = self.by_name.get_mut(key as usize) {
             if slots.len() <= shard as usize {
@@ -316,13 +345,18 @@ impl Sim<'_> {
         let persist = self.config.persist;
         let faults = &self.config.faults;
         let state = &mut self.states[o];
+        let seen = state.evictions_seen_until;
+        if faults.iter().any(|f| matches!(f.kind, FaultKind::Evict) && f.start.micros() > seen.micros() && f.start.micros() <= at.micros()) {
+            // A scheduled eviction (a restart) happened since we last looked; a busy object
+            // finishes what it holds first.
+            state.eviction_due = true;
+        }
+        state.evictions_seen_until = at;
         if state.in_memory && !state.busy && state.queue.is_empty() {
             let idle_evicted = at >= state.last_active.plus(evict_after);
-            let forced = faults.iter().any(|f| {
-                matches!(f.kind, FaultKind::Evict) && f.start.micros() > state.last_active.micros() && f.start.micros() <= at.micros()
-            });
-            if idle_evicted || forced {
+            if idle_evicted || state.eviction_due {
                 state.in_memory = false;
+                state.eviction_due = false;
                 if !persist {
                     state.limiter = None;
                 }
@@ -338,7 +372,7 @@ impl Sim<'_> {
     }
 
     fn limiter_settings(&self, object: u32) -> Settings {
-        Settings { limit: self.objects[object as usize].limit, ..self.config.settings.clone() }
+        self.config.settings.per_shard(self.objects[object as usize].shards)
     }
 
     fn start_next(&mut self, object: u32, now: Time) {
@@ -359,10 +393,19 @@ impl Sim<'_> {
         }
         if self.states[o].limiter.is_none() {
             let settings = self.limiter_settings(object);
-            // validate() checked the quota; a shard's limit is at least 1.
+            // validate() built every shard count's settings once, so this succeeds.
             self.states[o].limiter = self.config.algorithm.build(&settings).ok();
         }
-        let Some(limiter) = self.states[o].limiter.as_mut() else { return };
+        let Some(limiter) = self.states[o].limiter.as_mut() else {
+            // Unreachable after validate(); if it ever happens, the call fails like a timeout
+            // and the object moves on to its next request.
+            if !self.finalized[id as usize] {
+                let deadline = self.records[id as usize].sent.plus(self.config.timeout);
+                self.finish(id, deadline, None);
+            }
+            self.start_next(object, now);
+            return;
+        };
         let decision = limiter.decide(start, 1);
         let done = start.plus(self.config.service).plus(self.config.slowdown_at(start));
         let mut depart = done;
@@ -371,8 +414,7 @@ impl Sim<'_> {
                 depart = depart.plus(self.config.storage_write);
                 if !self.states[o].stored {
                     self.states[o].stored = true;
-                    self.stored_keys += 1;
-                    self.stored_series.push((depart, self.stored_keys));
+                    self.stored_changes.push((depart, 1));
                 }
             }
             let alarm_at = start.plus(self.config.settings.window).plus(self.config.alarm_cleanup);
@@ -382,9 +424,14 @@ impl Sim<'_> {
                 self.schedule(alarm_at, Event::Alarm(object));
             }
         }
+        let gave_up = self.finalized[id as usize];
         let record = &mut self.records[id as usize];
         record.decided = Some(start);
         record.decision = Some(decision);
+        if gave_up {
+            // The Worker stopped waiting before the object even started on it.
+            record.late = true;
+        }
         let origin = record.origin;
         let region = self.objects[o].region;
         self.states[o].busy = true;
@@ -401,7 +448,15 @@ impl Sim<'_> {
     }
 
     fn service_done(&mut self, object: u32, at: Time) {
-        self.states[object as usize].busy = false;
+        let state = &mut self.states[object as usize];
+        state.busy = false;
+        if state.queue.is_empty() && state.eviction_due {
+            state.in_memory = false;
+            state.eviction_due = false;
+            if !self.config.persist {
+                state.limiter = None;
+            }
+        }
         self.start_next(object, at);
     }
 
@@ -420,11 +475,14 @@ impl Sim<'_> {
         self.finish(id, at, decision);
     }
 
-    fn timeout(&mut self, id: u32, at: Time) {
+    fn timeout(&mut self, id: u32, _at: Time) {
         if self.finalized[id as usize] {
             return;
         }
-        self.finish(id, at, None);
+        // The event fires a microsecond late so that an answer at the deadline wins the tie;
+        // the Worker's answer is stamped at the deadline itself.
+        let deadline = self.records[id as usize].sent.plus(self.config.timeout);
+        self.finish(id, deadline, None);
     }
 
     /// The Worker answers the client: from a decision, or by the route's fail mode without one.
@@ -450,9 +508,13 @@ impl Sim<'_> {
             },
         };
         let (outcome, origin, key, route, attempt) = (record.outcome, record.origin, record.key, record.route, record.attempt);
-        if outcome == Outcome::Rejected && self.config.first_tier_cache && !record.local {
-            if let Some(wait) = decision.and_then(|d| d.retry_after) {
-                self.blocked_until.insert((origin, key), at.plus(wait));
+        // The cache holds a key as one client over its limit, which is only true when one object
+        // enforces the key's limit: with requests spread over shards, another shard may say yes.
+        let decided = record.decided;
+        if outcome == Outcome::Rejected && self.config.first_tier_cache && !record.local && self.config.shard_by == ShardBy::Key {
+            if let (Some(wait), Some(decided)) = (decision.and_then(|d| d.retry_after), decided) {
+                // Blocked until the object's own retry time, counted from when it decided.
+                self.blocked_until.insert((origin, key), decided.plus(wait));
             }
         }
         if matches!(outcome, Outcome::Rejected | Outcome::FailedClosed) {
@@ -469,7 +531,8 @@ impl Sim<'_> {
                 }),
             };
             if let Some(wait) = wait {
-                let retry_at = at.plus(wait);
+                // Never schedule into the past (a timeout is handled a microsecond after its deadline).
+                let retry_at = at.plus(wait).max(self.now);
                 let retry = self.new_record(key, origin, route, attempt.saturating_add(1), retry_at);
                 self.schedule(retry_at, Event::Send(retry));
             }
@@ -496,8 +559,7 @@ impl Sim<'_> {
             if !self.states[o].in_memory {
                 self.states[o].limiter = None;
             }
-            self.stored_keys -= 1;
-            self.stored_series.push((at, self.stored_keys));
+            self.stored_changes.push((at, -1));
         } else {
             let again = at.plus(self.config.alarm_cleanup);
             self.states[o].alarm_at = Some(again);
