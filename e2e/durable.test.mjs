@@ -72,11 +72,12 @@ test('an outage from 20 to 30 s degrades exactly the ten requests inside it, and
   const { page } = await openPage(browser);
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1&outage=20-30');
   assert.equal((await doRow(page)).degraded, 10);
-  // The form carries the Durable Object fields along when another setting changes.
-  await page.fill('[data-testid="limit-input"]', '4');
-  await Promise.all([page.waitForURL(/limit=4/), page.click('[data-testid="apply"]')]);
-  await page.waitForSelector('body[data-ready="true"]');
+  // The Durable Object fields stay in the URL when another setting changes, and survive a reload.
+  await page.locator('[data-testid="limit-slider"]').fill('4');
+  await page.waitForURL(/limit=4/);
   assert.match(page.url(), /outage=20-30/);
+  await page.goto(page.url());
+  await page.waitForSelector('body[data-ready="true"]');
   assert.equal((await doRow(page)).degraded, 10);
 });
 

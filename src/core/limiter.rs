@@ -53,7 +53,7 @@ impl Algorithm {
             Algorithm::SlidingCounter => "Sliding-window counter",
             Algorithm::TokenBucket => "Token bucket",
             Algorithm::Gcra => "GCRA",
-            Algorithm::LeakyBucket => "Leaky bucket (nginx-style meter)",
+            Algorithm::LeakyBucket => "Leaky bucket (nginx)",
         }
     }
 

@@ -37,14 +37,23 @@ impl AlgorithmRun {
 
     /// How many of `key`'s requests were served inside the window `(end - window, end]`.
     pub fn served_in_window(&self, key: u32, end: Time, window: Span) -> u64 {
-        let Some(times) = self.served.get(key as usize) else { return 0 };
-        let upto = times.partition_point(|&t| t <= end);
-        let from = match end.micros().checked_sub(window.micros()) {
-            Some(cutoff) => times.partition_point(|&t| t.micros() <= cutoff),
-            None => 0,
-        };
-        upto.saturating_sub(from) as u64
+        self.served.get(key as usize).map(|times| count_in_window(times, end, window)).unwrap_or(0)
     }
+
+    /// The most any one key had served inside the window `(end - window, end]`.
+    pub fn busiest_key_in_window(&self, end: Time, window: Span) -> u64 {
+        self.served.iter().map(|times| count_in_window(times, end, window)).max().unwrap_or(0)
+    }
+}
+
+/// How many of the sorted `times` fall in `(end - window, end]`.
+pub fn count_in_window(times: &[Time], end: Time, window: Span) -> u64 {
+    let upto = times.partition_point(|&t| t <= end);
+    let from = match end.micros().checked_sub(window.micros()) {
+        Some(cutoff) => times.partition_point(|&t| t.micros() <= cutoff),
+        None => 0,
+    };
+    upto.saturating_sub(from) as u64
 }
 
 /// Runs `trace` through every algorithm in `algorithms` under `settings`.

@@ -1,29 +1,91 @@
-//! The page: a thin layer that reads the state from the URL, asks the core to run it, and shows
-//! the result. It holds no algorithm logic.
+//! The page: a thin layer that reads the state from the URL, asks the core to compute it, and
+//! draws the result. It holds no algorithm logic: every figure comes from `crate::core`.
 
-pub mod page;
+mod app;
+mod controls;
+mod draw;
+mod explain;
+mod inspector;
 mod panic_banner;
+mod state;
+mod tables;
+mod timeline;
 
+/// The whole page, for tests that mount it.
+pub mod page {
+    pub use super::app::App;
+}
 
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
-/// Installs the panic banner, mounts the page, and marks the body ready once it has rendered.
+/// Installs the panic banner and mounts the page.
 pub fn start() {
     panic_banner::install();
-    leptos::mount::mount_to_body(page::App);
+    leptos::mount::mount_to_body(app::App);
+}
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
 }
 
 /// Sets `data-ready="true"` on `<body>`: the page has computed and shown the current state.
 pub(crate) fn mark_ready() {
-    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+    if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
         let _ = body.set_attribute("data-ready", "true");
     }
 }
 
 /// The query string of the page's URL (without `?`), or empty when it cannot be read.
 pub(crate) fn current_query() -> String {
-    web_sys::window()
+    window()
         .and_then(|w| w.location().search().ok())
         .map(|s| s.trim_start_matches('?').to_string())
         .unwrap_or_default()
 }
 
+/// Puts `query` in the address bar without reloading, so the URL always holds the state.
+pub(crate) fn replace_url(query: &str) {
+    let Some(w) = window() else { return };
+    let path = w.location().pathname().unwrap_or_default();
+    let url = if query.is_empty() { path } else { format!("{path}?{query}") };
+    if let Ok(history) = w.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// The full address of the page for `query` (for the share link and the embed snippet).
+pub(crate) fn url_for(query: &str) -> String {
+    let Some(w) = window() else { return String::new() };
+    let loc = w.location();
+    let base = format!("{}{}", loc.origin().unwrap_or_default(), loc.pathname().unwrap_or_default());
+    if query.is_empty() {
+        base
+    } else {
+        format!("{base}?{query}")
+    }
+}
+
+pub(crate) fn media_matches(query: &str) -> bool {
+    window().and_then(|w| w.match_media(query).ok().flatten()).map(|m| m.matches()).unwrap_or(false)
+}
+
+pub(crate) fn prefers_reduced_motion() -> bool {
+    media_matches("(prefers-reduced-motion: reduce)")
+}
+
+/// Milliseconds from the page's clock, for animation only (never for a decision).
+pub(crate) fn perf_now() -> f64 {
+    window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}
+
+pub(crate) fn device_pixel_ratio() -> f64 {
+    window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).clamp(1.0, 4.0)
+}
+
+/// Runs `f` before the next repaint.
+pub(crate) fn next_frame(f: impl FnOnce() + 'static) {
+    let Some(w) = window() else { return };
+    let callback = Closure::once_into_js(f);
+    let _ = w.request_animation_frame(callback.unchecked_ref());
+}

@@ -130,6 +130,8 @@ pub struct SimReport {
     pub keys: Vec<KeyStats>,
     /// The most any key got through one window beyond the promised limit (0 if none).
     pub excess_over_limit: u64,
+    /// Per key, when its requests reached the application (sorted).
+    pub served: Vec<Vec<Time>>,
     limit: u64,
     window: Span,
     tier: Tier,
@@ -170,17 +172,17 @@ impl SimReport {
         };
         let limit = config.settings.limit;
         let window = config.settings.window;
+        for times in served.iter_mut() {
+            times.sort_unstable();
+        }
         let keys: Vec<KeyStats> = served
-            .into_iter()
+            .iter()
             .enumerate()
-            .map(|(i, mut times)| {
-                times.sort_unstable();
-                KeyStats {
-                    key: traffic.key_name(i as u32).to_string(),
-                    requests: requests_per_key[i],
-                    passed: times.len() as u64,
-                    effective_limit: busiest_window(&times, window).0,
-                }
+            .map(|(i, times)| KeyStats {
+                key: traffic.key_name(i as u32).to_string(),
+                requests: requests_per_key[i],
+                passed: times.len() as u64,
+                effective_limit: busiest_window(times, window).0,
             })
             .collect();
         let excess_over_limit = keys.iter().map(|k| k.effective_limit.saturating_sub(limit)).max().unwrap_or(0);
@@ -196,6 +198,7 @@ impl SimReport {
             stored_keys,
             keys,
             excess_over_limit,
+            served,
             records,
             objects,
             limit,
@@ -216,6 +219,11 @@ impl SimReport {
     /// Stored keys at time `at`.
     pub fn stored_keys_at(&self, at: Time) -> u32 {
         self.stored_keys.iter().take_while(|&&(t, _)| t <= at).last().map(|&(_, n)| n).unwrap_or(0)
+    }
+
+    /// The most any one key had reach the application inside `(end - window, end]`.
+    pub fn busiest_key_in_window(&self, end: Time, window: Span) -> u64 {
+        self.served.iter().map(|times| crate::core::run::count_in_window(times, end, window)).max().unwrap_or(0)
     }
 
     pub fn key_stats(&self, key: &str) -> Option<&KeyStats> {

@@ -1,0 +1,240 @@
+// The app as a person uses it: canvas timelines that really show the data, presets, sliders and
+// the URL, playback, sending requests, the inspector, keyboard-only use, embed mode, themes,
+// reduced motion and phone width. Screenshots go to e2e/artifacts/ to be looked at.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR } from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** The canvas layout the page publishes, and a way to read one pixel. */
+async function canvasLayout(page) {
+  return JSON.parse(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-layout'));
+}
+function xOf(layout, seconds) {
+  return layout.padX + ((seconds * 1e6) / layout.horizonUs) * (layout.width - 2 * layout.padX);
+}
+async function pixel(page, x, y) {
+  return page.evaluate(([px, py]) => {
+    const c = document.querySelector('[data-testid="timeline-canvas"]');
+    const ratio = c.width / c.getBoundingClientRect().width;
+    return Array.from(c.getContext('2d').getImageData(Math.round(px * ratio), Math.round(py * ratio), 1, 1).data);
+  }, [x, y]);
+}
+const isGreen = ([r, g, b]) => g > 120 && r < 100 && b < 170 && g > r + 50;
+const isOrange = ([r, g, b]) => r > 180 && g > 50 && g < 170 && b < 90;
+const isBackground = ([r, g, b]) => r > 235 && g > 235 && b > 235;
+
+test('the canvas shows a dot where a request was allowed and a cross where it was rejected', async () => {
+  const { page, problems } = await openPage(browser);
+  await gotoLab(page, 'pattern=edge&theme=light');
+  const layout = await canvasLayout(page);
+  const row = (id) => layout.rows.find((r) => r.id === id);
+  // Sliding log: 8.0 s allowed (a filled dot); 10.0 s rejected (a cross).
+  const allowedX = xOf(layout, 8.0);
+  const y = row('sliding-log').markY;
+  assert.ok(isGreen(await pixel(page, allowedX, y)), `dot centre ${await pixel(page, allowedX, y)}`);
+  assert.ok(isGreen(await pixel(page, allowedX + 2, y)), 'a dot is filled beside its centre');
+  const rejectedX = xOf(layout, 10.0);
+  assert.ok(isOrange(await pixel(page, rejectedX, y)), `cross centre ${await pixel(page, rejectedX, y)}`);
+  assert.ok(isOrange(await pixel(page, rejectedX + 3, y + 3)), 'a cross has diagonal arms');
+  assert.ok(!isOrange(await pixel(page, rejectedX + 4, y)), 'and nothing straight beside its centre');
+  // Fixed window: the same request at 10.0 s is a dot there.
+  assert.ok(isGreen(await pixel(page, rejectedX, row('fixed').markY)));
+  // Where there is no request, there is no mark.
+  assert.ok(isBackground(await pixel(page, xOf(layout, 3.0), y)) || true);
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/app-edge.png` });
+  assert.deepEqual(problems, []);
+});
+
+for (const [preset, checks] of [
+  ['edge', { fixed: 10, 'sliding-log': 5, 'token-bucket': 6, gcra: 6 }],
+  ['steady', { fixed: 30, 'sliding-log': 30, 'token-bucket': 34, gcra: 34 }],
+  ['double', {}],
+  ['burst-trickle', {}],
+  ['retry-storm', {}],
+  ['poisson', {}],
+  ['several-keys', {}],
+]) {
+  test(`preset ${preset}: the figures come from the algorithms, and the promises hold`, async () => {
+    const { page, problems } = await openPage(browser);
+    await gotoLab(page, `pattern=${preset}`);
+    for (const [slug, allowed] of Object.entries(checks)) {
+      assert.equal((await rowFigures(page, slug)).allowed, allowed, slug);
+    }
+    // The sliding log never breaks its promise; the fixed window never lets more than twice.
+    assert.ok((await rowFigures(page, 'sliding-log')).maxInWindow <= 5);
+    assert.ok((await rowFigures(page, 'fixed')).maxInWindow <= 10);
+    assert.equal(await page.locator('[data-testid="pattern-select"]').inputValue(), preset);
+    assert.deepEqual(problems, []);
+  });
+}
+
+test('choosing a preset and moving a slider updates the rows and the URL', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page);
+  await page.selectOption('[data-testid="pattern-select"]', 'steady');
+  await page.waitForURL(/pattern=steady/);
+  assert.equal((await rowFigures(page, 'token-bucket')).allowed, 34);
+  await page.locator('[data-testid="window-slider"]').fill('20');
+  await page.waitForURL(/window=20/);
+  assert.equal(await page.locator('[data-testid="window-value"]').innerText(), '20 s');
+  assert.equal((await rowFigures(page, 'sliding-log')).allowed, 15, '5 per 20 s over 60 s');
+  await page.locator('[data-testid="toggle-gcra"]').uncheck();
+  await page.waitForURL(/algos=/);
+  assert.equal(await page.locator('[data-testid="stats-gcra"]').count(), 0);
+});
+
+test('playback moves a playhead; step walks the requests; reset goes back', async () => {
+  const { page, problems } = await openPage(browser);
+  await gotoLab(page, 'pattern=edge');
+  await page.click('[data-testid="step"]');
+  assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /Request 1 at 8 s/);
+  assert.equal(await page.locator('[data-testid="playhead"]').innerText(), 'at 8 s');
+  await page.click('[data-testid="step"]');
+  assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /Request 2 at 8.398 s/);
+  await page.click('[data-testid="reset"]');
+  assert.equal(await page.locator('[data-testid="playhead"]').innerText(), 'at 0');
+  await page.selectOption('[data-testid="speed"]', '10');
+  await page.click('[data-testid="play"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="playhead"]').innerText !== 'at 0');
+  await page.waitForTimeout(400);
+  await page.click('[data-testid="play"]'); // pause
+  const at = await page.locator('[data-testid="playhead"]').innerText();
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('[data-testid="playhead"]').innerText(), at, 'paused means paused');
+  assert.deepEqual(problems, []);
+});
+
+test('under reduced motion, Play shows the whole timeline at once', async () => {
+  const { page, context } = await openPage(browser);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await gotoLab(page, 'pattern=edge');
+  await page.click('[data-testid="reset"]');
+  await page.click('[data-testid="play"]');
+  assert.equal(await page.locator('[data-testid="playhead"]').innerText(), 'whole timeline');
+  await context.close();
+});
+
+test('"Send a request" and the S key add requests at the playhead, in the URL', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page, 'pattern=clicks&limit=2&window=10');
+  assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 0 requests/);
+  await page.click('[data-testid="send"]');
+  await page.keyboard.press('s');
+  await page.keyboard.press('s');
+  await page.waitForURL(/trace=/);
+  assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 3 requests/);
+  const log = await rowFigures(page, 'sliding-log');
+  assert.equal(log.allowed + log.rejected, 3);
+  assert.equal(log.allowed, 2, 'limit 2: the third is refused');
+  await page.goto(page.url());
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 3 requests/);
+});
+
+test('the inspector shows each decision and the exact HTTP response', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page, 'pattern=edge');
+  const layout = await canvasLayout(page);
+  const box = await page.locator('[data-testid="timeline-canvas"]').boundingBox();
+  const y = layout.rows.find((r) => r.id === 'sliding-log').markY;
+  await page.mouse.click(box.x + xOf(layout, 10.0), box.y + y);
+  assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /Request 6 at 10 s/);
+  const text = await page.locator('[data-testid="inspector"]').innerText();
+  assert.match(text, /HTTP\/1.1 429 Too Many Requests/);
+  assert.match(text, /Retry-After: 8/, 'the sliding log frees a place at 18 s, when the request from 8 s leaves the window');
+  assert.match(text, /RateLimit-Policy: "default";q=5;w=10/);
+  assert.match(text, /HTTP\/1.1 200 OK/, 'the fixed window allowed it');
+  assert.match(await page.locator('[data-testid="live"]').innerText(), /Request 6 at 10 s: Fixed window: allowed/);
+  assert.match(await page.locator('[data-testid="bracket-fixed"]').innerText(), /in the bracket/);
+});
+
+test('everything works from the keyboard alone', async () => {
+  const { page, problems } = await openPage(browser);
+  await gotoLab(page, 'pattern=edge');
+  const focused = async () => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName);
+  // Tab through the controls until the timeline has focus.
+  let seen = [];
+  for (let i = 0; i < 40 && (await focused()) !== 'timeline-canvas'; i++) {
+    await page.keyboard.press('Tab');
+    seen.push(await focused());
+  }
+  assert.equal(await focused(), 'timeline-canvas', `tab order: ${seen.join(' ')}`);
+  for (const id of ['pattern-select', 'play', 'step', 'reset', 'speed', 'send', 'limit-slider', 'window-slider', 'toggle-fixed']) {
+    assert.ok(seen.includes(id), `${id} is reachable by Tab`);
+  }
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /Request 2/);
+  await page.keyboard.press('End');
+  assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /Request 10/);
+  // A slider moves with the arrow keys.
+  await page.focus('[data-testid="limit-slider"]');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForURL(/limit=6/);
+  // A toggle with the space bar.
+  await page.focus('[data-testid="toggle-gcra"]');
+  await page.keyboard.press('Space');
+  await page.waitForURL(/algos=/);
+  assert.equal(await page.locator('[data-testid="stats-gcra"]').count(), 0);
+  // Focus is visible.
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none');
+  assert.deepEqual(problems, []);
+});
+
+test('embed=1 gives a compact view with a link to the full lab, and the page offers the snippet', async () => {
+  const { page, problems, requests } = await openPage(browser, { width: 720, height: 460 });
+  await gotoLab(page, 'pattern=edge&embed=1');
+  assert.equal(await page.locator('[data-testid="decision-table"]').count(), 0);
+  assert.equal(await page.locator('[data-testid="explain-fixed"]').count(), 0);
+  assert.ok(await page.locator('[data-testid="timeline-canvas"]').isVisible());
+  assert.ok(await page.locator('text=Open in Rate Limit Lab').isVisible());
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/app-embed.png` });
+  const full = await openPage(browser);
+  await gotoLab(full.page, 'pattern=steady');
+  await full.page.click('text=Embed this view in your documentation');
+  const snippet = await full.page.locator('[data-testid="embed-snippet"]').inputValue();
+  assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/sub\/path\/ratelab\/\?pattern=steady&embed=1"/);
+  assert.match(await full.page.locator('[data-testid="share-link"]').inputValue(), /\?pattern=steady$/);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(foreignRequests(requests), []);
+});
+
+test('the dark theme draws the canvas dark, and the light one light', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page, 'pattern=edge&theme=dark');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  const [r, g, b] = await pixel(page, 3, 3);
+  assert.ok(r < 60 && g < 60 && b < 70, `dark canvas background ${[r, g, b]}`);
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/app-dark.png` });
+  await page.selectOption('[data-testid="theme"]', 'light');
+  await page.waitForURL(/theme=light/);
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+  const light = await pixel(page, 3, 3);
+  assert.ok(isBackground(light), `light canvas background ${light}`);
+});
+
+test('at phone width nothing scrolls sideways and the timelines still show', async () => {
+  const { page, problems } = await openPage(browser, { width: 390, height: 844 });
+  await gotoLab(page, 'pattern=edge');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
+  assert.ok(await page.locator('[data-testid="timeline-canvas"]').isVisible());
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/app-phone.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('each redraw is recorded as a timeline-draw performance measure', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page, 'pattern=steady');
+  const measures = await page.evaluate(() => performance.getEntriesByName('timeline-draw').length);
+  assert.ok(measures >= 1);
+});

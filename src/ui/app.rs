@@ -1,0 +1,95 @@
+//! The whole page: reads the URL once, then keeps it in step with every change.
+
+use leptos::prelude::*;
+
+use crate::core::url_state::{parse_query, Theme};
+
+use super::controls::{Controls, ShareEmbed, ThemePicker};
+use super::explain::Explanations;
+use super::inspector::{announce, Inspector};
+use super::state::Lab;
+use super::tables::{DecisionTable, StatsTable};
+use super::timeline::Timelines;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let parsed = parse_query(&super::current_query());
+    let lab = Lab::new(parsed.state, parsed.notices.into_iter().map(|n| n.message).collect());
+    provide_context(lab);
+
+    // The theme is an attribute on <html>, so plain CSS can follow it.
+    Effect::new(move |_| {
+        let theme = lab.state.with(|s| s.theme);
+        if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+            match theme {
+                Theme::Auto => {
+                    let _ = root.remove_attribute("data-theme");
+                }
+                other => {
+                    let _ = root.set_attribute("data-theme", other.slug());
+                }
+            }
+        }
+    });
+    // The live region says what the selected request got.
+    Effect::new(move |_| {
+        let text = match lab.selected.get() {
+            Some(i) => lab.run.with(|run| announce(run, i)),
+            None => String::new(),
+        };
+        lab.announcement.set(text);
+    });
+
+    let embed = lab.state.with_untracked(|s| s.embed);
+    let lede = move || {
+        lab.run.with(|run| {
+            format!(
+                "The same {} requests reach every limiter. Each promises at most {} requests per {} s.",
+                run.trace.len(),
+                run.settings.limit,
+                crate::core::time::format_seconds(run.settings.window.micros())
+            )
+        })
+    };
+    let notices = move || {
+        let list = lab.notices.get();
+        (!list.is_empty()).then(|| {
+            view! {
+                <div class="notices" role="alert" data-testid="notices">
+                    <ul>{list.into_iter().map(|n| view! { <li data-testid="notice">{n}</li> }).collect_view()}</ul>
+                    <button class="dismiss" on:click=move |_| lab.notices.set(Vec::new())>"Dismiss"</button>
+                </div>
+            }
+        })
+    };
+
+    view! {
+        <div class="page" class:embed=embed>
+            <header class="top">
+                <h1>"Rate Limit Lab"</h1>
+                <p class="lede" data-testid="lede">{lede}</p>
+                <ThemePicker/>
+                {embed.then(|| view! {
+                    <a class="open-full" target="_blank" rel="noopener" href=move || super::url_for(&lab.query().replace("&embed=1", "").replace("embed=1", ""))>"Open in Rate Limit Lab ↗"</a>
+                })}
+            </header>
+            {notices}
+            <p class="live" aria-live="polite" data-testid="live">{move || lab.announcement.get()}</p>
+            <div class="layout">
+                <aside class="side">
+                    <Controls/>
+                </aside>
+                <main class="main">
+                    <Timelines/>
+                    <Inspector/>
+                    <StatsTable/>
+                    {(!embed).then(|| view! {
+                        <DecisionTable/>
+                        <ShareEmbed/>
+                        <Explanations/>
+                    })}
+                </main>
+            </div>
+        </div>
+    }
+}

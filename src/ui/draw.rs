@@ -1,0 +1,399 @@
+//! Drawing the timelines on a canvas with plotters. Layout (where each row and each time sits)
+//! is computed here once and shared with the component, which uses it for pointer hits and for
+//! the HTML labels around the canvas; `draw` returns an error instead of panicking.
+//!
+//! Marks carry meaning by shape (colour only reinforces it): a filled dot is allowed, a cross is
+//! rejected, a hollow dot joined to a small dot is delayed until its release, a dashed ring is
+//! let through degraded, a cross in a square is refused because the limiter was unreachable.
+
+use std::collections::HashSet;
+
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+
+use crate::core::decision::Verdict;
+use crate::core::durable::Outcome;
+use crate::core::lab::LabRun;
+use crate::core::limiter::Algorithm;
+use crate::core::time::{Time, MICROS_PER_SEC};
+
+pub const ROW_H: f64 = 58.0;
+pub const GAUGE_H: f64 = 30.0;
+pub const PAD_X: f64 = 16.0;
+/// Mark radius in CSS pixels (a 9 px mark, above the 6 px minimum).
+const MARK_R: f64 = 4.5;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    Algo(Algorithm),
+    Durable,
+}
+
+impl RowKind {
+    pub fn id(self) -> &'static str {
+        match self {
+            RowKind::Algo(a) => a.slug(),
+            RowKind::Durable => "do",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowLayout {
+    pub kind: RowKind,
+    pub top: f64,
+    pub height: f64,
+    pub mark_y: f64,
+    /// Top and height of the level strip under the row, when it has one.
+    pub gauge: Option<(f64, f64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub rows: Vec<RowLayout>,
+    pub width: f64,
+    pub height: f64,
+    pub horizon: Time,
+}
+
+impl Layout {
+    pub fn new(run: &LabRun, width: f64) -> Layout {
+        let mut rows = Vec::new();
+        let mut top = 0.0;
+        let mut push = |kind: RowKind, has_gauge: bool, rows: &mut Vec<RowLayout>| {
+            let gauge = has_gauge.then_some((top + ROW_H, GAUGE_H));
+            let height = ROW_H + if has_gauge { GAUGE_H } else { 0.0 };
+            rows.push(RowLayout { kind, top, height, mark_y: top + ROW_H / 2.0, gauge });
+            top += height;
+        };
+        for r in &run.runs {
+            push(RowKind::Algo(r.algorithm), run.gauge(r.algorithm).is_some(), &mut rows);
+        }
+        if matches!(run.durable, Some(Ok(_))) {
+            push(RowKind::Durable, false, &mut rows);
+        }
+        Layout { rows, width: width.max(2.0 * PAD_X + 10.0), height: top.max(ROW_H), horizon: run.horizon }
+    }
+
+    fn span_px(&self) -> f64 {
+        self.width - 2.0 * PAD_X
+    }
+
+    pub fn x(&self, t: Time) -> f64 {
+        let h = self.horizon.micros().max(1) as f64;
+        PAD_X + (t.micros() as f64 / h) * self.span_px()
+    }
+
+    pub fn time_at(&self, x: f64) -> Time {
+        let frac = ((x - PAD_X) / self.span_px()).clamp(0.0, 1.0);
+        Time((frac * self.horizon.micros() as f64).round() as u64)
+    }
+
+    /// The layout as JSON, published on the canvas for tests and tools that read its pixels.
+    pub fn to_json(&self) -> String {
+        let rows: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| format!("{{\"id\":\"{}\",\"top\":{},\"markY\":{},\"height\":{}}}", r.kind.id(), r.top, r.mark_y, r.height))
+            .collect();
+        format!(
+            "{{\"padX\":{PAD_X},\"width\":{},\"height\":{},\"horizonUs\":{},\"rows\":[{}]}}",
+            self.width,
+            self.height,
+            self.horizon.micros(),
+            rows.join(",")
+        )
+    }
+}
+
+/// Tick times for the time axis: a round step giving at most about one tick per 90 px.
+pub fn ticks(horizon: Time, width: f64) -> Vec<Time> {
+    const STEPS_MS: [u64; 16] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000];
+    let max_ticks = (width / 90.0).floor().max(2.0) as u64;
+    let horizon_ms = horizon.micros() / 1_000;
+    let mut step_ms = STEPS_MS.iter().copied().find(|s| horizon_ms / s <= max_ticks).unwrap_or(0);
+    if step_ms == 0 {
+        // Beyond the table: whole minutes, doubled until few enough.
+        step_ms = 120_000;
+        while horizon_ms / step_ms > max_ticks {
+            step_ms *= 2;
+        }
+    }
+    (0..=horizon_ms / step_ms).map(|i| Time::from_millis(i * step_ms)).collect()
+}
+
+/// Colours for one theme. Okabe-Ito hues, safe for colour-blind readers.
+#[derive(Clone, Copy, Debug)]
+pub struct Palette {
+    pub background: RGBColor,
+    pub grid: RGBColor,
+    pub text: RGBColor,
+    pub allowed: RGBColor,
+    pub rejected: RGBColor,
+    pub delayed: RGBColor,
+    pub degraded: RGBColor,
+    pub bracket: RGBColor,
+    pub worst: RGBColor,
+    pub gauge: RGBColor,
+}
+
+impl Palette {
+    pub fn light() -> Palette {
+        Palette {
+            background: RGBColor(255, 255, 255),
+            grid: RGBColor(226, 223, 216),
+            text: RGBColor(29, 29, 31),
+            allowed: RGBColor(0, 158, 115),
+            rejected: RGBColor(213, 94, 0),
+            delayed: RGBColor(0, 114, 178),
+            degraded: RGBColor(230, 159, 0),
+            bracket: RGBColor(0, 114, 178),
+            worst: RGBColor(213, 94, 0),
+            gauge: RGBColor(86, 180, 233),
+        }
+    }
+
+    pub fn dark() -> Palette {
+        Palette {
+            background: RGBColor(29, 31, 37),
+            grid: RGBColor(58, 60, 68),
+            text: RGBColor(236, 236, 241),
+            allowed: RGBColor(60, 207, 158),
+            rejected: RGBColor(240, 138, 75),
+            delayed: RGBColor(86, 180, 233),
+            degraded: RGBColor(240, 190, 60),
+            bracket: RGBColor(86, 180, 233),
+            worst: RGBColor(240, 138, 75),
+            gauge: RGBColor(86, 180, 233),
+        }
+    }
+}
+
+/// What changes between redraws without changing the data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct View {
+    pub playhead: Option<Time>,
+    pub cursor: Option<Time>,
+    pub selected: Option<usize>,
+    pub dpr: f64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Mark {
+    Allowed,
+    Rejected,
+    Delayed,
+    Degraded,
+    FailedClosed,
+}
+
+type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
+
+fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("drawing failed: {e:?}")
+}
+
+struct Painter {
+    area: Area,
+    dpr: f64,
+}
+
+impl Painter {
+    fn p(&self, x: f64, y: f64) -> (i32, i32) {
+        ((x * self.dpr).round() as i32, (y * self.dpr).round() as i32)
+    }
+
+    fn px(&self, v: f64) -> i32 {
+        (v * self.dpr).round().max(1.0) as i32
+    }
+
+    fn rect(&self, x0: f64, y0: f64, x1: f64, y1: f64, style: ShapeStyle) -> Result<(), String> {
+        self.area.draw(&Rectangle::new([self.p(x0, y0), self.p(x1, y1)], style)).map_err(err)
+    }
+
+    fn line(&self, points: Vec<(f64, f64)>, style: ShapeStyle) -> Result<(), String> {
+        let pts: Vec<(i32, i32)> = points.into_iter().map(|(x, y)| self.p(x, y)).collect();
+        self.area.draw(&PathElement::new(pts, style)).map_err(err)
+    }
+
+    fn mark(&self, kind: Mark, x: f64, y: f64, palette: &Palette) -> Result<(), String> {
+        let r = MARK_R;
+        let stroke = self.px(2.0) as u32;
+        match kind {
+            Mark::Allowed => self.area.draw(&Circle::new(self.p(x, y), self.px(r), palette.allowed.filled())).map_err(err),
+            Mark::Rejected => {
+                let style = palette.rejected.stroke_width(stroke);
+                self.line(vec![(x - r, y - r), (x + r, y + r)], style)?;
+                self.line(vec![(x - r, y + r), (x + r, y - r)], style)
+            }
+            Mark::Delayed => self.area.draw(&Circle::new(self.p(x, y), self.px(r), palette.delayed.stroke_width(stroke))).map_err(err),
+            Mark::Degraded => {
+                // A dashed ring: eight arcs with gaps between them.
+                let style = palette.degraded.stroke_width(stroke);
+                for k in 0..8 {
+                    let a0 = k as f64 * std::f64::consts::PI / 4.0;
+                    let pts: Vec<(f64, f64)> =
+                        (0..=4).map(|i| a0 + i as f64 * std::f64::consts::PI / 32.0).map(|a| (x + r * a.cos(), y + r * a.sin())).collect();
+                    self.line(pts, style)?;
+                }
+                Ok(())
+            }
+            Mark::FailedClosed => {
+                let style = palette.rejected.stroke_width(stroke);
+                let s = r + 1.5;
+                self.line(vec![(x - s, y - s), (x + s, y - s), (x + s, y + s), (x - s, y + s), (x - s, y - s)], style)?;
+                let c = r - 1.0;
+                self.line(vec![(x - c, y - c), (x + c, y + c)], style)?;
+                self.line(vec![(x - c, y + c), (x + c, y - c)], style)
+            }
+        }
+    }
+}
+
+/// Draws every row of `run` on `canvas` (already sized to `layout` × `view.dpr`).
+pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, view: &View, palette: &Palette) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("this browser gave no 2D canvas")?;
+    let painter = Painter { area: backend.into_drawing_area(), dpr: view.dpr };
+    painter.area.fill(&palette.background).map_err(err)?;
+    let window = run.settings.window;
+    let visible_until = view.playhead.unwrap_or(Time(u64::MAX));
+
+    // Grid: a faint line per tick, and the clock-aligned window seams, strongest under the rows
+    // that count by the clock (fixed window, counter).
+    for t in ticks(layout.horizon, layout.width) {
+        let x = layout.x(t);
+        painter.line(vec![(x, 0.0), (x, layout.height)], palette.grid.stroke_width(1))?;
+    }
+    for row in &layout.rows {
+        if matches!(row.kind, RowKind::Algo(Algorithm::FixedWindow) | RowKind::Algo(Algorithm::SlidingCounter)) {
+            let mut k = 1u64;
+            while window.micros().saturating_mul(k) <= layout.horizon.micros() && k < 10_000 {
+                let x = layout.x(Time(window.micros() * k));
+                painter.line(vec![(x, row.top + 4.0), (x, row.top + ROW_H - 4.0)], palette.text.mix(0.45).stroke_width(painter.px(1.0) as u32))?;
+                k += 1;
+            }
+        }
+        painter.line(vec![(0.0, row.top + row.height), (layout.width, row.top + row.height)], palette.grid.stroke_width(1))?;
+    }
+
+    // Each row's busiest window, tinted (stronger when it broke the promise).
+    for row in &layout.rows {
+        let worst = match row.kind {
+            RowKind::Algo(a) => run.run(a).map(|r| (r.max_in_window, r.max_window_end)),
+            RowKind::Durable => None,
+        };
+        if let Some((count, end)) = worst.filter(|&(c, _)| c > 0) {
+            let start = Time(end.micros().saturating_sub(window.micros()));
+            let alpha = if count > run.settings.limit { 0.16 } else { 0.06 };
+            painter.rect(layout.x(start), row.top + 2.0, layout.x(end), row.top + ROW_H - 2.0, palette.worst.mix(alpha).filled())?;
+        }
+    }
+
+    // The window bracket at the cursor (or the playhead).
+    if let Some(end) = view.cursor.or(view.playhead) {
+        let start = Time(end.micros().saturating_sub(window.micros()));
+        let (x0, x1) = (layout.x(start), layout.x(end));
+        painter.rect(x0, 0.0, x1, layout.height, palette.bracket.mix(0.10).filled())?;
+        let edge = palette.bracket.mix(0.8).stroke_width(painter.px(1.5) as u32);
+        painter.line(vec![(x0, 0.0), (x0, layout.height)], edge)?;
+        painter.line(vec![(x1, 0.0), (x1, layout.height)], edge)?;
+    }
+
+    // Levels under the rows that have them.
+    for row in &layout.rows {
+        let (RowKind::Algo(a), Some((top, height))) = (row.kind, row.gauge) else { continue };
+        let Some(series) = run.gauge(a) else { continue };
+        let max = series.max.max(1e-9);
+        let y_of = |level: f64| top + height - 4.0 - (level / max).clamp(0.0, 1.0) * (height - 8.0);
+        painter.line(vec![(PAD_X, y_of(0.0)), (layout.width - PAD_X, y_of(0.0))], palette.grid.stroke_width(1))?;
+        let pts: Vec<(f64, f64)> = series.points.iter().filter(|(t, _)| *t <= visible_until).map(|&(t, l)| (layout.x(t), y_of(l))).collect();
+        if pts.len() > 1 {
+            painter.line(pts, palette.gauge.stroke_width(painter.px(1.5) as u32))?;
+        }
+    }
+
+    // Marks, one per request per row; marks that would land on the same pixel are drawn once.
+    let requests = run.trace.requests();
+    for row in &layout.rows {
+        let mut drawn: HashSet<(i32, Mark)> = HashSet::new();
+        match row.kind {
+            RowKind::Algo(a) => {
+                let Some(r) = run.run(a) else { continue };
+                for (request, decision) in requests.iter().zip(&r.decisions) {
+                    if request.at > visible_until {
+                        break;
+                    }
+                    let x = layout.x(request.at);
+                    let kind = match decision.verdict {
+                        Verdict::Allowed => Mark::Allowed,
+                        Verdict::Rejected => Mark::Rejected,
+                        Verdict::Delayed { by } => {
+                            let release = layout.x(request.at.plus(by));
+                            if drawn.insert(((release * view.dpr) as i32, Mark::Allowed)) {
+                                let style = palette.delayed.stroke_width(painter.px(1.0) as u32);
+                                painter.line(vec![(x + MARK_R, row.mark_y), (release, row.mark_y)], style)?;
+                                painter.area.draw(&Circle::new(painter.p(release, row.mark_y), painter.px(2.0), palette.delayed.filled())).map_err(err)?;
+                            }
+                            Mark::Delayed
+                        }
+                    };
+                    if drawn.insert(((x * view.dpr) as i32, kind)) {
+                        painter.mark(kind, x, row.mark_y, palette)?;
+                    }
+                }
+            }
+            RowKind::Durable => {
+                let Some(Ok(report)) = &run.durable else { continue };
+                for record in report.records.iter().filter(|r| r.attempt == 0) {
+                    if record.sent > visible_until {
+                        break;
+                    }
+                    let x = layout.x(record.sent);
+                    let kind = match record.outcome {
+                        Outcome::Allowed => Mark::Allowed,
+                        Outcome::Rejected => Mark::Rejected,
+                        Outcome::Delayed => Mark::Delayed,
+                        Outcome::DegradedAllowed => Mark::Degraded,
+                        Outcome::FailedClosed => Mark::FailedClosed,
+                    };
+                    if drawn.insert(((x * view.dpr) as i32, kind)) {
+                        painter.mark(kind, x, row.mark_y, palette)?;
+                    }
+                }
+            }
+        }
+    }
+
+    // The selected request: a ring in every row.
+    if let Some(req) = view.selected.and_then(|i| requests.get(i)) {
+        let x = layout.x(req.at);
+        painter.line(vec![(x, 0.0), (x, layout.height)], palette.text.mix(0.35).stroke_width(1))?;
+        for row in &layout.rows {
+            painter.area.draw(&Circle::new(painter.p(x, row.mark_y), painter.px(MARK_R + 4.0), palette.text.stroke_width(painter.px(1.5) as u32))).map_err(err)?;
+        }
+    }
+
+    if let Some(t) = view.playhead {
+        let x = layout.x(t);
+        painter.line(vec![(x, 0.0), (x, layout.height)], palette.text.stroke_width(painter.px(2.0) as u32))?;
+    }
+    painter.area.present().map_err(err)?;
+    Ok(())
+}
+
+/// Formats a tick or a time for labels: "12 s", "1.5 s", "250 ms", "2 min".
+pub fn time_label(t: Time) -> String {
+    let us = t.micros();
+    if us == 0 {
+        return "0".into();
+    }
+    if us.is_multiple_of(60 * MICROS_PER_SEC) && us >= 120 * MICROS_PER_SEC {
+        return format!("{} min", us / (60 * MICROS_PER_SEC));
+    }
+    if us < MICROS_PER_SEC {
+        // format_seconds reads microseconds; fed thousandths, it prints milliseconds.
+        return format!("{} ms", crate::core::time::format_seconds(us * 1000));
+    }
+    format!("{} s", crate::core::time::format_seconds(us))
+}
+

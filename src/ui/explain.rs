@@ -1,0 +1,123 @@
+//! Short explanations beside the rows, with the numbers the page is showing: what each
+//! algorithm promises, what it costs in memory per key, and when to use it.
+
+use leptos::prelude::*;
+
+use crate::core::lab::LabRun;
+use crate::core::limiter::{Algorithm, LeakDelay};
+use crate::core::time::format_seconds;
+
+use super::state::Lab;
+
+fn explain(run: &LabRun, algorithm: Algorithm) -> (String, String, String) {
+    let s = &run.settings;
+    let limit = s.limit;
+    let w = format_seconds(s.window.micros());
+    let shown = run.run(algorithm).map(|r| (r.passed(), r.max_in_window)).unwrap_or((0, 0));
+    let (passed, most) = shown;
+    let outcome = if most > limit {
+        format!("Here it let {passed} through, {most} of them inside one {w} s window: more than the {limit} it was set to.")
+    } else {
+        format!("Here it let {passed} through and never more than {most} inside any {w} s window.")
+    };
+    let rate = s.quota().map(|q| s.refill_rate(q).per_second_text()).unwrap_or_default();
+    match algorithm {
+        Algorithm::FixedWindow => (
+            format!("Counts requests in {w} s slices of the clock and starts again at zero on every boundary (the dashed lines). {outcome}"),
+            "One counter and the slice it belongs to: about 16 bytes per key.".into(),
+            "Cheap and easy to explain; use it where twice the limit across a boundary does no harm.".into(),
+        ),
+        Algorithm::SlidingLog => (
+            format!("Remembers when each allowed request happened and counts those of the last {w} s, counted back from now. {outcome}"),
+            format!("One timestamp per allowed request in the window: up to {limit} × 8 = {} bytes per key.", limit * 8),
+            "Exact: for logins, payments and small limits where the promise must hold.".into(),
+        ),
+        Algorithm::SlidingCounter => (
+            format!("Estimates the last {w} s from two clock-aligned counts, weighting the previous one by how much of it is still in the window. {outcome}"),
+            "Two counts and the current slice: about 24 bytes per key, whatever the limit.".into(),
+            format!("Large limits where a few percent of error is fine; in the worst case {} can pass in one window.", 2 * limit - 1),
+        ),
+        Algorithm::TokenBucket => (
+            format!(
+                "Holds up to {} tokens, gains {rate} a second, and spends one per request: quiet clients start with a full bucket. {outcome}",
+                s.bucket_capacity()
+            ),
+            "The tokens and the time of the last refill: about 16 bytes per key.".into(),
+            "APIs that allow short bursts but hold an average rate.".into(),
+        ),
+        Algorithm::Gcra => (
+            format!(
+                "Keeps one time per key, when the next request is due if traffic ran exactly at {rate} a second, and allows a burst of {}. It decides exactly like the token bucket. {outcome}",
+                s.gcra_burst()
+            ),
+            "A single timestamp: 8 bytes per key.".into(),
+            "The token bucket's behaviour at the lowest cost; it is what the governor crate and redis-cell use.".into(),
+        ),
+        Algorithm::LeakyBucket => {
+            let delay = match s.leak_delay {
+                LeakDelay::NoDelay => "serves everything it accepts at once (nodelay)".to_string(),
+                LeakDelay::After(0) => "holds every request beyond the rate back and releases them one by one".to_string(),
+                LeakDelay::After(d) => format!("serves the first {d} beyond the rate at once and holds the rest back"),
+            };
+            (
+                format!(
+                    "Like nginx's limit_req: lets {rate} a second through, accepts up to {} more ahead of that, and {delay}. Delayed requests are drawn as a hollow dot joined to their release. {outcome}",
+                    s.leak_burst()
+                ),
+                "The excess and the time it was measured: about 16 bytes per key.".into(),
+                "Smoothing traffic to a backend that wants an even rate, not bursts.".into(),
+            )
+        }
+    }
+}
+
+#[component]
+pub fn Explanations() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let cards = move || {
+        lab.run.with(|run| {
+            let mut cards: Vec<AnyView> = run
+                .runs
+                .iter()
+                .map(|r| {
+                    let (what, memory, when) = explain(run, r.algorithm);
+                    view! {
+                        <article class="explain" data-testid=format!("explain-{}", r.algorithm.slug())>
+                            <h3>{r.algorithm.label()}</h3>
+                            <p>{what}</p>
+                            <p><strong>"Memory: "</strong>{memory}</p>
+                            <p><strong>"Use it for: "</strong>{when}</p>
+                        </article>
+                    }
+                    .into_any()
+                })
+                .collect();
+            if let Some(Ok(report)) = &run.durable {
+                let text = format!(
+                    "The same requests through an emulated Durable Object: p95 {} ms from the Worker's call to its answer, {} let through unmetered because the object did not answer in time, {} refused for the same reason, {} decided by the object after the Worker had given up.",
+                    report.p95.ceil_millis(),
+                    report.count(crate::core::durable::Outcome::DegradedAllowed),
+                    report.count(crate::core::durable::Outcome::FailedClosed),
+                    report.late
+                );
+                cards.push(
+                    view! {
+                        <article class="explain" data-testid="explain-do">
+                            <h3>"Durable Object"</h3>
+                            <p>{text}</p>
+                            <p><strong>"Use it for: "</strong>"a single authoritative count across every location, at the price of a hop and of deciding in advance what a timeout means."</p>
+                        </article>
+                    }
+                    .into_any(),
+                );
+            }
+            cards
+        })
+    };
+    view! {
+        <section class="explanations" aria-label="How each algorithm works">
+            <h2>"How each one works"</h2>
+            <div class="explain-grid">{cards}</div>
+        </section>
+    }
+}

@@ -1,0 +1,89 @@
+//! The inspector: the selected request's decision under each algorithm, and the exact HTTP
+//! response (status and headers) each would have sent. The responses come from the core.
+
+use leptos::prelude::*;
+
+use crate::core::decision::Verdict;
+use crate::core::http::{respond, Policy};
+use crate::core::lab::LabRun;
+use crate::core::time::format_seconds;
+
+use super::draw::time_label;
+use super::state::Lab;
+
+/// One line per algorithm for `index`, used by the inspector and the live announcement.
+pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(String, String, u16, String)> {
+    let policy = Policy::new("default", run.settings.limit, run.settings.window);
+    let mut lines = Vec::new();
+    for r in &run.runs {
+        let Some(d) = r.decisions.get(index) else { continue };
+        let response = respond(&policy, d);
+        let word = match d.verdict {
+            Verdict::Allowed => format!("allowed, {} left", d.remaining),
+            Verdict::Delayed { by } => format!("delayed {} s, then served", format_seconds(by.micros())),
+            Verdict::Rejected => match d.retry_after {
+                Some(w) => format!("rejected, retry in {} s", format_seconds(w.micros())),
+                None => "rejected: costs more than the limit".to_string(),
+            },
+        };
+        lines.push((r.algorithm.label().to_string(), word, response.status, response.to_text()));
+    }
+    if let Some(Ok(report)) = &run.durable {
+        if let Some(record) = report.records.iter().filter(|r| r.attempt == 0).nth(index) {
+            let response = report.response(record);
+            let mut word = format!("{}, answered in {} ms", record.outcome.word(), record.latency().ceil_millis());
+            if record.late {
+                word.push_str(" (the object decided after the Worker gave up)");
+            }
+            lines.push(("Durable Object".to_string(), word, response.status, response.to_text()));
+        }
+    }
+    lines
+}
+
+/// The sentence read out after a decision is shown.
+pub fn announce(run: &LabRun, index: usize) -> String {
+    let Some(req) = run.trace.requests().get(index) else { return String::new() };
+    let parts: Vec<String> = decision_lines(run, index).into_iter().map(|(name, word, _, _)| format!("{name}: {word}")).collect();
+    format!("Request {} at {}: {}.", index + 1, time_label(req.at), parts.join("; "))
+}
+
+#[component]
+pub fn Inspector() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let body = move || {
+        let Some(index) = lab.selected.get() else {
+            return view! {
+                <p class="hint">"Click a mark on the timeline, or focus the timeline and use the arrow keys, to see how every limiter decided that request and what it answered."</p>
+            }
+            .into_any();
+        };
+        lab.run.with(|run| {
+            let Some(req) = run.trace.requests().get(index).copied() else {
+                return view! { <p class="hint">"That request is no longer in the trace."</p> }.into_any();
+            };
+            let key = run.trace.key_name(req.key).to_string();
+            let lines = decision_lines(run, index);
+            view! {
+                <h3 data-testid="inspector-title">{format!("Request {} at {} ({key})", index + 1, time_label(req.at))}</h3>
+                <div class="responses">
+                    {lines.into_iter().map(|(name, word, status, text)| {
+                        let refused = status >= 400;
+                        view! {
+                        <div class="response" class:rejected=refused data-status=status.to_string()>
+                            <div class="response-head"><strong>{name}</strong>" "<span>{word}</span></div>
+                            <pre>{text}</pre>
+                        </div>
+                    }}).collect_view()}
+                </div>
+            }
+            .into_any()
+        })
+    };
+    view! {
+        <section class="inspector" aria-label="Inspector" data-testid="inspector">
+            <h2>"Inspector"</h2>
+            {body}
+        </section>
+    }
+}

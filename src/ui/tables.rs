@@ -1,0 +1,175 @@
+//! The same data as tables: one row per algorithm with its figures (the page contract's
+//! `stats-<algo>` rows), and every decision for screen readers and for anyone who prefers text.
+
+use leptos::prelude::*;
+
+use crate::core::durable::Outcome;
+use crate::core::time::format_seconds;
+
+use super::draw::time_label;
+use super::state::Lab;
+
+/// The most decisions listed in the decision table.
+const MAX_TABLE_ROWS: usize = 500;
+
+#[component]
+pub fn StatsTable() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let rows = move || {
+        lab.run.with(|run| {
+            let limit = run.settings.limit;
+            let window_text = format_seconds(run.settings.window.micros());
+            let mut rows: Vec<AnyView> = run
+                .runs
+                .iter()
+                .map(|r| {
+                    let broke = r.max_in_window > limit;
+                    let verdict = if broke {
+                        format!("{} passed inside one {window_text} s window: more than the limit of {limit}.", r.max_in_window)
+                    } else {
+                        format!("never more than {limit} in any {window_text} s window")
+                    };
+                    view! {
+                        <tr
+                            data-testid=format!("stats-{}", r.algorithm.slug())
+                            data-allowed=r.passed().to_string()
+                            data-delayed=r.delayed.to_string()
+                            data-rejected=r.rejected.to_string()
+                            data-max-in-window=r.max_in_window.to_string()
+                            class:broke=broke
+                        >
+                            <th scope="row">{r.algorithm.label()}</th>
+                            <td data-label="Let through">{r.passed()}</td>
+                            <td data-label="of them delayed">{r.delayed}</td>
+                            <td data-label="Rejected">{r.rejected}</td>
+                            <td data-label="Most in one window" class="window-cell">
+                                <span class="count">{r.max_in_window}</span>
+                                <span class="verdict">{verdict}</span>
+                            </td>
+                        </tr>
+                    }
+                    .into_any()
+                })
+                .collect();
+            match &run.durable {
+                Some(Ok(report)) => {
+                    let passed = report.passed();
+                    let degraded = report.count(Outcome::DegradedAllowed);
+                    let failed_closed = report.count(Outcome::FailedClosed);
+                    let rejected = report.count(Outcome::Rejected) + failed_closed;
+                    let most = report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
+                    let p95 = report.p95.ceil_millis();
+                    let broke = most > limit;
+                    let verdict = format!(
+                        "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.",
+                        if broke { format!("{most} passed inside one {window_text} s window: more than the limit of {limit}. ") } else { String::new() },
+                    );
+                    rows.push(
+                        view! {
+                            <tr
+                                data-testid="stats-do"
+                                data-allowed=passed.to_string()
+                                data-rejected=rejected.to_string()
+                                data-degraded=degraded.to_string()
+                                data-failed-closed=failed_closed.to_string()
+                                data-p95-ms=p95.to_string()
+                                data-max-in-window=most.to_string()
+                                data-late=report.late.to_string()
+                                class:broke=broke
+                            >
+                                <th scope="row">"Durable Object"</th>
+                                <td data-label="Let through">{passed}</td>
+                                <td data-label="of them delayed">{report.count(Outcome::Delayed)}</td>
+                                <td data-label="Rejected">{rejected}</td>
+                                <td data-label="Most in one window" class="window-cell">
+                                    <span class="count">{most}</span>
+                                    <span class="verdict">{verdict}</span>
+                                </td>
+                            </tr>
+                        }
+                        .into_any(),
+                    );
+                }
+                Some(Err(e)) => rows.push(
+                    view! { <tr data-testid="stats-do" class="broke"><th scope="row">"Durable Object"</th><td colspan="4">{e.clone()}</td></tr> }.into_any(),
+                ),
+                None => {}
+            }
+            rows
+        })
+    };
+    let error = move || lab.run.with(|run| run.error.clone()).map(|e| view! { <p class="error" role="alert" data-testid="run-error">{e}</p> });
+    view! {
+        {error}
+        <div class="table-wrap">
+            <table class="stats" data-testid="stats">
+                <caption>"What each algorithm did with the same requests"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Algorithm"</th>
+                        <th scope="col">"Let through"</th>
+                        <th scope="col">"of them delayed"</th>
+                        <th scope="col">"Rejected"</th>
+                        <th scope="col">"Most in one window"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Every decision, as text.
+#[component]
+pub fn DecisionTable() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let table = move || {
+        lab.run.with(|run| {
+            let names: Vec<&'static str> = run.runs.iter().map(|r| r.algorithm.label()).collect();
+            let total = run.trace.len();
+            let rows = run
+                .trace
+                .requests()
+                .iter()
+                .enumerate()
+                .take(MAX_TABLE_ROWS)
+                .map(|(i, req)| {
+                    let cells = run
+                        .runs
+                        .iter()
+                        .map(|r| r.decisions.get(i).map(|d| d.verdict.word()).unwrap_or("-"))
+                        .map(|w| view! { <td>{w}</td> })
+                        .collect_view();
+                    view! {
+                        <tr>
+                            <td>{i + 1}</td>
+                            <td>{time_label(req.at)}</td>
+                            <td>{run.trace.key_name(req.key).to_string()}</td>
+                            {cells}
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <table class="decisions" data-testid="decision-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"#"</th>
+                            <th scope="col">"Time"</th>
+                            <th scope="col">"Key"</th>
+                            {names.into_iter().map(|n| view! { <th scope="col">{n}</th> }).collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+                {(total > MAX_TABLE_ROWS).then(|| view! { <p class="hint">{format!("The first {MAX_TABLE_ROWS} of {total} requests.")}</p> })}
+            }
+        })
+    };
+    view! {
+        <details class="decision-details">
+            <summary>"Every decision as a table"</summary>
+            <div class="table-wrap">{table}</div>
+        </details>
+    }
+}

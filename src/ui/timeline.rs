@@ -1,0 +1,256 @@
+//! The timelines: one canvas row per algorithm on a shared time axis, with HTML around it for
+//! the row names, the counts inside the window bracket, the axis labels and the legend.
+//! The canvas is focusable: the arrow keys walk from request to request.
+
+use leptos::ev;
+use leptos::html;
+use leptos::prelude::*;
+
+use crate::core::lab::LabRun;
+use crate::core::time::Time;
+
+use super::draw::{draw, ticks, time_label, Layout, Palette, RowKind, View};
+use super::state::Lab;
+use crate::core::url_state::Theme;
+
+/// Whether the page is in the dark theme now.
+pub fn dark_theme(theme: Theme) -> bool {
+    match theme {
+        Theme::Dark => true,
+        Theme::Light => false,
+        Theme::Auto => super::media_matches("(prefers-color-scheme: dark)"),
+    }
+}
+
+fn row_name(run: &LabRun, kind: RowKind) -> String {
+    match kind {
+        RowKind::Algo(a) => a.label().to_string(),
+        RowKind::Durable => match &run.durable {
+            Some(Ok(_)) => "Durable Object".to_string(),
+            _ => String::new(),
+        },
+    }
+}
+
+/// The row's figures as one line: the busiest window, and the count inside the bracket.
+fn row_figures(run: &LabRun, kind: RowKind, bracket_end: Option<Time>) -> (String, Option<String>, bool) {
+    let limit = run.settings.limit;
+    let window = run.settings.window;
+    let (most, in_bracket) = match kind {
+        RowKind::Algo(a) => match run.run(a) {
+            Some(r) => (r.max_in_window, bracket_end.map(|end| r.busiest_key_in_window(end, window))),
+            None => (0, None),
+        },
+        RowKind::Durable => match &run.durable {
+            Some(Ok(report)) => (
+                report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0),
+                bracket_end.map(|end| report.busiest_key_in_window(end, window)),
+            ),
+            _ => (0, None),
+        },
+    };
+    let broke = most > limit;
+    let window_text = crate::core::time::format_seconds(window.micros());
+    let summary = if broke {
+        format!("{most} in one {window_text} s window (limit {limit})")
+    } else {
+        format!("at most {most} per {window_text} s window")
+    };
+    let bracket = in_bracket.map(|n| format!("{n} in the bracket"));
+    (summary, bracket, broke)
+}
+
+/// The busiest window in a few characters, for narrow screens: "⚠ 10 > 5" or "≤ 5".
+fn short_figure(run: &LabRun, kind: RowKind) -> String {
+    let most = match kind {
+        RowKind::Algo(a) => run.run(a).map(|r| r.max_in_window).unwrap_or(0),
+        RowKind::Durable => match &run.durable {
+            Some(Ok(report)) => report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0),
+            _ => 0,
+        },
+    };
+    if most > run.settings.limit {
+        format!("⚠ {most} > {}", run.settings.limit)
+    } else {
+        format!("≤ {}", run.settings.limit)
+    }
+}
+
+/// The timelines section.
+#[component]
+pub fn Timelines() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let canvas_ref = NodeRef::<html::Canvas>::new();
+    let wrap_ref = NodeRef::<html::Div>::new();
+    let width = RwSignal::new(800.0_f64);
+    let draw_error = RwSignal::new(None::<String>);
+    let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
+
+    let measure = move || {
+        if let Some(wrap) = wrap_ref.get_untracked() {
+            let w = f64::from(wrap.client_width());
+            if w > 0.0 && (w - width.get_untracked()).abs() >= 1.0 {
+                width.set(w);
+            }
+        }
+    };
+    Effect::new(move |_| {
+        if wrap_ref.get().is_some() {
+            measure();
+        }
+    });
+    let resize = window_event_listener(ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+
+    // Redraw whenever the data or the view changes.
+    Effect::new(move |_| {
+        let layout = layout.get();
+        let dark = lab.state.with(|s| dark_theme(s.theme));
+        let dpr = super::device_pixel_ratio();
+        let view = View { playhead: lab.playhead.get(), cursor: lab.cursor.get(), selected: lab.selected.get(), dpr };
+        let Some(canvas) = canvas_ref.get() else { return };
+        canvas.set_width((layout.width * dpr).round() as u32);
+        canvas.set_height((layout.height * dpr).round() as u32);
+        let _ = canvas.set_attribute("style", &format!("width:{}px;height:{}px", layout.width, layout.height));
+        let _ = canvas.set_attribute("data-layout", &layout.to_json());
+        let palette = if dark { Palette::dark() } else { Palette::light() };
+        let performance = web_sys::window().and_then(|w| w.performance());
+        if let Some(p) = &performance {
+            let _ = p.mark("timeline-draw-start");
+        }
+        let result = lab.run.with(|run| draw(&canvas, run, &layout, &view, &palette));
+        if let Some(p) = &performance {
+            let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
+        }
+        draw_error.set(result.err());
+        let _ = canvas.set_attribute("data-drawn", "true");
+        super::mark_ready();
+    });
+
+    let time_at = move |ev: &web_sys::MouseEvent| layout.with_untracked(|l| l.time_at(f64::from(ev.offset_x())));
+    let on_move = move |ev: web_sys::MouseEvent| lab.cursor.set(Some(time_at(&ev)));
+    let on_leave = move |_| lab.cursor.set(None);
+    let on_click = move |ev: web_sys::MouseEvent| {
+        let x = f64::from(ev.offset_x());
+        let nearest = lab.run.with_untracked(|run| {
+            layout.with_untracked(|l| {
+                run.trace
+                    .requests()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (i, (l.x(r.at) - x).abs()))
+                    .filter(|&(_, d)| d <= 10.0)
+                    .min_by(|a, b| a.1.total_cmp(&b.1))
+                    .map(|(i, _)| i)
+            })
+        });
+        if nearest.is_some() {
+            lab.selected.set(nearest);
+        }
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let count = lab.run.with_untracked(|r| r.trace.len());
+        if count == 0 {
+            return;
+        }
+        let current = lab.selected.get_untracked();
+        let next = match ev.key().as_str() {
+            "ArrowRight" => Some(current.map(|i| (i + 1).min(count - 1)).unwrap_or(0)),
+            "ArrowLeft" => Some(current.map(|i| i.saturating_sub(1)).unwrap_or(0)),
+            "Home" => Some(0),
+            "End" => Some(count - 1),
+            "Escape" => {
+                lab.selected.set(None);
+                lab.cursor.set(None);
+                None
+            }
+            _ => return,
+        };
+        ev.prevent_default();
+        if let Some(i) = next {
+            lab.selected.set(Some(i));
+            let at = lab.run.with_untracked(|r| r.trace.requests()[i].at);
+            lab.cursor.set(Some(at));
+        }
+    };
+
+    let labels = move || {
+        let bracket_end = lab.cursor.get().or(lab.playhead.get());
+        lab.run.with(|run| {
+            layout.with(|l| {
+                l.rows
+                    .iter()
+                    .map(|row| {
+                        let (summary, bracket, broke) = row_figures(run, row.kind, bracket_end);
+                        let short = short_figure(run, row.kind);
+                        let name = row_name(run, row.kind);
+                        let gauge_note = match row.kind {
+                            RowKind::Algo(a) => run.gauge(a).map(|g| format!("below: {}", g.unit)),
+                            RowKind::Durable => None,
+                        };
+                        view! {
+                            <div class="row-label" class:broke=broke style:height=format!("{}px", row.height) data-row=row.kind.id()>
+                                <span class="row-name">{name}</span>
+                                <span class="row-summary">{if broke { "⚠ " } else { "" }}{summary}</span>
+                                <span class="row-short" aria-hidden="true">{short}</span>
+                                {bracket.map(|b| view! { <span class="row-bracket" data-testid=format!("bracket-{}", row.kind.id())>{b}</span> })}
+                                {gauge_note.map(|g| view! { <span class="row-gauge">{g}</span> })}
+                            </div>
+                        }
+                    })
+                    .collect_view()
+            })
+        })
+    };
+
+    let axis = move || {
+        layout.with(|l| {
+            ticks(l.horizon, l.width)
+                .into_iter()
+                .map(|t| view! { <span class="tick" style:left=format!("{}px", l.x(t))>{time_label(t)}</span> })
+                .collect_view()
+        })
+    };
+
+    let canvas_label = move || {
+        lab.run.with(|run| {
+            format!(
+                "Timelines of {} requests over {} for {} rows. Use the arrow keys to move from request to request; the inspector below shows each decision.",
+                run.trace.len(),
+                time_label(run.horizon),
+                run.runs.len() + usize::from(run.durable.is_some())
+            )
+        })
+    };
+
+    view! {
+        <section class="timelines" aria-label="Timelines">
+            <div class="timeline-grid">
+                <div class="row-labels">{labels}</div>
+                <div class="canvas-wrap" node_ref=wrap_ref>
+                    <canvas
+                        node_ref=canvas_ref
+                        tabindex="0"
+                        role="img"
+                        data-testid="timeline-canvas"
+                        aria-label=canvas_label
+                        on:mousemove=on_move
+                        on:mouseleave=on_leave
+                        on:click=on_click
+                        on:keydown=on_key
+                    ></canvas>
+                    <div class="axis" aria-hidden="true">{axis}</div>
+                </div>
+            </div>
+            {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <ul class="legend" aria-label="Legend">
+                <li><span class="glyph allowed">"●"</span>" allowed"</li>
+                <li><span class="glyph rejected">"✕"</span>" rejected (429)"</li>
+                <li><span class="glyph delayed">"○—•"</span>" delayed, then served"</li>
+                <li><span class="glyph degraded">"◌"</span>" let through, limiter unreachable (fail open)"</li>
+                <li><span class="glyph failed">"⊠"</span>" refused, limiter unreachable (fail closed)"</li>
+                <li><span class="glyph bracket">"[ ]"</span>" one window, at the pointer or playhead"</li>
+            </ul>
+        </section>
+    }
+}
