@@ -99,7 +99,7 @@ test('choosing a preset and moving a slider updates the rows and the URL', async
   await page.selectOption('[data-testid="pattern-select"]', 'steady');
   await page.waitForURL(/pattern=steady/);
   assert.equal((await rowFigures(page, 'token-bucket')).allowed, 34);
-  await page.locator('[data-testid="window-slider"]').fill('20');
+  await page.locator('[data-testid="window-slider"]').fill('200'); // tenths of a second
   await page.waitForURL(/window=20/);
   assert.equal(await page.locator('[data-testid="window-value"]').innerText(), '20 s');
   assert.equal((await rowFigures(page, 'sliding-log')).allowed, 15, '5 per 20 s over 60 s');
@@ -118,7 +118,7 @@ test('playback moves a playhead; step walks the requests; reset goes back', asyn
   assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /Request 2 at 8.398 s/);
   await page.click('[data-testid="reset"]');
   assert.equal(await page.locator('[data-testid="playhead"]').innerText(), 'at 0');
-  await page.selectOption('[data-testid="speed"]', '10');
+  await page.selectOption('[data-testid="speed"]', '1000'); // percent of real time: 10×
   await page.click('[data-testid="play"]');
   await page.waitForFunction(() => document.querySelector('[data-testid="playhead"]').innerText !== 'at 0');
   await page.waitForTimeout(400);
@@ -154,6 +154,28 @@ test('"Send a request" and the S key add requests at the playhead, in the URL', 
   await page.goto(page.url());
   await page.waitForSelector('body[data-ready="true"]');
   assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 3 requests/);
+});
+
+test('a request can be sent for a chosen key, which keeps its own limiter', async () => {
+  const { page, problems } = await openPage(browser);
+  await gotoLab(page, 'pattern=several-keys');
+  assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 30 requests/);
+  const before = await rowFigures(page, 'sliding-log');
+  await page.selectOption('[data-testid="send-key"]', 'ip:203.0.113.7');
+  await page.click('[data-testid="step"]'); // the playhead to the first request, at 0 s (tenant:b)
+  await page.click('[data-testid="send"]');
+  await page.waitForURL(/trace=/);
+  assert.match(decodeURIComponent(page.url()), /0@ip:203\.0\.113\.7/);
+  assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 31 requests/);
+  const after = await rowFigures(page, 'sliding-log');
+  assert.equal(after.allowed + after.rejected, before.allowed + before.rejected + 1);
+  assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /\(ip:203\.0\.113\.7\)/);
+  // The IP key had its whole allowance at 0 s, whatever the tenants had used.
+  assert.match(await page.locator('[data-testid="inspector"]').innerText(), /Sliding log allowed, 4 left/);
+  await page.goto(page.url());
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.deepEqual(await rowFigures(page, 'sliding-log'), after);
+  assert.deepEqual(problems, []);
 });
 
 test('the inspector shows each decision and the exact HTTP response', async () => {

@@ -104,6 +104,8 @@ pub enum Pattern {
     SeveralKeys,
     /// Request times given by a person (a pasted list, or their clicks), in seconds.
     Trace(Vec<Time>),
+    /// Request times with their keys, for traffic of several keys given by a person.
+    Keyed(Vec<(Time, String)>),
 }
 
 /// Keys of the several-keys preset, in key-table order.
@@ -121,7 +123,7 @@ impl Pattern {
             Pattern::Poisson { .. } => "poisson",
             Pattern::SeveralKeys => "several-keys",
             Pattern::Trace(times) if times.is_empty() => "clicks",
-            Pattern::Trace(_) => "trace",
+            Pattern::Trace(_) | Pattern::Keyed(_) => "trace",
         }
     }
 
@@ -149,7 +151,22 @@ impl Pattern {
             Pattern::Poisson { .. } => "Random (Poisson) at 1.5× the rate",
             Pattern::SeveralKeys => "Several keys at once",
             Pattern::Trace(times) if times.is_empty() => "My clicks",
-            Pattern::Trace(_) => "Your own request times",
+            Pattern::Trace(_) | Pattern::Keyed(_) => "Your own request times",
+        }
+    }
+
+    /// The same requests as an explicit list of (time, key): what "Send a request" extends.
+    pub fn to_keyed(trace: &Trace) -> Pattern {
+        let points: Vec<(Time, String)> = trace.requests().iter().map(|r| (r.at, trace.key_name(r.key).to_string())).collect();
+        Pattern::from_points(points)
+    }
+
+    /// A person's requests: a plain time list when they all belong to the default key.
+    pub fn from_points(points: Vec<(Time, String)>) -> Pattern {
+        if points.iter().all(|(_, k)| k == DEFAULT_KEY) {
+            Pattern::Trace(points.into_iter().map(|(t, _)| t).collect())
+        } else {
+            Pattern::Keyed(points)
         }
     }
 
@@ -169,6 +186,21 @@ impl Pattern {
                 trace.push_key_requests(SEVERAL_KEYS[1], &b);
                 trace.push_key_requests(SEVERAL_KEYS[2], &c);
                 trace
+            }
+            Pattern::Keyed(points) => {
+                let mut keys: Vec<String> = Vec::new();
+                let mut requests = Vec::with_capacity(points.len());
+                for (at, key) in points {
+                    let id = match keys.iter().position(|k| k == key) {
+                        Some(i) => i,
+                        None => {
+                            keys.push(key.clone());
+                            keys.len() - 1
+                        }
+                    };
+                    requests.push(Request { at: *at, key: id as u32, cost: 1 });
+                }
+                Trace::new(keys, requests)
             }
             _ => Trace::single_key(DEFAULT_KEY, self.times(limit, window)),
         }
@@ -241,6 +273,7 @@ impl Pattern {
             }
             Pattern::SeveralKeys => Pattern::Edge.times(limit, window),
             Pattern::Trace(times) => times.clone(),
+            Pattern::Keyed(points) => points.iter().map(|(t, _)| *t).collect(),
         }
     }
 }
@@ -309,6 +342,26 @@ mod tests {
         let trace = Pattern::RetryStorm.generate(5, Span::from_secs(10));
         assert_eq!(trace.len(), 10 + 5 * 50);
         assert!(trace.end() <= Time::from_secs(23));
+    }
+
+    #[test]
+    fn a_keyed_list_gives_one_limiter_key_per_name_in_order_of_first_use() {
+        let pattern = Pattern::Keyed(vec![(Time(3), "b".into()), (Time(1), "a".into()), (Time(2), "b".into())]);
+        let trace = pattern.generate(5, Span::from_secs(1));
+        assert_eq!(trace.keys(), ["b", "a"]);
+        let order: Vec<(u64, &str)> = trace.requests().iter().map(|r| (r.at.micros(), trace.key_name(r.key))).collect();
+        assert_eq!(order, [(1, "a"), (2, "b"), (3, "b")]);
+        assert_eq!(Pattern::to_keyed(&trace), pattern_sorted());
+    }
+
+    fn pattern_sorted() -> Pattern {
+        Pattern::Keyed(vec![(Time(1), "a".into()), (Time(2), "b".into()), (Time(3), "b".into())])
+    }
+
+    #[test]
+    fn a_list_of_only_the_default_key_stays_a_plain_time_list() {
+        let trace = Pattern::Edge.generate(5, Span::from_secs(10));
+        assert!(matches!(Pattern::to_keyed(&trace), Pattern::Trace(times) if times.len() == 10));
     }
 
     #[test]

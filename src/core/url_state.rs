@@ -23,7 +23,7 @@ use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy};
 use super::config::Rate;
 use super::limiter::{Algorithm, LeakDelay, Settings};
 use super::time::{format_seconds, parse_seconds, Span, Time};
-use super::traffic::Pattern;
+use super::traffic::{Pattern, DEFAULT_KEY};
 
 pub const MAX_LIMIT: u64 = 1_000_000;
 pub const MIN_WINDOW: Span = Span::from_millis(1);
@@ -123,6 +123,19 @@ pub fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Escapes everything but letters, digits and `-._~:` so a key survives inside a query.
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~:".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Splits a query (with or without its leading `?`) into decoded pairs, in order.
 pub fn query_pairs(query: &str) -> Vec<(String, String)> {
     query
@@ -181,8 +194,8 @@ pub fn parse_query(query: &str) -> Parsed {
     let mut pattern_field = get("pattern").map(str::to_string);
     if let Some(raw) = get("trace") {
         match parse_trace_list(raw) {
-            Ok(times) => {
-                state.pattern = Pattern::Trace(times);
+            Ok(points) => {
+                state.pattern = Pattern::from_points(points);
                 if pattern_field.as_deref().is_some_and(|p| p != "trace") {
                     note("pattern", "trace= was given, so pattern= is ignored: the page shows your trace.".into());
                 }
@@ -492,9 +505,13 @@ fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
     }
 }
 
-/// Parses `trace=` (comma-separated seconds). The whole list is refused on the first bad item,
-/// with its position, so a typo never silently drops a request.
-pub fn parse_trace_list(raw: &str) -> Result<Vec<Time>, String> {
+/// The longest key accepted in a trace.
+pub const MAX_KEY_LEN: usize = 100;
+
+/// Parses `trace=`: comma-separated seconds, each optionally followed by `@key`
+/// (`1.5@tenant:a`); items without a key belong to the default key. The whole list is refused on
+/// the first bad item, with its position, so a typo never silently drops a request.
+pub fn parse_trace_list(raw: &str) -> Result<Vec<(Time, String)>, String> {
     let items: Vec<&str> = raw.split(',').map(str::trim).collect();
     if items.iter().all(|s| s.is_empty()) {
         return Err("the list of request times is empty".into());
@@ -507,8 +524,15 @@ pub fn parse_trace_list(raw: &str) -> Result<Vec<Time>, String> {
         if item.is_empty() && i + 1 == items.len() {
             continue; // a trailing comma
         }
-        match parse_seconds(item) {
-            Ok(us) => times.push(Time(us)),
+        let (time_text, key) = match item.rsplit_once('@') {
+            Some((t, k)) => (t, k.trim()),
+            None => (*item, DEFAULT_KEY),
+        };
+        if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control) {
+            return Err(format!("item {} of the list: the key after @ must be 1 to {MAX_KEY_LEN} printable characters", i + 1));
+        }
+        match parse_seconds(time_text) {
+            Ok(us) => times.push((Time(us), key.to_string())),
             Err(e) => return Err(format!("item {} of the list: {e}", i + 1)),
         }
     }
@@ -529,6 +553,19 @@ pub fn to_query(state: &LabState) -> String {
         Pattern::Edge => {}
         Pattern::Trace(times) if !times.is_empty() => {
             let list: Vec<String> = times.iter().map(|t| format_seconds(t.micros())).collect();
+            parts.push(format!("trace={}", list.join(",")));
+        }
+        Pattern::Keyed(points) => {
+            let list: Vec<String> = points
+                .iter()
+                .map(|(t, key)| {
+                    if key == DEFAULT_KEY {
+                        format_seconds(t.micros())
+                    } else {
+                        format!("{}@{}", format_seconds(t.micros()), percent_encode(key))
+                    }
+                })
+                .collect();
             parts.push(format!("trace={}", list.join(",")));
         }
         other => parts.push(format!("pattern={}", other.slug())),
@@ -601,6 +638,17 @@ mod tests {
         let parsed = parse_query("trace=0.5,1.25,9.592");
         assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time(500_000), Time(1_250_000), Time(9_592_000)]));
         assert!(parsed.notices.is_empty());
+    }
+
+    #[test]
+    fn trace_items_may_name_their_key_and_keys_survive_the_round_trip() {
+        let parsed = parse_query("trace=0,1@tenant:a,2@ip:10.0.0.1,3@odd%20key%2Fx");
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+        let Pattern::Keyed(points) = &parsed.state.pattern else { panic!("a keyed trace") };
+        assert_eq!(points[0], (Time::ZERO, DEFAULT_KEY.to_string()));
+        assert_eq!(points[3], (Time::from_secs(3), "odd key/x".to_string()));
+        assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
+        assert!(parse_query("trace=1@").notices[0].message.contains("key after @"));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::core::config::Rate;
 use crate::core::limiter::{Algorithm, LeakDelay};
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
-use crate::core::traffic::Pattern;
+use crate::core::traffic::{Pattern, DEFAULT_KEY};
 use crate::core::url_state::Theme;
 
 use super::draw::time_label;
@@ -18,19 +18,19 @@ use super::state::Lab;
 ///
 /// - `label`: what it sets, e.g. "Limit".
 /// - `testid`: `data-testid` of the range input (`<testid>-slider`) and its value (`<testid>-value`).
-/// - `min`, `max`, `step`: the range, in the unit shown.
-/// - `value`: the current value; `shown`: how the value is written next to the slider.
-/// - `on_change`: called with each new value as the thumb moves.
+/// - `min`, `max`: the range in whole steps (a window slider counts tenths of a second, so that
+///   no float is ever formatted or parsed).
+/// - `value`: the current value in steps; `shown`: how it is written next to the slider.
+/// - `on_change`: called with each new value, in steps, as the thumb moves.
 #[component]
 fn Slider(
     label: &'static str,
     testid: &'static str,
-    min: f64,
-    max: f64,
-    step: f64,
-    #[prop(into)] value: Signal<f64>,
+    min: i64,
+    max: i64,
+    #[prop(into)] value: Signal<i64>,
     #[prop(into)] shown: Signal<String>,
-    on_change: Callback<f64>,
+    on_change: Callback<i64>,
 ) -> impl IntoView {
     let id = format!("slider-{testid}");
     view! {
@@ -44,12 +44,12 @@ fn Slider(
                 type="range"
                 min=min
                 max=max
-                step=step
+                step=1
                 data-testid=format!("{testid}-slider")
                 prop:value=move || value.get().to_string()
                 aria-valuetext=shown
                 on:input=move |ev| {
-                    if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                    if let Ok(v) = event_target_value(&ev).parse::<i64>() {
                         on_change.run(v);
                     }
                 }
@@ -62,8 +62,15 @@ fn seconds_text(span: Span) -> String {
     format!("{} s", format_seconds(span.micros()))
 }
 
-fn rate_from_per_second(v: f64) -> Option<Rate> {
-    Rate::parse_per_second(&format!("{v:.3}")).ok()
+/// A rate of `tenths` tenths of a token a second.
+fn rate_from_tenths(tenths: i64) -> Option<Rate> {
+    Rate::new(u64::try_from(tenths).ok()?, Span::from_secs(10)).ok()
+}
+
+/// A rate in tenths of a unit per second, rounded to the nearest tenth.
+fn tenths_of(rate: Rate) -> i64 {
+    let tenths = (u128::from(rate.amount()) * 10 * u128::from(MICROS_PER_SEC) + u128::from(rate.per().micros()) / 2) / u128::from(rate.per().micros());
+    i64::try_from(tenths).unwrap_or(i64::MAX)
 }
 
 /// Starts playback from the playhead (or the start), or shows everything at once when the
@@ -127,32 +134,28 @@ pub fn reset(lab: Lab) {
     lab.selected.set(None);
 }
 
-/// Adds a request at the playhead (or just after the last one) to a single-key trace.
+/// Adds a request at the playhead (or just after the last one) for the chosen key.
 pub fn send_request(lab: Lab) {
-    let (single_key, times, end, window, limit) = lab.run.with_untracked(|r| {
+    let (mut points, first_key, end, window, limit) = lab.run.with_untracked(|r| {
         (
-            r.trace.keys().len() <= 1,
-            r.trace.requests().iter().map(|q| q.at).collect::<Vec<_>>(),
+            r.trace.requests().iter().map(|q| (q.at, r.trace.key_name(q.key).to_string())).collect::<Vec<_>>(),
+            r.trace.keys().first().cloned().unwrap_or_else(|| DEFAULT_KEY.to_string()),
             r.trace.end(),
             r.settings.window,
             r.settings.limit,
         )
     });
-    if !single_key {
-        lab.notices.update(|n| n.push("Sending a request works on single-key traffic: pick another preset or My clicks.".into()));
-        return;
-    }
+    let key = lab.send_key.get_untracked().unwrap_or(first_key);
     let at = lab.playhead.get_untracked().unwrap_or_else(|| {
-        if times.is_empty() {
+        if points.is_empty() {
             Time::ZERO
         } else {
             end.plus(Span(window.micros() / limit.max(1) / 2))
         }
     });
-    let mut times = times;
-    times.push(at);
-    lab.change(|s| s.pattern = Pattern::Trace(times));
-    let index = lab.run.with_untracked(|r| r.trace.requests().iter().rposition(|q| q.at == at));
+    points.push((at, key.clone()));
+    lab.change(|s| s.pattern = Pattern::from_points(points));
+    let index = lab.run.with_untracked(|r| r.trace.requests().iter().rposition(|q| q.at == at && r.trace.key_name(q.key) == key));
     lab.selected.set(index);
 }
 
@@ -162,8 +165,8 @@ pub fn Controls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
 
-    let limit = Signal::derive(move || state.with(|s| s.settings.limit as f64));
-    let window_s = Signal::derive(move || state.with(|s| s.settings.window.micros() as f64 / MICROS_PER_SEC as f64));
+    let limit = Signal::derive(move || state.with(|s| s.settings.limit as i64));
+    let window_tenths = Signal::derive(move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64));
     let algos = move |a: Algorithm| state.with(|s| s.algorithms.contains(&a));
 
     let presets = move || {
@@ -214,7 +217,8 @@ pub fn Controls() -> impl IntoView {
     };
 
     let playing = lab.playing;
-    let speed_options = [0.5, 1.0, 2.0, 5.0, 10.0];
+    // Percent of real time, kept as integers so nothing formats a float.
+    let speed_options: [(u32, &str); 5] = [(50, "0.5×"), (100, "1×"), (200, "2×"), (500, "5×"), (1000, "10×")];
 
     let shortcut = window_event_listener(ev::keydown, move |ev: web_sys::KeyboardEvent| {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
@@ -251,10 +255,10 @@ pub fn Controls() -> impl IntoView {
                 <button data-testid="reset" on:click=move |_| reset(lab)>"Reset"</button>
                 <label class="speed">"Speed "
                     <select data-testid="speed" on:change=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<f64>() { lab.speed.set(v) }
+                        if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
                     }>
-                        {speed_options.into_iter().map(|v| view! {
-                            <option value=v.to_string() selected=move || (lab.speed.get() - v).abs() < 1e-9>{format!("{v}×")}</option>
+                        {speed_options.into_iter().map(|(pct, name)| view! {
+                            <option value=pct.to_string() selected=move || (lab.speed.get() * 100.0).round() as u32 == pct>{name}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -264,20 +268,33 @@ pub fn Controls() -> impl IntoView {
                 }}</span>
             </div>
 
-            <div class="control-group">
+            <div class="control-group send-group">
                 <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=move |_| send_request(lab)>
                     "Send a request " <kbd>"S"</kbd>
                 </button>
+                <label class="send-key">"for "
+                    <select data-testid="send-key" on:change=move |ev| lab.send_key.set(Some(event_target_value(&ev)))>
+                        {move || {
+                            let keys = lab.run.with(|r| r.trace.keys().to_vec());
+                            let keys = if keys.is_empty() { vec![DEFAULT_KEY.to_string()] } else { keys };
+                            let chosen = lab.send_key.get().unwrap_or_else(|| keys[0].clone());
+                            keys.into_iter().map(|k| {
+                                let selected = k == chosen;
+                                view! { <option value=k.clone() selected=selected>{k.clone()}</option> }
+                            }).collect_view()
+                        }}
+                    </select>
+                </label>
             </div>
 
-            <Slider label="Limit" testid="limit" min=1.0 max=100.0 step=1.0 value=limit
+            <Slider label="Limit" testid="limit" min=1 max=100 value=limit
                 shown=Signal::derive(move || format!("{} requests", state.with(|s| s.settings.limit)))
-                on_change=Callback::new(move |v: f64| lab.change(|s| s.settings.limit = (v.round() as u64).clamp(1, 1_000_000)))/>
-            <Slider label="Window" testid="window" min=0.5 max=120.0 step=0.5 value=window_s
+                on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000)))/>
+            <Slider label="Window" testid="window" min=5 max=1200 value=window_tenths
                 shown=Signal::derive(move || seconds_text(state.with(|s| s.settings.window)))
-                on_change=Callback::new(move |v: f64| {
-                    let micros = (v * MICROS_PER_SEC as f64).round() as u64;
-                    lab.change(|s| s.settings.window = Span(micros.clamp(1_000, 86_400 * MICROS_PER_SEC)));
+                on_change=Callback::new(move |tenths: i64| {
+                    let micros = (tenths.max(1) as u64).saturating_mul(MICROS_PER_SEC / 10);
+                    lab.change(|s| s.settings.window = Span(micros.min(86_400 * MICROS_PER_SEC)));
                 })/>
 
             <fieldset class="control-group algos">
@@ -292,35 +309,35 @@ pub fn Controls() -> impl IntoView {
 
             <details class="control-group tuning">
                 <summary>"Tune single algorithms"</summary>
-                <Slider label="Bucket capacity" testid="capacity" min=1.0 max=200.0 step=1.0
-                    value=Signal::derive(move || state.with(|s| s.settings.bucket_capacity() as f64))
+                <Slider label="Bucket capacity" testid="capacity" min=1 max=200
+                    value=Signal::derive(move || state.with(|s| s.settings.bucket_capacity() as i64))
                     shown=Signal::derive(move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity())))
-                    on_change=Callback::new(move |v: f64| lab.change(|s| s.settings.capacity = Some(v.round().max(1.0) as u64)))/>
-                <Slider label="Refill rate" testid="refill" min=0.1 max=50.0 step=0.1
-                    value=Signal::derive(move || state.with(|s| s.settings.quota().map(|q| s.settings.refill_rate(q)).map(|r| r.per_second_text().parse::<f64>().unwrap_or(1.0)).unwrap_or(1.0)))
+                    on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64)))/>
+                <Slider label="Refill rate" testid="refill" min=1 max=500
+                    value=Signal::derive(move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10)))
                     shown=Signal::derive(move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default()))
-                    on_change=Callback::new(move |v: f64| if let Some(rate) = rate_from_per_second(v) { lab.change(|s| s.settings.refill = Some(rate)) })/>
-                <Slider label="GCRA burst" testid="burst" min=1.0 max=200.0 step=1.0
-                    value=Signal::derive(move || state.with(|s| s.settings.gcra_burst() as f64))
+                    on_change=Callback::new(move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) })/>
+                <Slider label="GCRA burst" testid="burst" min=1 max=200
+                    value=Signal::derive(move || state.with(|s| s.settings.gcra_burst() as i64))
                     shown=Signal::derive(move || format!("{} requests", state.with(|s| s.settings.gcra_burst())))
-                    on_change=Callback::new(move |v: f64| lab.change(|s| s.settings.gcra_burst = Some(v.round().max(1.0) as u64)))/>
-                <Slider label="Leaky bucket burst" testid="leak-burst" min=0.0 max=200.0 step=1.0
-                    value=Signal::derive(move || state.with(|s| s.settings.leak_burst() as f64))
+                    on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64)))/>
+                <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=200
+                    value=Signal::derive(move || state.with(|s| s.settings.leak_burst() as i64))
                     shown=Signal::derive(move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst())))
-                    on_change=Callback::new(move |v: f64| lab.change(|s| {
-                        let burst = v.round().max(0.0) as u64;
+                    on_change=Callback::new(move |v: i64| lab.change(|s| {
+                        let burst = v.max(0) as u64;
                         s.settings.leak_burst = Some(burst);
                         if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
                     }))/>
-                <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0.0 max=200.0 step=1.0
-                    value=Signal::derive(move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as f64, LeakDelay::NoDelay => s.settings.leak_burst() as f64 }))
+                <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=200
+                    value=Signal::derive(move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 }))
                     shown=Signal::derive(move || state.with(|s| match s.settings.leak_delay {
                         LeakDelay::NoDelay => "all (nodelay)".to_string(),
                         LeakDelay::After(0) => "none: every excess request waits".to_string(),
                         LeakDelay::After(d) => format!("{d}, the rest wait"),
                     }))
-                    on_change=Callback::new(move |v: f64| lab.change(|s| {
-                        let d = (v.round().max(0.0) as u64).min(s.settings.leak_burst());
+                    on_change=Callback::new(move |v: i64| lab.change(|s| {
+                        let d = (v.max(0) as u64).min(s.settings.leak_burst());
                         s.settings.leak_delay = if d >= s.settings.leak_burst() { LeakDelay::NoDelay } else { LeakDelay::After(d) };
                     }))/>
             </details>

@@ -90,16 +90,19 @@ impl Layout {
     }
 
     /// The layout as JSON, published on the canvas for tests and tools that read its pixels.
+    /// Every length is a whole number of CSS pixels (rows are whole, the width is measured).
     pub fn to_json(&self) -> String {
+        let int = |v: f64| v.round() as i64;
         let rows: Vec<String> = self
             .rows
             .iter()
-            .map(|r| format!("{{\"id\":\"{}\",\"top\":{},\"markY\":{},\"height\":{}}}", r.kind.id(), r.top, r.mark_y, r.height))
+            .map(|r| format!("{{\"id\":\"{}\",\"top\":{},\"markY\":{},\"height\":{}}}", r.kind.id(), int(r.top), int(r.mark_y), int(r.height)))
             .collect();
         format!(
-            "{{\"padX\":{PAD_X},\"width\":{},\"height\":{},\"horizonUs\":{},\"rows\":[{}]}}",
-            self.width,
-            self.height,
+            "{{\"padX\":{},\"width\":{},\"height\":{},\"horizonUs\":{},\"rows\":[{}]}}",
+            int(PAD_X),
+            int(self.width),
+            int(self.height),
             self.horizon.micros(),
             rows.join(",")
         )

@@ -27,6 +27,8 @@ pub struct Lab {
     pub notices: RwSignal<Vec<String>>,
     /// The sentence screen readers hear after each decision is shown.
     pub announcement: RwSignal<String>,
+    /// The key "Send a request" sends for; `None` means the trace's first key.
+    pub send_key: RwSignal<Option<String>>,
 }
 
 impl Lab {
@@ -42,6 +44,7 @@ impl Lab {
             selected: RwSignal::new(None),
             notices: RwSignal::new(notices),
             announcement: RwSignal::new(String::new()),
+            send_key: RwSignal::new(None),
         }
     }
 

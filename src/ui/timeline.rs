@@ -13,6 +13,11 @@ use super::draw::{draw, ticks, time_label, Layout, Palette, RowKind, View};
 use super::state::Lab;
 use crate::core::url_state::Theme;
 
+/// CSS pixels, rounded: no float is formatted anywhere in the page.
+fn px(v: f64) -> String {
+    format!("{}px", v.round() as i64)
+}
+
 /// Whether the page is in the dark theme now.
 pub fn dark_theme(theme: Theme) -> bool {
     match theme {
@@ -111,7 +116,7 @@ pub fn Timelines() -> impl IntoView {
         let Some(canvas) = canvas_ref.get() else { return };
         canvas.set_width((layout.width * dpr).round() as u32);
         canvas.set_height((layout.height * dpr).round() as u32);
-        let _ = canvas.set_attribute("style", &format!("width:{}px;height:{}px", layout.width, layout.height));
+        let _ = canvas.set_attribute("style", &format!("width:{};height:{}", px(layout.width), px(layout.height)));
         let _ = canvas.set_attribute("data-layout", &layout.to_json());
         let palette = if dark { Palette::dark() } else { Palette::light() };
         let performance = web_sys::window().and_then(|w| w.performance());
@@ -189,7 +194,7 @@ pub fn Timelines() -> impl IntoView {
                             RowKind::Durable => None,
                         };
                         view! {
-                            <div class="row-label" class:broke=broke style:height=format!("{}px", row.height) data-row=row.kind.id()>
+                            <div class="row-label" class:broke=broke style:height=px(row.height) data-row=row.kind.id()>
                                 <span class="row-name">{name}</span>
                                 <span class="row-summary">{if broke { "⚠ " } else { "" }}{summary}</span>
                                 <span class="row-short" aria-hidden="true">{short}</span>
@@ -207,7 +212,7 @@ pub fn Timelines() -> impl IntoView {
         layout.with(|l| {
             ticks(l.horizon, l.width)
                 .into_iter()
-                .map(|t| view! { <span class="tick" style:left=format!("{}px", l.x(t))>{time_label(t)}</span> })
+                .map(|t| view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> })
                 .collect_view()
         })
     };
