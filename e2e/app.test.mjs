@@ -3,7 +3,7 @@
 // reduced motion and phone width. Screenshots go to e2e/artifacts/ to be looked at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR } from './helpers.mjs';
+import { launch, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, assertCleanRun } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -11,6 +11,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
+  assertCleanRun(assert);
 });
 
 /** The canvas layout the page publishes, and a way to read one pixel. */

@@ -2,7 +2,7 @@
 // emulation's, for a far object, a slow timeout, fail-closed routes, outages and sharding.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoLab, foreignRequests, SCREENSHOT_DIR } from './helpers.mjs';
+import { launch, openPage, gotoLab, foreignRequests, SCREENSHOT_DIR, assertCleanRun } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -10,6 +10,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
+  assertCleanRun(assert);
 });
 
 async function doRow(page) {

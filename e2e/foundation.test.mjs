@@ -2,7 +2,7 @@
 // and a clean run (no console error, no request to another origin).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, BASE_URL } from './helpers.mjs';
+import { launch, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, BASE_URL, assertCleanRun } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -10,6 +10,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
+  assertCleanRun(assert);
 });
 
 test('the window-edge run comes out as the explainer reports it: fixed 10, sliding 5, bucket 6', async () => {

@@ -22,6 +22,10 @@ export async function launch() {
   });
 }
 
+/** Everything that went wrong, and every request to another origin, over the whole file. */
+export const everyProblem = [];
+export const everyForeignRequest = [];
+
 /** Opens a page that records what went wrong, at the given viewport. */
 export async function openPage(browser, { width = 1280, height = 800 } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
@@ -29,10 +33,19 @@ export async function openPage(browser, { width = 1280, height = 800 } = {}) {
   const problems = [];
   const requests = [];
   page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+    if (msg.type() === 'error') {
+      problems.push(`console: ${msg.text()}`);
+      everyProblem.push(`console: ${msg.text()}`);
+    }
   });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('request', (req) => requests.push(req.url()));
+  page.on('pageerror', (err) => {
+    problems.push(`page error: ${err.message}`);
+    everyProblem.push(`page error: ${err.message}`);
+  });
+  page.on('request', (req) => {
+    requests.push(req.url());
+    everyForeignRequest.push(...foreignRequests([req.url()]));
+  });
   return { page, problems, requests, context };
 }
 
@@ -57,4 +70,10 @@ export async function rowFigures(page, slug) {
 export function foreignRequests(requests) {
   const origin = new URL(BASE_URL).origin;
   return requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'));
+}
+
+/** For each test file's `after`: no console error, no page error, no request elsewhere, ever. */
+export function assertCleanRun(assert) {
+  assert.deepEqual(everyProblem, [], 'no console or page error during the whole run');
+  assert.deepEqual(everyForeignRequest, [], 'no request to any other origin during the whole run');
 }

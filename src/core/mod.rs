@@ -6,6 +6,7 @@ pub mod config;
 pub mod decision;
 pub mod durable;
 pub mod http;
+pub mod import;
 pub mod lab;
 pub mod limiter;
 pub mod rng;

@@ -1,0 +1,364 @@
+//! Reading a person's own traffic: pasted or uploaded text, in one of three shapes.
+//!
+//! - **Times**: one number of seconds per line (`9.592`).
+//! - **CSV**: `time,key` and optionally `,region,route` per line (a header line naming the
+//!   columns is allowed), e.g. `10.398,tenant:acme,fra,GET /products`.
+//! - **Access log**: the common or combined log format of Apache and nginx, e.g.
+//!   `203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET /login HTTP/1.1" 200 512`. The key is
+//!   `ip:<address>`, the route the request path, and times count from the first line.
+//!
+//! Blank lines and lines starting with `#` are skipped. Every bad line is reported with its line
+//! number (the first 20 of them), so a person can fix the file; nothing here panics, whatever
+//! the text.
+
+use super::durable::Region;
+use super::time::{parse_seconds, Time, MICROS_PER_SEC};
+use super::traffic::DEFAULT_KEY;
+use super::url_state::MAX_KEY_LEN;
+
+/// The most lines read from one file or paste.
+pub const MAX_LINES: usize = 2_000_000;
+/// The most errors listed; past that, the count is given.
+pub const MAX_ERRORS_LISTED: usize = 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Times,
+    Csv,
+    AccessLog,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Times => "one time per line",
+            Format::Csv => "CSV (time, key, region, route)",
+            Format::AccessLog => "access log (common or combined)",
+        }
+    }
+}
+
+/// One imported request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportedRequest {
+    pub at: Time,
+    pub key: String,
+    pub region: Option<Region>,
+    pub route: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Imported {
+    pub format: Format,
+    pub requests: Vec<ImportedRequest>,
+    /// Blank and comment lines skipped.
+    pub skipped: usize,
+}
+
+/// A line that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    pub line: usize,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportErrors {
+    pub format: Format,
+    /// The first `MAX_ERRORS_LISTED` errors, in line order.
+    pub errors: Vec<LineError>,
+    /// How many lines were bad in all.
+    pub total: usize,
+}
+
+impl ImportErrors {
+    /// One sentence per listed error, and a count of the rest.
+    pub fn describe(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self.errors.iter().map(|e| format!("line {}: {}", e.line, e.message)).collect();
+        if self.total > self.errors.len() {
+            lines.push(format!("and {} more lines like these", self.total - self.errors.len()));
+        }
+        lines
+    }
+}
+
+fn is_skipped(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// Guesses the format from the first line that is not blank or a comment.
+pub fn detect(text: &str) -> Format {
+    let first = text.lines().find(|l| !is_skipped(l)).unwrap_or("").trim();
+    if first.contains(" [") && first.contains("] \"") {
+        Format::AccessLog
+    } else if first.contains(',') {
+        Format::Csv
+    } else {
+        Format::Times
+    }
+}
+
+/// Reads `text`, guessing its format.
+pub fn import(text: &str) -> Result<Imported, ImportErrors> {
+    import_as(text, detect(text))
+}
+
+/// Reads `text` in the given format.
+pub fn import_as(text: &str, format: Format) -> Result<Imported, ImportErrors> {
+    let mut requests = Vec::new();
+    let mut errors = Vec::new();
+    let mut total_errors = 0usize;
+    let mut skipped = 0usize;
+    let mut header_allowed = format == Format::Csv;
+    let mut first_log_time: Option<i64> = None;
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        if number > MAX_LINES {
+            total_errors += 1;
+            if errors.len() < MAX_ERRORS_LISTED {
+                errors.push(LineError { line: number, message: format!("more than {MAX_LINES} lines; the rest was not read") });
+            }
+            break;
+        }
+        if is_skipped(line) {
+            skipped += 1;
+            continue;
+        }
+        let parsed = match format {
+            Format::Times => parse_time(line.trim()).map(|at| ImportedRequest { at, key: DEFAULT_KEY.to_string(), region: None, route: None }),
+            Format::Csv => {
+                let was_header_allowed = std::mem::replace(&mut header_allowed, false);
+                if was_header_allowed && looks_like_header(line) {
+                    skipped += 1;
+                    continue;
+                }
+                parse_csv_line(line)
+            }
+            Format::AccessLog => parse_log_line(line).map(|(epoch, ip, route)| {
+                let start = *first_log_time.get_or_insert(epoch);
+                let offset = epoch.saturating_sub(start).max(0) as u64;
+                ImportedRequest { at: Time(offset.saturating_mul(MICROS_PER_SEC)), key: format!("ip:{ip}"), region: None, route: Some(route) }
+            }),
+        };
+        match parsed {
+            Ok(request) => requests.push(request),
+            Err(message) => {
+                total_errors += 1;
+                if errors.len() < MAX_ERRORS_LISTED {
+                    errors.push(LineError { line: number, message });
+                }
+            }
+        }
+    }
+    if total_errors > 0 {
+        return Err(ImportErrors { format, errors, total: total_errors });
+    }
+    if requests.is_empty() {
+        return Err(ImportErrors {
+            format,
+            errors: vec![LineError { line: 1, message: "there are no requests in this text".into() }],
+            total: 1,
+        });
+    }
+    // Log lines can come slightly out of order; every format is replayed in time order.
+    requests.sort_by_key(|r| r.at);
+    Ok(Imported { format, requests, skipped })
+}
+
+fn parse_time(text: &str) -> Result<Time, String> {
+    parse_seconds(text).map(Time).map_err(|e| e.to_string())
+}
+
+fn looks_like_header(line: &str) -> bool {
+    let first = line.split(',').next().unwrap_or("").trim().to_ascii_lowercase();
+    matches!(first.as_str(), "time" | "t" | "timestamp" | "seconds" | "at")
+}
+
+fn parse_key(text: &str) -> Result<String, String> {
+    let key = text.trim();
+    if key.is_empty() {
+        return Err("the key is empty".into());
+    }
+    if key.chars().count() > MAX_KEY_LEN {
+        return Err(format!("the key is longer than {MAX_KEY_LEN} characters"));
+    }
+    if key.chars().any(char::is_control) {
+        return Err("the key has control characters".into());
+    }
+    Ok(key.to_string())
+}
+
+fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
+    let fields: Vec<&str> = line.split(',').collect();
+    if fields.len() < 2 || fields.len() > 4 {
+        return Err(format!("expected time,key[,region[,route]] but found {} fields", fields.len()));
+    }
+    let at = parse_time(fields[0].trim())?;
+    let key = parse_key(fields[1])?;
+    let region = match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
+        Some(code) => Some(Region::from_code(code).ok_or_else(|| format!("\"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)"))?),
+        None => None,
+    };
+    let route = fields.get(3).map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
+    Ok(ImportedRequest { at, key, region, route })
+}
+
+/// `host ident user [dd/Mon/yyyy:HH:MM:SS +zzzz] "METHOD path PROTO" status size ...`
+/// gives (seconds since the Unix epoch, host, path).
+fn parse_log_line(line: &str) -> Result<(i64, String, String), String> {
+    let line = line.trim();
+    let host = line.split_whitespace().next().ok_or("the line is empty")?;
+    let open = line.find('[').ok_or("no [date] in this log line")?;
+    let close = line[open..].find(']').map(|i| open + i).ok_or("the [date] is not closed")?;
+    let epoch = parse_log_date(&line[open + 1..close])?;
+    let rest = &line[close + 1..];
+    let quote = rest.find('"').ok_or("no \"request\" in this log line")?;
+    let request = &rest[quote + 1..];
+    let end = request.find('"').ok_or("the \"request\" is not closed")?;
+    let mut parts = request[..end].split_whitespace();
+    let _method = parts.next().ok_or("the request is empty")?;
+    let path = parts.next().unwrap_or("/");
+    let path = path.split('?').next().unwrap_or(path);
+    let host = parse_key(host)?;
+    Ok((epoch, host, path.chars().take(200).collect()))
+}
+
+/// `10/Oct/2026:13:55:36 +0000` as seconds since the Unix epoch, in UTC.
+fn parse_log_date(text: &str) -> Result<i64, String> {
+    let bad = || format!("\"{text}\" is not a log date like 10/Oct/2026:13:55:36 +0000");
+    let (stamp, zone) = text.trim().split_once(' ').ok_or_else(bad)?;
+    let mut parts = stamp.splitn(4, [':', '/']);
+    let day: i64 = parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+    let month_name = parts.next().ok_or_else(bad)?;
+    let year: i64 = parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+    let clock = parts.next().ok_or_else(bad)?;
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let month = MONTHS.iter().position(|m| *m == month_name).ok_or_else(bad)? as i64 + 1;
+    let hms: Vec<i64> = clock.split(':').map(|v| v.parse().unwrap_or(-1)).collect();
+    if hms.len() != 3 || hms.iter().any(|&v| v < 0) || hms[0] > 23 || hms[1] > 59 || hms[2] > 60 || !(1..=31).contains(&day) || !(1970..=9999).contains(&year) {
+        return Err(bad());
+    }
+    let zone = zone.trim();
+    let sign = match zone.as_bytes().first() {
+        Some(b'+') => 1,
+        Some(b'-') => -1,
+        _ => return Err(bad()),
+    };
+    let digits: i64 = zone[1..].parse().map_err(|_| bad())?;
+    if zone.len() != 5 {
+        return Err(bad());
+    }
+    let offset = sign * ((digits / 100) * 3600 + (digits % 100) * 60);
+    Ok(days_from_civil(year, month, day) * 86_400 + hms[0] * 3600 + hms[1] * 60 + hms[2] - offset)
+}
+
+/// Days from 1970-01-01 to the given date (Howard Hinnant's civil-date algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_time_per_line_is_read_exactly_and_put_in_order() {
+        let imported = import("# my trace\n8\n9.592\n\n8.398\n").unwrap();
+        assert_eq!(imported.format, Format::Times);
+        let ms: Vec<u64> = imported.requests.iter().map(|r| r.at.micros() / 1000).collect();
+        assert_eq!(ms, [8000, 8398, 9592]);
+        assert_eq!(imported.skipped, 2);
+    }
+
+    #[test]
+    fn bad_lines_are_reported_with_their_numbers() {
+        let errors = import("1\n2\nabc\n-4\nNaN\n5").unwrap_err();
+        let lines: Vec<usize> = errors.errors.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [3, 4, 5]);
+        assert!(errors.errors[1].message.contains("negative"));
+        assert_eq!(errors.describe()[0], "line 3: \"abc\" is not a number of seconds");
+    }
+
+    #[test]
+    fn only_the_first_twenty_errors_are_listed_with_a_count_of_the_rest() {
+        let text = "x\n".repeat(50);
+        let errors = import(&text).unwrap_err();
+        assert_eq!((errors.errors.len(), errors.total), (20, 50));
+        assert_eq!(errors.describe().last().unwrap(), "and 30 more lines like these");
+    }
+
+    #[test]
+    fn csv_with_a_header_keys_regions_and_routes() {
+        let text = "time,key,region,route\n0.5,tenant:a,fra,GET /products\n1,ip:203.0.113.7,syd\n2,tenant:b\n";
+        let imported = import(text).unwrap();
+        assert_eq!(imported.format, Format::Csv);
+        assert_eq!(imported.requests.len(), 3);
+        assert_eq!(imported.requests[0].region, Some(Region::Frankfurt));
+        assert_eq!(imported.requests[0].route.as_deref(), Some("GET /products"));
+        assert_eq!(imported.requests[1].key, "ip:203.0.113.7");
+        assert_eq!(imported.requests[2].region, None);
+    }
+
+    #[test]
+    fn csv_errors_name_the_field_that_is_wrong() {
+        let errors = import("1,a\n2\n3,b,mars\n4,,fra\n").unwrap_err();
+        let messages: Vec<String> = errors.describe();
+        assert_eq!(messages.len(), 3);
+        assert!(messages[0].starts_with("line 2: expected time,key"));
+        assert!(messages[1].contains("\"mars\" is not a region"));
+        assert!(messages[2].contains("key is empty"));
+    }
+
+    #[test]
+    fn access_log_lines_become_requests_keyed_by_address_from_the_first_line() {
+        let text = concat!(
+            "203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] \"GET /login?next=/ HTTP/1.1\" 200 512\n",
+            "198.51.100.2 - frank [10/Oct/2026:15:55:38 +0200] \"POST /api/items HTTP/1.1\" 201 40 \"-\" \"curl/8\"\n",
+            "203.0.113.7 - - [10/Oct/2026:13:56:36 +0000] \"GET / HTTP/1.1\" 200 10\n",
+        );
+        let imported = import(text).unwrap();
+        assert_eq!(imported.format, Format::AccessLog);
+        let got: Vec<(u64, &str, &str)> = imported
+            .requests
+            .iter()
+            .map(|r| (r.at.micros() / MICROS_PER_SEC, r.key.as_str(), r.route.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(got, [(0, "ip:203.0.113.7", "/login"), (2, "ip:198.51.100.2", "/api/items"), (60, "ip:203.0.113.7", "/")]);
+    }
+
+    #[test]
+    fn a_broken_log_line_says_what_is_missing() {
+        let errors = import("1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 1\n1.2.3.4 - - [99/Foo/2026:13:55:36 +0000] \"GET /\n").unwrap_err();
+        assert_eq!(errors.errors[0].line, 2);
+        assert!(errors.errors[0].message.contains("not a log date"));
+    }
+
+    #[test]
+    fn dates_convert_like_the_calendar() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(parse_log_date("01/Jan/1970:00:00:00 +0000"), Ok(0));
+        assert_eq!(parse_log_date("01/Jan/1970:01:00:00 +0100"), Ok(0));
+    }
+
+    #[test]
+    fn empty_text_is_an_error_not_an_empty_trace() {
+        assert!(import("").is_err());
+        assert!(import("\n# nothing\n").is_err());
+    }
+
+    #[test]
+    fn a_million_lines_are_read() {
+        let text: String = (0..1_000_000u64).map(|i| format!("{}.{:03}\n", i / 1000, i % 1000)).collect();
+        let imported = import(&text).unwrap();
+        assert_eq!(imported.requests.len(), 1_000_000);
+        assert_eq!(imported.requests.last().unwrap().at, Time(999_999_000));
+    }
+}
