@@ -19,7 +19,7 @@
 //! The page's own form may instead send `algo=` once per ticked algorithm. Unknown parameters
 //! are ignored, so links made by later versions still open.
 
-use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy};
+use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy, Tier};
 use super::config::Rate;
 use super::limiter::{Algorithm, LeakDelay, Settings};
 use super::time::{format_seconds, parse_seconds, Span, Time};
@@ -365,8 +365,31 @@ fn parse_durable<'a>(
         }
     }
     if let Some(raw) = get("from") {
-        if let Some(r) = region("from", raw, note) {
-            d.from = r;
+        let regions: Vec<Region> = raw.split(',').filter(|c| !c.trim().is_empty()).filter_map(|c| region("from", c, note)).collect();
+        if !regions.is_empty() {
+            d.from = regions.into_iter().take(12).collect();
+        }
+    }
+    if let Some(raw) = get("cache") {
+        match raw.trim() {
+            "1" => d.cache = true,
+            "0" => d.cache = false,
+            other => note("cache", format!("cache={}: use cache=1 for the first-tier cache, or cache=0.", quoted(other))),
+        }
+    }
+    let period = get("period").map(|raw| match raw.trim() {
+        "10" => Some(10),
+        "60" => Some(60),
+        other => {
+            note("period", format!("period={}: the binding's period can only be 10 or 60 seconds; using 10.", quoted(other)));
+            None
+        }
+    });
+    if let Some(raw) = get("tier") {
+        match raw.trim() {
+            "do" => d.tier = Tier::DurableObject,
+            "binding" => d.tier = Tier::Binding { period_secs: period.flatten().unwrap_or(10) },
+            other => note("tier", format!("tier={}: use do (a Durable Object) or binding (the Rate Limiting binding).", quoted(other))),
         }
     }
     if let Some(raw) = get("home") {
@@ -468,7 +491,17 @@ fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
         parts.push(format!("do-algo={}", d.algorithm.slug()));
     }
     if d.from != defaults.from {
-        parts.push(format!("from={}", d.from.code()));
+        let codes: Vec<&str> = d.from.iter().map(|r| r.code()).collect();
+        parts.push(format!("from={}", codes.join(",")));
+    }
+    if d.cache {
+        parts.push("cache=1".into());
+    }
+    if let Tier::Binding { period_secs } = d.tier {
+        parts.push("tier=binding".into());
+        if period_secs != 10 {
+            parts.push(format!("period={period_secs}"));
+        }
     }
     if let Some(home) = d.home {
         parts.push(format!("home={}", home.code()));
@@ -693,12 +726,24 @@ mod tests {
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
         let d = &parsed.state.durable;
         assert!(d.enabled);
-        assert_eq!((d.from, d.home), (Region::Frankfurt, Some(Region::SaoPaulo)));
+        assert_eq!((d.from.clone(), d.home), (vec![Region::Frankfurt], Some(Region::SaoPaulo)));
         assert_eq!((d.timeout, d.service), (Span::from_millis(300), Span(500)));
         assert_eq!((d.fail, d.persist, d.evict), (FailMode::Closed, false, Span::from_secs(30)));
         assert_eq!(d.outage, Some((Span::from_secs(20), Span::from_millis(30_500))));
         assert_eq!((d.shards, d.shard_by, d.placement, d.seed), (Some(4), ShardBy::Request, Placement::Smart, 7));
         assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
+    }
+
+    #[test]
+    fn several_origins_the_cache_and_the_binding_round_trip() {
+        let parsed = parse_query("do=1&from=fra,syd,nrt&cache=1&tier=binding&period=60");
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+        let d = &parsed.state.durable;
+        assert_eq!(d.from, [Region::Frankfurt, Region::Sydney, Region::Tokyo]);
+        assert!(d.cache);
+        assert_eq!(d.tier, Tier::Binding { period_secs: 60 });
+        assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
+        assert!(parse_query("tier=binding&period=30").notices[0].message.contains("10 or 60"));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::core::limiter::{Algorithm, Settings};
 use crate::core::time::Span;
 use crate::core::traffic::Trace;
 
-use super::config::{FailMode, Fault, FaultKind, Placement, SimConfig};
+use super::config::{FailMode, Fault, FaultKind, Placement, SimConfig, Tier};
 use super::regions::Region;
 use super::shard::{ShardBy, ShardRule};
 use super::traffic::SimTraffic;
@@ -16,8 +16,8 @@ pub struct DurableParams {
     pub enabled: bool,
     /// The algorithm the object runs (`do-algo`, default the seed's sliding log).
     pub algorithm: Algorithm,
-    /// Where the traffic comes from (`from`).
-    pub from: Region,
+    /// Where the traffic comes from (`from`): request `i` leaves from `from[i % len]`.
+    pub from: Vec<Region>,
     /// Where the object lives (`home`); `None` leaves it to placement.
     pub home: Option<Region>,
     pub timeout: Span,
@@ -34,6 +34,10 @@ pub struct DurableParams {
     pub shard_by: ShardBy,
     pub placement: Placement,
     pub seed: u64,
+    /// The Worker keeps known offenders in a first-tier cache (`cache=1`).
+    pub cache: bool,
+    /// Cloudflare's Rate Limiting binding instead of the object (`tier=binding`, `period=`).
+    pub tier: Tier,
 }
 
 impl Default for DurableParams {
@@ -42,7 +46,7 @@ impl Default for DurableParams {
         DurableParams {
             enabled: false,
             algorithm: sim.algorithm,
-            from: Region::Frankfurt,
+            from: vec![Region::Frankfurt],
             home: None,
             timeout: sim.timeout,
             fail: FailMode::Open,
@@ -54,6 +58,8 @@ impl Default for DurableParams {
             shard_by: sim.shard_by,
             placement: sim.placement,
             seed: sim.seed,
+            cache: sim.first_tier_cache,
+            tier: sim.tier,
         }
     }
 }
@@ -73,6 +79,8 @@ impl DurableParams {
             shards: self.shards.map(ShardRule::uniform).unwrap_or_default(),
             shard_by: self.shard_by,
             seed: self.seed,
+            first_tier_cache: self.cache,
+            tier: self.tier,
             ..SimConfig::default()
         };
         if let Some(route) = config.routes.first_mut() {
@@ -84,9 +92,20 @@ impl DurableParams {
         config
     }
 
-    /// The lab's trace, sent from `from` on the first route.
+    /// The lab's trace on the first route, its requests leaving from the `from` regions in turn.
     pub fn traffic(&self, trace: &Trace) -> SimTraffic {
-        SimTraffic::from_trace(trace, self.from, 0)
+        let mut traffic = SimTraffic::from_trace(trace, self.from.first().copied().unwrap_or(Region::Frankfurt), 0);
+        if self.from.len() > 1 {
+            for (i, request) in traffic.requests.iter_mut().enumerate() {
+                request.origin = self.from[i % self.from.len()];
+            }
+        }
+        traffic
+    }
+
+    /// The first origin, the one the lab describes.
+    pub fn origin(&self) -> Region {
+        self.from.first().copied().unwrap_or(Region::Frankfurt)
     }
 }
 

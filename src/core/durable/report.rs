@@ -55,6 +55,8 @@ pub struct RequestRecord {
     pub sent: Time,
     /// When it reached the object and joined its queue.
     pub arrived: Option<Time>,
+    /// Requests the object held (in service or waiting) when this one arrived, itself included.
+    pub queue_depth: u32,
     /// When the object decided it (its clock, frozen for the decision).
     pub decided: Option<Time>,
     /// When the Worker answered the client.
@@ -78,6 +80,7 @@ impl RequestRecord {
             object: None,
             sent,
             arrived: None,
+            queue_depth: 0,
             decided: None,
             answered: sent,
             outcome: Outcome::DegradedAllowed,

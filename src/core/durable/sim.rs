@@ -364,6 +364,7 @@ impl Sim<'_> {
         }
         state.queue.push_back(id);
         let held = state.queue.len() as u32 + u32::from(state.busy);
+        self.records[id as usize].queue_depth = held;
         let info = &mut self.objects[o];
         info.max_queue = info.max_queue.max(held);
         if !self.states[o].busy {
