@@ -43,6 +43,14 @@ pub struct LabState {
     pub theme: Theme,
 }
 
+impl LabState {
+    /// The same state in another theme (a scenario keeps the person's theme).
+    pub fn with_theme(mut self, theme: Theme) -> LabState {
+        self.theme = theme;
+        self
+    }
+}
+
 /// The colour theme (`theme=`): follow the system, or force one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Theme {

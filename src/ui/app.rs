@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use crate::core::url_state::{parse_query, Theme};
 
 use super::controls::{Controls, ShareEmbed, ThemePicker};
+use super::durable_lab::DurableLab;
 use super::explain::Explanations;
 use super::inspector::{announce, Inspector};
 use super::state::Lab;
@@ -60,6 +61,7 @@ pub fn App() -> impl IntoView {
                     <button class="dismiss" on:click=move |_| lab.notices.set(Vec::new())>"Dismiss"</button>
                 </div>
             }
+            .into_any()
         })
     };
 
@@ -84,6 +86,7 @@ pub fn App() -> impl IntoView {
                     <Inspector/>
                     <StatsTable/>
                     {(!embed).then(|| view! {
+                        <DurableLab/>
                         <DecisionTable/>
                         <ShareEmbed/>
                         <Explanations/>

@@ -23,7 +23,7 @@ use super::state::Lab;
 /// - `value`: the current value in steps; `shown`: how it is written next to the slider.
 /// - `on_change`: called with each new value, in steps, as the thumb moves.
 #[component]
-fn Slider(
+pub fn Slider(
     label: &'static str,
     testid: &'static str,
     min: i64,
@@ -180,9 +180,9 @@ pub fn Controls() -> impl IntoView {
             .into_iter()
             .map(|(slug, label)| {
                 let selected = slug == current;
-                view! { <option value=slug selected=selected>{label}</option> }
+                view! { <option value=slug selected=selected>{label}</option> }.into_any()
             })
-            .collect_view()
+            .collect::<Vec<_>>()
     };
     let on_preset = move |ev: ev::Event| {
         let slug = event_target_value(&ev);
@@ -254,11 +254,11 @@ pub fn Controls() -> impl IntoView {
                 <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
                 <button data-testid="reset" on:click=move |_| reset(lab)>"Reset"</button>
                 <label class="speed">"Speed "
-                    <select data-testid="speed" on:change=move |ev| {
+                    <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
                         if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
                     }>
                         {speed_options.into_iter().map(|(pct, name)| view! {
-                            <option value=pct.to_string() selected=move || (lab.speed.get() * 100.0).round() as u32 == pct>{name}</option>
+                            <option value=pct.to_string() selected=(lab.speed.get_untracked() * 100.0).round() as u32 == pct>{name}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -280,8 +280,8 @@ pub fn Controls() -> impl IntoView {
                             let chosen = lab.send_key.get().unwrap_or_else(|| keys[0].clone());
                             keys.into_iter().map(|k| {
                                 let selected = k == chosen;
-                                view! { <option value=k.clone() selected=selected>{k.clone()}</option> }
-                            }).collect_view()
+                                view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()
+                            }).collect::<Vec<_>>()
                         }}
                     </select>
                 </label>
@@ -353,12 +353,12 @@ pub fn ThemePicker() -> impl IntoView {
     let state = lab.state;
     view! {
         <label class="theme-picker">"Theme "
-            <select data-testid="theme" on:change=move |ev| {
+            <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
             }>
                 {[Theme::Auto, Theme::Light, Theme::Dark].into_iter().map(|t| view! {
-                    <option value=t.slug() selected=move || state.with(|s| s.theme == t)>{match t { Theme::Auto => "system", Theme::Light => "light", Theme::Dark => "dark" }}</option>
+                    <option value=t.slug() selected=state.with_untracked(|s| s.theme == t)>{match t { Theme::Auto => "system", Theme::Light => "light", Theme::Dark => "dark" }}</option>
                 }).collect_view()}
             </select>
         </label>

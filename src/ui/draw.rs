@@ -6,8 +6,6 @@
 //! rejected, a hollow dot joined to a small dot is delayed until its release, a dashed ring is
 //! let through degraded, a cross in a square is refused because the limiter was unreachable.
 
-use std::collections::HashSet;
-
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
@@ -181,7 +179,7 @@ pub struct View {
     pub dpr: f64,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Mark {
     Allowed,
     Rejected,
@@ -192,8 +190,35 @@ enum Mark {
 
 type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
 
-fn err<E: std::fmt::Debug>(e: E) -> String {
-    format!("drawing failed: {e:?}")
+/// Which (pixel column, mark) pairs a row has drawn: one bit set per mark kind per column, so
+/// a million marks cost at most one drawing per column and kind.
+struct Drawn {
+    columns: Vec<u8>,
+}
+
+impl Drawn {
+    fn new(width: usize) -> Drawn {
+        Drawn { columns: vec![0; width] }
+    }
+
+    /// True the first time this mark lands in this column.
+    fn insert(&mut self, column: i32, mark: Mark) -> bool {
+        let bit = 1u8 << (mark as u8);
+        match usize::try_from(column).ok().and_then(|c| self.columns.get_mut(c)) {
+            Some(slot) if *slot & bit == 0 => {
+                *slot |= bit;
+                true
+            }
+            Some(_) => false,
+            None => true,
+        }
+    }
+}
+
+/// Drawing errors come from the browser's canvas; their detail would cost code size and tell a
+/// person nothing more.
+fn err<E>(_: E) -> String {
+    "the timeline could not be drawn on this canvas".to_string()
 }
 
 struct Painter {
@@ -317,8 +342,9 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
 
     // Marks, one per request per row; marks that would land on the same pixel are drawn once.
     let requests = run.trace.requests();
+    let columns = (layout.width * view.dpr).ceil() as usize + 2;
     for row in &layout.rows {
-        let mut drawn: HashSet<(i32, Mark)> = HashSet::new();
+        let mut drawn = Drawn::new(columns);
         match row.kind {
             RowKind::Algo(a) => {
                 let Some(r) = run.run(a) else { continue };
@@ -332,7 +358,7 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
                         Verdict::Rejected => Mark::Rejected,
                         Verdict::Delayed { by } => {
                             let release = layout.x(request.at.plus(by));
-                            if drawn.insert(((release * view.dpr) as i32, Mark::Allowed)) {
+                            if drawn.insert((release * view.dpr) as i32, Mark::Allowed) {
                                 let style = palette.delayed.stroke_width(painter.px(1.0) as u32);
                                 painter.line(vec![(x + MARK_R, row.mark_y), (release, row.mark_y)], style)?;
                                 painter.area.draw(&Circle::new(painter.p(release, row.mark_y), painter.px(2.0), palette.delayed.filled())).map_err(err)?;
@@ -340,7 +366,7 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
                             Mark::Delayed
                         }
                     };
-                    if drawn.insert(((x * view.dpr) as i32, kind)) {
+                    if drawn.insert((x * view.dpr) as i32, kind) {
                         painter.mark(kind, x, row.mark_y, palette)?;
                     }
                 }
@@ -359,7 +385,7 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
                         Outcome::DegradedAllowed => Mark::Degraded,
                         Outcome::FailedClosed => Mark::FailedClosed,
                     };
-                    if drawn.insert(((x * view.dpr) as i32, kind)) {
+                    if drawn.insert((x * view.dpr) as i32, kind) {
                         painter.mark(kind, x, row.mark_y, palette)?;
                     }
                 }

@@ -74,7 +74,7 @@ pub fn Inspector() -> impl IntoView {
                             <div class="response-head"><strong>{name}</strong>" "<span>{word}</span></div>
                             <pre>{text}</pre>
                         </div>
-                    }}).collect_view()}
+                    }.into_any()}).collect::<Vec<_>>()}
                 </div>
             }
             .into_any()

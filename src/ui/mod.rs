@@ -4,6 +4,8 @@
 mod app;
 mod controls;
 mod draw;
+mod draw_latency;
+mod durable_lab;
 mod explain;
 mod inspector;
 mod panic_banner;

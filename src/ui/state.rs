@@ -29,6 +29,8 @@ pub struct Lab {
     pub announcement: RwSignal<String>,
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
+    /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
+    pub active_scenario: RwSignal<Option<&'static str>>,
 }
 
 impl Lab {
@@ -45,6 +47,7 @@ impl Lab {
             notices: RwSignal::new(notices),
             announcement: RwSignal::new(String::new()),
             send_key: RwSignal::new(None),
+            active_scenario: RwSignal::new(None),
         }
     }
 

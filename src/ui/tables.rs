@@ -138,8 +138,8 @@ pub fn DecisionTable() -> impl IntoView {
                         .runs
                         .iter()
                         .map(|r| r.decisions.get(i).map(|d| d.verdict.word()).unwrap_or("-"))
-                        .map(|w| view! { <td>{w}</td> })
-                        .collect_view();
+                        .map(|w| view! { <td>{w}</td> }.into_any())
+                        .collect::<Vec<_>>();
                     view! {
                         <tr>
                             <td>{i + 1}</td>
@@ -148,8 +148,9 @@ pub fn DecisionTable() -> impl IntoView {
                             {cells}
                         </tr>
                     }
+                    .into_any()
                 })
-                .collect_view();
+                .collect::<Vec<_>>();
             view! {
                 <table class="decisions" data-testid="decision-table">
                     <thead>
@@ -164,6 +165,7 @@ pub fn DecisionTable() -> impl IntoView {
                 </table>
                 {(total > MAX_TABLE_ROWS).then(|| view! { <p class="hint">{format!("The first {MAX_TABLE_ROWS} of {total} requests.")}</p> })}
             }
+            .into_any()
         })
     };
     view! {

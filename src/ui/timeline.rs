@@ -202,8 +202,9 @@ pub fn Timelines() -> impl IntoView {
                                 {gauge_note.map(|g| view! { <span class="row-gauge">{g}</span> })}
                             </div>
                         }
+                        .into_any()
                     })
-                    .collect_view()
+                    .collect::<Vec<_>>()
             })
         })
     };
@@ -212,8 +213,8 @@ pub fn Timelines() -> impl IntoView {
         layout.with(|l| {
             ticks(l.horizon, l.width)
                 .into_iter()
-                .map(|t| view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> })
-                .collect_view()
+                .map(|t| view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> }.into_any())
+                .collect::<Vec<_>>()
         })
     };
 

@@ -1,0 +1,147 @@
+//! The Durable Object lab's chart: each decision's latency against the timeout line, then the
+//! object's queue as each request arrived, then the number of stored keys over time. Drawn with
+//! plotters like the timelines, on the same time axis, with the same mark shapes.
+
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+
+use crate::core::durable::{Outcome, SimReport};
+use crate::core::time::{Span, Time};
+
+use super::draw::{Palette, PAD_X};
+
+pub const LATENCY_H: f64 = 200.0;
+pub const QUEUE_H: f64 = 60.0;
+pub const STORED_H: f64 = 50.0;
+pub const GAP: f64 = 10.0;
+
+pub fn chart_height() -> f64 {
+    LATENCY_H + GAP + QUEUE_H + GAP + STORED_H
+}
+
+/// The latency axis: a little above the timeout, or above the slowest answers if they are
+/// later (they cannot be, since the Worker gives up at the timeout, but faults can delay it).
+pub fn latency_ceiling(report: &SimReport, timeout: Span) -> Span {
+    let slowest = report.records.iter().map(|r| r.latency()).max().unwrap_or(Span::ZERO);
+    Span(timeout.micros().max(slowest.micros()).saturating_mul(5) / 4).max(Span::from_millis(10))
+}
+
+/// Drawing errors come from the browser's canvas; their detail would cost code size and tell a
+/// person nothing more.
+fn err<E>(_: E) -> String {
+    "the timeline could not be drawn on this canvas".to_string()
+}
+
+pub struct LatencyView {
+    pub width: f64,
+    pub horizon: Time,
+    pub timeout: Span,
+    pub outage: Option<(Span, Span)>,
+    pub dpr: f64,
+}
+
+impl LatencyView {
+    pub fn x(&self, t: Time) -> f64 {
+        PAD_X + (t.micros() as f64 / self.horizon.micros().max(1) as f64) * (self.width - 2.0 * PAD_X)
+    }
+
+    pub fn time_at(&self, x: f64) -> Time {
+        let frac = ((x - PAD_X) / (self.width - 2.0 * PAD_X)).clamp(0.0, 1.0);
+        Time((frac * self.horizon.micros() as f64).round() as u64)
+    }
+}
+
+pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, view: &LatencyView, palette: &Palette) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("this browser gave no 2D canvas")?;
+    let area = backend.into_drawing_area();
+    let d = view.dpr;
+    let p = |x: f64, y: f64| ((x * d).round() as i32, (y * d).round() as i32);
+    let stroke = |w: f64| (w * d).round().max(1.0) as u32;
+    area.fill(&palette.background).map_err(err)?;
+    let height = chart_height();
+
+    // The scheduled outage, across every strip.
+    if let Some((start, end)) = view.outage {
+        let (x0, x1) = (view.x(Time(start.micros())), view.x(Time(end.micros())));
+        area.draw(&Rectangle::new([p(x0, 0.0), p(x1, height)], palette.rejected.mix(0.12).filled())).map_err(err)?;
+    }
+
+    // Latency strip.
+    let ceiling = latency_ceiling(report, view.timeout).micros().max(1) as f64;
+    let y_lat = |l: Span| LATENCY_H - 6.0 - (l.micros() as f64 / ceiling).min(1.0) * (LATENCY_H - 12.0);
+    area.draw(&PathElement::new(vec![p(0.0, LATENCY_H), p(view.width, LATENCY_H)], palette.grid.stroke_width(1))).map_err(err)?;
+    // The timeout as a dashed line.
+    let ty = y_lat(view.timeout);
+    let mut x = PAD_X;
+    while x < view.width - PAD_X {
+        let x2 = (x + 8.0).min(view.width - PAD_X);
+        area.draw(&PathElement::new(vec![p(x, ty), p(x2, ty)], palette.rejected.stroke_width(stroke(1.5)))).map_err(err)?;
+        x += 14.0;
+    }
+    let r = 4.0;
+    // One mark per pixel, kind and outcome: a sorted list of what was drawn is smaller code
+    // than a hash set, and a trace's marks mostly arrive in order.
+    let mut last: Option<(i32, i32, u8)> = None;
+    for record in &report.records {
+        let (x, y) = (view.x(record.sent), y_lat(record.latency()));
+        let spot = ((x * d) as i32, (y * d) as i32, record.outcome as u8);
+        if last == Some(spot) {
+            continue;
+        }
+        last = Some(spot);
+        match record.outcome {
+            Outcome::Allowed | Outcome::Delayed => {
+                area.draw(&Circle::new(p(x, y), (r * d) as i32, palette.allowed.filled())).map_err(err)?;
+            }
+            Outcome::Rejected => {
+                let s = palette.rejected.stroke_width(stroke(2.0));
+                area.draw(&PathElement::new(vec![p(x - r, y - r), p(x + r, y + r)], s)).map_err(err)?;
+                area.draw(&PathElement::new(vec![p(x - r, y + r), p(x + r, y - r)], s)).map_err(err)?;
+            }
+            Outcome::DegradedAllowed => {
+                let s = palette.degraded.stroke_width(stroke(2.0));
+                for k in 0..8 {
+                    let a0 = k as f64 * std::f64::consts::PI / 4.0;
+                    let pts: Vec<(i32, i32)> =
+                        (0..=4).map(|i| a0 + i as f64 * std::f64::consts::PI / 32.0).map(|a| p(x + r * a.cos(), y + r * a.sin())).collect();
+                    area.draw(&PathElement::new(pts, s)).map_err(err)?;
+                }
+            }
+            Outcome::FailedClosed => {
+                let s = palette.rejected.stroke_width(stroke(1.5));
+                let q = r + 1.0;
+                area.draw(&PathElement::new(vec![p(x - q, y - q), p(x + q, y - q), p(x + q, y + q), p(x - q, y + q), p(x - q, y - q)], s)).map_err(err)?;
+                area.draw(&PathElement::new(vec![p(x - r + 1.0, y - r + 1.0), p(x + r - 1.0, y + r - 1.0)], s)).map_err(err)?;
+            }
+        }
+    }
+
+    // Queue strip: how many the object held when each request arrived.
+    let top = LATENCY_H + GAP;
+    let max_queue = report.records.iter().map(|r| r.queue_depth).max().unwrap_or(0).max(1) as f64;
+    area.draw(&PathElement::new(vec![p(0.0, top + QUEUE_H), p(view.width, top + QUEUE_H)], palette.grid.stroke_width(1))).map_err(err)?;
+    for record in report.records.iter().filter(|r| r.queue_depth > 0) {
+        let Some(at) = record.arrived else { continue };
+        let x = view.x(at);
+        let h = (f64::from(record.queue_depth) / max_queue) * (QUEUE_H - 6.0);
+        area.draw(&PathElement::new(vec![p(x, top + QUEUE_H), p(x, top + QUEUE_H - h)], palette.delayed.stroke_width(stroke(1.5)))).map_err(err)?;
+    }
+
+    // Stored keys strip, as steps.
+    let top = LATENCY_H + GAP + QUEUE_H + GAP;
+    let max_stored = f64::from(report.max_stored_keys.max(1));
+    let y_st = |n: u32| top + STORED_H - 4.0 - (f64::from(n) / max_stored) * (STORED_H - 8.0);
+    area.draw(&PathElement::new(vec![p(0.0, top + STORED_H), p(view.width, top + STORED_H)], palette.grid.stroke_width(1))).map_err(err)?;
+    let mut points = Vec::new();
+    let mut last = 0u32;
+    for &(t, n) in &report.stored_keys {
+        let x = view.x(t.min(view.horizon));
+        points.push(p(x, y_st(last)));
+        points.push(p(x, y_st(n)));
+        last = n;
+    }
+    points.push(p(view.width - PAD_X, y_st(last)));
+    area.draw(&PathElement::new(points, palette.gauge.stroke_width(stroke(1.5)))).map_err(err)?;
+    area.present().map_err(err)?;
+    Ok(())
+}

@@ -1,0 +1,411 @@
+//! The Durable Object lab: where the traffic comes from and where the object lives, the timeout,
+//! service time, persistence, sharding, placement and fail mode; a chart of every decision's
+//! latency against the timeout with the object's queue and stored keys under it (drag across it
+//! to schedule an outage); and the seed's lessons as one-click scenarios.
+
+use leptos::ev;
+use leptos::html;
+use leptos::prelude::*;
+
+use crate::core::durable::{FailMode, Outcome, Placement, Region, ShardBy, SimReport, Tier};
+use crate::core::lab::LabRun;
+use crate::core::limiter::Algorithm;
+use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
+use crate::core::url_state::{parse_query, LabState};
+
+use super::controls::Slider;
+use super::draw::{ticks, time_label, Palette};
+use super::draw_latency::{chart_height, draw_latency, latency_ceiling, LatencyView};
+use super::state::Lab;
+use super::timeline::dark_theme;
+
+/// A lesson from the seed documents: a state, and what its figures say.
+pub struct Scenario {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub query: &'static str,
+}
+
+pub const SCENARIOS: [Scenario; 7] = [
+    Scenario { id: "far-object", title: "The far-away object", query: "pattern=steady&do=1&from=fra&home=gru&shards=1" },
+    Scenario {
+        id: "hot-key",
+        title: "A hot key melts one object",
+        query: "limit=20000&window=1&pattern=double&do=1&from=iad&home=iad&shards=1",
+    },
+    Scenario { id: "shard-by-key", title: "Sharding by key: one tenant, one shard", query: "limit=20&pattern=double&do=1&from=iad&home=iad&shards=4" },
+    Scenario {
+        id: "shard-by-request",
+        title: "Sharding per request",
+        query: "limit=20&pattern=double&do=1&from=iad&home=iad&shards=4&shard-by=request",
+    },
+    Scenario {
+        id: "eviction",
+        title: "Eviction without persistence: a free window",
+        query: "limit=5&window=120&trace=0,0.1,0.2,0.3,0.4,0.5,70&do=1&from=fra&home=fra&shards=1&persist=0&evict=60",
+    },
+    Scenario {
+        id: "alarms",
+        title: "Alarms keep storage bounded",
+        query: "window=10&trace=0@ip:a,20@ip:b,40@ip:c,60@ip:d,80@ip:e,100@ip:f,120@ip:g,140@ip:h,160@ip:i,180@ip:j,200@ip:k,220@ip:l,240@ip:m,260@ip:n,280@ip:o,300@ip:p,320@ip:q,340@ip:r,360@ip:s,380@ip:t,400@ip:u,420@ip:v,440@ip:w,460@ip:x,480@ip:y,500@ip:z,520@ip:aa,540@ip:ab,560@ip:ac,580@ip:ad,600@ip:ae,620@ip:af,640@ip:ag,660@ip:ah,680@ip:ai,700@ip:aj&do=1&from=fra&home=fra",
+    },
+    Scenario { id: "cache", title: "A first-tier cache takes the hop out", query: "pattern=retry-storm&do=1&from=syd&home=fra&timeout=400&shards=1&cache=1" },
+];
+
+const BINDING: Scenario = Scenario {
+    id: "binding",
+    title: "Cloudflare's binding counts per location",
+    query: "pattern=double&do=1&from=fra,nrt,iad&tier=binding&period=10",
+};
+
+/// The two lines a scenario shows, with the figures of the current run.
+fn explain(id: &str, run: &LabRun, report: &SimReport, state: &LabState) -> String {
+    let d = &state.durable;
+    let n = report.records.len();
+    let degraded = report.count(Outcome::DegradedAllowed);
+    let limit = state.settings.limit;
+    let window = format_seconds(state.settings.window.micros());
+    let most = report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
+    let text = match id {
+        "far-object" => format!(
+            "From {} to an object in {} is {} ms round trip, more than the {} ms timeout: {degraded} of {n} requests went through unmetered, and {} answers came back after the Worker gave up. Raise the timeout above the round trip, or place the object near its callers.",
+            d.origin(),
+            d.home.map(|r| r.name()).unwrap_or("its region"),
+            d.origin().rtt(d.home.unwrap_or(d.origin())).ceil_millis(),
+            d.timeout.ceil_millis(),
+            report.late
+        ),
+        "hot-key" => format!(
+            "{n} requests for one key, at twice the limit, reach one object that decides one at a time: its queue reached {} and the p95 latency {} ms, so {degraded} requests timed out and went through unmetered. Shard the key or answer the common case before the hop.",
+            report.longest_queue,
+            report.p95.ceil_millis()
+        ),
+        "shard-by-key" => format!(
+            "The key is split into {} shards of ceil({limit} / {}) = {}, but the seed hashes the key alone, so every request of this one tenant lands on the same shard: it got at most {most} per {window} s window, not {limit}.",
+            report.objects.first().map(|o| o.shards).unwrap_or(1),
+            report.objects.first().map(|o| o.shards).unwrap_or(1),
+            report.objects.first().map(|o| o.limit).unwrap_or(limit),
+        ),
+        "shard-by-request" => format!(
+            "Spreading each request over the {} shards feeds every shard its part: the tenant got {most} per {window} s window, near its limit of {limit} ({} objects served it).",
+            report.objects.len(),
+            report.objects.len()
+        ),
+        "eviction" => format!(
+            "{} requests passed in one {window} s window that promised {limit}: the object sat idle longer than the {} s eviction, lost its in-memory log, and the next request met a fresh allowance. With persist=1 the log is read back and it is refused.",
+            most,
+            format_seconds(d.evict.micros())
+        ),
+        "alarms" => format!(
+            "{} keys each sent once, one every 20 s. Each allowed decision writes storage, and the alarm deletes a key's storage once its window has passed and 5 minutes more: at most {} keys were stored at once, not {}.",
+            report.keys.len(),
+            report.max_stored_keys,
+            report.keys.len()
+        ),
+        "cache" => format!(
+            "Clients in {} hammer a key whose object is in {}: {} of {n} answers came from the Worker's own cache of clients known to be over their limit, without the hop; p50 latency {} ms.",
+            d.origin(),
+            d.home.map(|r| r.name()).unwrap_or("its region"),
+            report.local,
+            report.p50.ceil_millis()
+        ),
+        "binding" => format!(
+            "The binding keeps a separate fixed window in each location: with traffic from {} locations, one key got {most} per {window} s window instead of {limit}. It only answers success, so no RateLimit remaining can be sent.",
+            d.from.len()
+        ),
+        _ => String::new(),
+    };
+    format!("{text} ({} requests on the timeline.)", run.trace.len())
+}
+
+/// The lab section.
+#[component]
+pub fn DurableLab() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let state = lab.state;
+    let enabled = move || state.with(|s| s.durable.enabled);
+    let set = move |edit: Box<dyn FnOnce(&mut crate::core::durable::DurableParams)>| lab.change(|s| edit(&mut s.durable));
+
+    // The selects' values at first render; afterwards `prop:value` keeps them in step.
+    let initial = state.get_untracked().durable;
+    let home0 = match (initial.home, initial.placement) {
+        (Some(r), _) => r.code(),
+        (None, Placement::Smart) => "smart",
+        (None, Placement::First) => "first",
+    };
+    let tier0 = match initial.tier {
+        Tier::DurableObject => initial.algorithm.slug(),
+        Tier::Binding { period_secs: 60 } => "binding-60",
+        Tier::Binding { .. } => "binding-10",
+    };
+    let world = move || {
+        let (from, home) = state.with(|s| (s.durable.from.clone(), s.durable.home));
+        let reference = home.unwrap_or_else(|| from.first().copied().unwrap_or(Region::Frankfurt));
+        Region::ALL
+            .into_iter()
+            .map(|r| {
+                let on = from.contains(&r);
+                let rtt = r.rtt(reference).ceil_millis();
+                view! {
+                    <button
+                        class="region"
+                        class:on=on
+                        class:home=Some(r) == home
+                        aria-pressed=on.to_string()
+                        data-testid=format!("from-{}", r.code())
+                        on:click=move |_| lab.change(|s| {
+                            let list = &mut s.durable.from;
+                            if list.contains(&r) {
+                                if list.len() > 1 { list.retain(|x| *x != r) }
+                            } else {
+                                list.push(r);
+                            }
+                        })
+                    >
+                        <span class="region-name">{r.name()}</span>
+                        <span class="region-rtt">{format!("{rtt} ms")}</span>
+                    </button>
+                }
+                .into_any()
+            })
+            .collect::<Vec<_>>()
+    };
+
+    let scenario_buttons = SCENARIOS
+        .iter()
+        .chain(std::iter::once(&BINDING))
+        .map(|sc| {
+            let query = sc.query;
+            view! {
+                <button class="scenario" data-testid=format!("scenario-{}", sc.id) on:click=move |_| {
+                    let next = parse_query(query).state;
+                    lab.playhead.set(None);
+                    lab.change(|s| { let theme = s.theme; *s = next; s.theme = theme; });
+                    lab.active_scenario.set(Some(query));
+                }>{sc.title}</button>
+            }
+        })
+        .collect_view();
+
+    let scenario_text = move || {
+        let active = lab.active_scenario.get()?;
+        let sc = SCENARIOS.iter().chain(std::iter::once(&BINDING)).find(|s| s.query == active)?;
+        // Only while the page still shows that scenario's state.
+        if state.with(|s| *s != parse_query(active).state.with_theme(s.theme)) {
+            return None;
+        }
+        let text = lab.run.with(|run| match &run.durable {
+            Some(Ok(report)) => state.with(|s| explain(sc.id, run, report, s)),
+            _ => String::new(),
+        });
+        Some(view! { <div class="scenario-text" data-testid="scenario-text"><strong>{sc.title}</strong>" "{text}</div> }.into_any())
+    };
+
+    view! {
+        <section class="durable-lab" aria-label="Durable Object lab" data-testid="durable-lab">
+            <h2>"Durable Object lab"</h2>
+            <p class="hint">"The same requests through an emulated central limiter: a Worker in each location calls one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
+            <div class="scenarios" role="group" aria-label="Scenarios">{scenario_buttons}</div>
+            {scenario_text}
+            <label class="algo-toggle">
+                <input type="checkbox" data-testid="do-toggle" prop:checked=enabled on:change=move |ev| {
+                    let on = event_target_checked(&ev);
+                    lab.change(|s| s.durable.enabled = on);
+                }/>
+                "Show the Durable Object row"
+            </label>
+            <div class:hidden=move || !enabled()>
+                <div class="lab-controls">
+                    <div class="world" role="group" aria-label="Traffic from (round trip to the object)">
+                        <span class="group-label">"Traffic from (round trip to the object)"</span>
+                        {world}
+                    </div>
+                    <label>"Object in "
+                        <select data-testid="home" prop:value=move || state.with(|s| match (s.durable.home, s.durable.placement) {
+                            (Some(r), _) => r.code(),
+                            (None, Placement::Smart) => "smart",
+                            (None, Placement::First) => "first",
+                        }) on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            lab.change(|s| match v.as_str() {
+                                "first" => { s.durable.home = None; s.durable.placement = Placement::First }
+                                "smart" => { s.durable.home = None; s.durable.placement = Placement::Smart }
+                                code => s.durable.home = Region::from_code(code),
+                            });
+                        }>
+                            <option value="first" selected=home0 == "first">"where the first request came from"</option>
+                            <option value="smart" selected=home0 == "smart">"near its heaviest caller (smart)"</option>
+                            {Region::ALL.into_iter().map(|r| view! { <option value=r.code() selected=home0 == r.code()>{r.name()}</option> }).collect_view()}
+                        </select>
+                    </label>
+                    <Slider label="Timeout" testid="timeout" min=1 max=100
+                        value=Signal::derive(move || state.with(|s| (s.durable.timeout.micros() / 10_000) as i64))
+                        shown=Signal::derive(move || format!("{} ms", state.with(|s| s.durable.timeout.ceil_millis())))
+                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.timeout = Span::from_millis(v.max(1) as u64 * 10))))/>
+                    <Slider label="Service time per decision" testid="service" min=1 max=100
+                        value=Signal::derive(move || state.with(|s| (s.durable.service.micros() / 50) as i64))
+                        shown=Signal::derive(move || state.with(|s| format!("{} ms ({} a second at best)", format_seconds(s.durable.service.micros() * 1000), MICROS_PER_SEC / s.durable.service.micros().max(1))))
+                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.service = Span(v.max(1) as u64 * 50))))/>
+                    <Slider label="Evicted after idle" testid="evict" min=1 max=300
+                        value=Signal::derive(move || state.with(|s| (s.durable.evict.micros() / MICROS_PER_SEC) as i64))
+                        shown=Signal::derive(move || format!("{} s", state.with(|s| format_seconds(s.durable.evict.micros()))))
+                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.evict = Span::from_secs(v.max(1) as u64))))/>
+                    <Slider label="Shards per key" testid="shards" min=0 max=16
+                        value=Signal::derive(move || state.with(|s| s.durable.shards.map(i64::from).unwrap_or(0)))
+                        shown=Signal::derive(move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "by prefix (ip: 1, global: 16, others 4)".into() }))
+                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
+                    <div class="lab-toggles">
+                        <label>"Shard by "
+                            <select data-testid="shard-by" prop:value=move || state.with(|s| s.durable.shard_by.slug()) on:change=move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) }>
+                                <option value="key" selected=initial.shard_by == ShardBy::Key>"key (the seed's hash)"</option>
+                                <option value="request" selected=initial.shard_by == ShardBy::Request>"request"</option>
+                            </select>
+                        </label>
+                        <label>"When it does not answer "
+                            <select data-testid="fail" prop:value=move || state.with(|s| s.durable.fail.slug()) on:change=move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) }>
+                                <option value="open" selected=initial.fail == FailMode::Open>"fail open (let through, degraded)"</option>
+                                <option value="closed" selected=initial.fail == FailMode::Closed>"fail closed (503)"</option>
+                            </select>
+                        </label>
+                        <label>"Limiter "
+                            <select data-testid="tier" prop:value=move || state.with(|s| match s.durable.tier {
+                                Tier::DurableObject => s.durable.algorithm.slug(),
+                                Tier::Binding { period_secs: 60 } => "binding-60",
+                                Tier::Binding { .. } => "binding-10",
+                            }) on:change=move |ev| {
+                                let v = event_target_value(&ev);
+                                let tier = match v.as_str() { "binding-10" => Tier::Binding { period_secs: 10 }, "binding-60" => Tier::Binding { period_secs: 60 }, _ => Tier::DurableObject };
+                                let algorithm = Algorithm::from_slug(&v);
+                                lab.change(|s| { s.durable.tier = tier; if let Some(a) = algorithm { s.durable.algorithm = a } });
+                            }>
+                                {Algorithm::ALL.into_iter().map(|a| view! { <option value=a.slug() selected=tier0 == a.slug()>{format!("Durable Object: {}", a.label())}</option> }).collect_view()}
+                                <option value="binding-10" selected=tier0 == "binding-10">"Rate Limiting binding, 10 s"</option>
+                                <option value="binding-60" selected=tier0 == "binding-60">"Rate Limiting binding, 60 s"</option>
+                            </select>
+                        </label>
+                        <label class="algo-toggle"><input type="checkbox" data-testid="persist" prop:checked=move || state.with(|s| s.durable.persist) on:change=move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.persist = on) }/>"Persist to storage"</label>
+                        <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=move || state.with(|s| s.durable.cache) on:change=move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) }/>"First-tier cache of known offenders"</label>
+                    </div>
+                    <div class="outage-row">
+                        <span data-testid="outage">{move || state.with(|s| match s.durable.outage {
+                            Some((a, b)) => format!("Outage from {} s to {} s: the object is unreachable.", format_seconds(a.micros()), format_seconds(b.micros())),
+                            None => "No outage. Drag across the chart to schedule one.".to_string(),
+                        })}</span>
+                        <button data-testid="clear-outage" on:click=move |_| lab.change(|s| s.durable.outage = None)>"Clear outage"</button>
+                    </div>
+                </div>
+                <LatencyChart/>
+            </div>
+        </section>
+    }
+}
+
+/// The latency chart, with drag-to-schedule for outages.
+#[component]
+fn LatencyChart() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let canvas_ref = NodeRef::<html::Canvas>::new();
+    let wrap_ref = NodeRef::<html::Div>::new();
+    let width = RwSignal::new(800.0_f64);
+    let drag_from = RwSignal::new(None::<f64>);
+    let measure = move || {
+        if let Some(wrap) = wrap_ref.get_untracked() {
+            let w = f64::from(wrap.client_width());
+            if w > 0.0 && (w - width.get_untracked()).abs() >= 1.0 {
+                width.set(w);
+            }
+        }
+    };
+    Effect::new(move |_| {
+        if wrap_ref.get().is_some() {
+            measure();
+        }
+    });
+    let resize = window_event_listener(ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+
+    let view_now = move || {
+        let (timeout, outage, dark) = lab.state.with(|s| (s.durable.timeout, s.durable.outage, dark_theme(s.theme)));
+        let horizon = lab.run.with(|r| r.horizon);
+        (LatencyView { width: width.get(), horizon, timeout, outage, dpr: super::device_pixel_ratio() }, dark)
+    };
+    Effect::new(move |_| {
+        let (view, dark) = view_now();
+        let Some(canvas) = canvas_ref.get() else { return };
+        let h = chart_height();
+        canvas.set_width((view.width * view.dpr).round() as u32);
+        canvas.set_height((h * view.dpr).round() as u32);
+        let _ = canvas.set_attribute("style", &format!("width:{}px;height:{}px", view.width.round() as i64, h.round() as i64));
+        let palette = if dark { Palette::dark() } else { Palette::light() };
+        // Nothing to draw while the lab is hidden; the canvas keeps its last picture.
+        let _ = lab.run.with(|run| match &run.durable {
+            Some(Ok(report)) => draw_latency(&canvas, report, &view, &palette),
+            _ => Ok(()),
+        });
+    });
+
+    let x_of = move |ev: &web_sys::MouseEvent| f64::from(ev.offset_x());
+    let on_down = move |ev: web_sys::MouseEvent| drag_from.set(Some(x_of(&ev)));
+    let on_up = move |ev: web_sys::MouseEvent| {
+        let Some(x0) = drag_from.get_untracked() else { return };
+        drag_from.set(None);
+        let x1 = x_of(&ev);
+        if (x1 - x0).abs() < 6.0 {
+            return;
+        }
+        let (view, _) = view_now();
+        let (a, b) = (view.time_at(x0.min(x1)), view.time_at(x0.max(x1)));
+        // Whole tenths of a second, so the URL stays short.
+        let round = |t: Time| Span(t.micros() / (MICROS_PER_SEC / 10) * (MICROS_PER_SEC / 10));
+        let (a, b) = (round(a), round(b));
+        if a < b {
+            lab.change(|s| s.durable.outage = Some((a, b)));
+        }
+    };
+
+    let summary = move || {
+        lab.run.with(|run| match &run.durable {
+            Some(Ok(report)) => {
+                let ceiling = lab.state.with(|s| latency_ceiling(report, s.durable.timeout));
+                format!(
+                    "Latency up to {} ms (dashed: the timeout). p50 {} ms, p95 {} ms, p99 {} ms; longest queue {}; at most {} keys stored.",
+                    ceiling.ceil_millis(),
+                    report.p50.ceil_millis(),
+                    report.p95.ceil_millis(),
+                    report.p99.ceil_millis(),
+                    report.longest_queue,
+                    report.max_stored_keys
+                )
+            }
+            Some(Err(e)) => e.clone(),
+            None => String::new(),
+        })
+    };
+    let axis = move || {
+        let horizon = lab.run.with(|r| r.horizon);
+        let w = width.get();
+        let (view, _) = view_now();
+        ticks(horizon, w)
+            .into_iter()
+            .map(|t| view! { <span class="tick" style:left=format!("{}px", view.x(t).round() as i64)>{time_label(t)}</span> }.into_any())
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <div class="latency">
+            <p class="hint" data-testid="latency-summary">{summary}</p>
+            <div class="latency-grid">
+                <div class="latency-labels" aria-hidden="true">
+                    <span style="height:200px">"latency"</span>
+                    <span style="height:70px">"queue at the object"</span>
+                    <span style="height:60px">"stored keys"</span>
+                </div>
+                <div class="canvas-wrap" node_ref=wrap_ref>
+                    <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
+                        aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
+                        on:mousedown=on_down on:mouseup=on_up></canvas>
+                    <div class="axis" aria-hidden="true">{axis}</div>
+                </div>
+            </div>
+        </div>
+    }
+}
