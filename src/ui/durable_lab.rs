@@ -368,7 +368,7 @@ fn LatencyChart() -> impl IntoView {
             Some(Ok(report)) => {
                 let ceiling = lab.state.with(|s| latency_ceiling(report, s.durable.timeout));
                 format!(
-                    "Latency up to {} ms (dashed: the timeout). p50 {} ms, p95 {} ms, p99 {} ms; longest queue {}; at most {} keys stored.",
+                    "Latency up to {} ms (dashed: the timeout). p50 {} ms, p95 {} ms, p99 {} ms; longest queue {}; stored keys at most {}.",
                     ceiling.ceil_millis(),
                     report.p50.ceil_millis(),
                     report.p95.ceil_millis(),

@@ -95,10 +95,13 @@ impl RequestRecord {
         self.answered.since(self.sent)
     }
 
-    /// When the application serves it (a delayed request later than it was answered).
+    /// When the request counts against the promise: when the object let it through (its own
+    /// clock, so the network's jitter does not blur the limit it enforced), after the delay for a
+    /// delayed one, and when the Worker let it through for one that was not decided in time.
     pub fn served_at(&self) -> Time {
-        match (self.outcome, self.decision) {
-            (Outcome::Delayed, Some(Decision { verdict: crate::core::decision::Verdict::Delayed { by }, .. })) => self.answered.plus(by),
+        match (self.outcome, self.decided, self.decision) {
+            (Outcome::Allowed, Some(decided), _) => decided,
+            (Outcome::Delayed, Some(decided), Some(Decision { verdict: crate::core::decision::Verdict::Delayed { by }, .. })) => decided.plus(by),
             _ => self.answered,
         }
     }

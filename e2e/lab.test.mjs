@@ -1,0 +1,119 @@
+// The Durable Object lab: each of the seed's lessons as a one-click scenario, checked by its
+// figures (not only that it loads), the lab's controls driving the URL, and dragging on the
+// chart to schedule an outage. Screenshots of the lab at each scenario go to e2e/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPage, gotoLab, SCREENSHOT_DIR, assertCleanRun } from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  assertCleanRun(assert);
+});
+
+async function doRow(page) {
+  const row = page.locator('[data-testid="stats-do"]');
+  const read = async (name) => Number(await row.getAttribute(`data-${name}`));
+  return {
+    allowed: await read('allowed'),
+    rejected: await read('rejected'),
+    degraded: await read('degraded'),
+    p95: await read('p95-ms'),
+    maxInWindow: await read('max-in-window'),
+    late: await read('late'),
+  };
+}
+
+async function scenario(page, id) {
+  await page.click(`[data-testid="scenario-${id}"]`);
+  await page.waitForSelector('[data-testid="scenario-text"]');
+  const text = await page.locator('[data-testid="scenario-text"]').innerText();
+  await page.locator('[data-testid="durable-lab"]').screenshot({ path: `${SCREENSHOT_DIR}/lab-${id}.png` });
+  return { text, row: await doRow(page) };
+}
+
+test('the lab offers every scenario, and each shows its lesson in its figures', async () => {
+  const { page, problems } = await openPage(browser);
+  await gotoLab(page);
+
+  let { text, row } = await scenario(page, 'far-object');
+  assert.equal(row.degraded, 60, 'every call to Sao Paulo outlives the 120 ms timeout');
+  assert.equal(row.late, 60, 'and the object still counted every one');
+  assert.match(text, /195 ms round trip, more than the 120 ms timeout: 60 of 60/);
+  assert.match(page.url(), /home=gru/);
+
+  ({ text, row } = await scenario(page, 'hot-key'));
+  assert.ok(row.p95 >= 120, `p95 ${row.p95} ms`);
+  assert.ok(row.degraded > 10000, `${row.degraded} degraded`);
+  assert.match(text, /its queue reached \d{4,}/);
+
+  ({ text, row } = await scenario(page, 'shard-by-key'));
+  assert.equal(row.maxInWindow, 5, 'one tenant held to one shard: ceil(20 / 4) = 5 per window');
+  assert.match(text, /4 shards of ceil\(20 \/ 4\) = 5/);
+  ({ row } = await scenario(page, 'shard-by-request'));
+  assert.ok(row.maxInWindow > 15 && row.maxInWindow <= 20, `spread per request: ${row.maxInWindow}`);
+  assert.match(page.url(), /shard-by=request/);
+
+  ({ text, row } = await scenario(page, 'eviction'));
+  assert.equal(row.maxInWindow, 6, 'a free window after the eviction: 6 in a window of 5');
+  await page.check('[data-testid="persist"]');
+  await page.waitForURL((url) => !url.toString().includes('persist=0'));
+  assert.equal((await doRow(page)).maxInWindow, 5, 'persisted, the log comes back and the 6th is refused');
+
+  ({ text } = await scenario(page, 'alarms'));
+  const stored = Number(text.match(/at most (\d+) keys were stored at once, not 36/)[1]);
+  assert.ok(stored > 0 && stored < 36, `stored keys stay bounded: ${stored}`);
+
+  ({ text } = await scenario(page, 'cache'));
+  const local = Number(text.match(/(\d+) of \d+ answers came from the Worker's own cache/)[1]);
+  assert.ok(local > 100, `${local} answered without the hop`);
+
+  ({ text, row } = await scenario(page, 'binding'));
+  assert.equal(row.maxInWindow, 10, 'three locations, each its own window: 10 in a window of 5');
+  assert.match(text, /from 3 locations/);
+  assert.deepEqual(problems, []);
+});
+
+test('the lab controls drive the URL, and the URL drives the lab after a reload', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&shards=1');
+  assert.equal((await doRow(page)).degraded, 60);
+  await page.locator('[data-testid="timeout-slider"]').fill('30'); // tens of ms: 300 ms
+  await page.waitForURL(/timeout=300/);
+  assert.equal((await doRow(page)).degraded, 0);
+  await page.selectOption('[data-testid="fail"]', 'closed');
+  await page.waitForURL(/fail=closed/);
+  await page.click('[data-testid="from-syd"]');
+  await page.waitForURL(/from=fra,syd/);
+  await page.goto(page.url());
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.locator('[data-testid="fail"]').inputValue(), 'closed');
+  assert.equal(await page.locator('[data-testid="timeout-value"]').innerText(), '300 ms');
+  // Sydney to Sao Paulo is 322 ms: past the 300 ms timeout, so Sydney's half fails closed.
+  const row = await doRow(page);
+  assert.ok(row.rejected >= 30, `${row.rejected} refused: at least every Sydney request`);
+  assert.equal(row.degraded, 0, 'fail closed lets nothing through unmetered');
+});
+
+test('dragging across the chart schedules an outage that degrades the requests inside it', async () => {
+  const { page } = await openPage(browser);
+  await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1');
+  assert.equal((await doRow(page)).degraded, 0);
+  await page.locator('[data-testid="latency-canvas"]').scrollIntoViewIfNeeded();
+  const box = await page.locator('[data-testid="latency-canvas"]').boundingBox();
+  const x = (seconds) => box.x + 16 + (seconds / 60) * (box.width - 32);
+  await page.mouse.move(x(20.05), box.y + 50);
+  await page.mouse.down();
+  await page.mouse.move(x(29.95), box.y + 50, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForURL(/outage=/);
+  assert.match(await page.locator('[data-testid="outage"]').innerText(), /Outage from 2\d(\.\d)? s to 29\.\d s/);
+  const degraded = (await doRow(page)).degraded;
+  assert.ok(degraded >= 9 && degraded <= 10, `${degraded} degraded inside the outage`);
+  await page.click('[data-testid="clear-outage"]');
+  await page.waitForURL((url) => !url.toString().includes('outage='));
+  assert.equal((await doRow(page)).degraded, 0);
+});
