@@ -134,8 +134,9 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
     area.draw(&PathElement::new(vec![p(0.0, top + STORED_H), p(view.width, top + STORED_H)], palette.grid.stroke_width(1))).map_err(err)?;
     let mut points = Vec::new();
     let mut last = 0u32;
-    for &(t, n) in &report.stored_keys {
-        let x = view.x(t.min(view.horizon));
+    // Changes after the end of the axis (alarms firing later) are not drawn at its edge.
+    for &(t, n) in report.stored_keys.iter().filter(|(t, _)| *t <= view.horizon) {
+        let x = view.x(t);
         points.push(p(x, y_st(last)));
         points.push(p(x, y_st(n)));
         last = n;
