@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the static site into dist/ (or $1) with relative asset paths, so the folder can be
-# hosted as it is under any sub-path (https://example.org/docs/ratelab/ works like /).
+# hosted as it is under any sub-path (https://example.org/docs/ratelab/ works like /), and a
+# Content-Security-Policy that allows nothing but the app's own files (scripts/csp.py).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
 cd "$ROOT"
 DIST="${1:-dist}"
 trunk build --release --public-url ./ --dist "$DIST"
+python3 "$ROOT/scripts/csp.py" "$DIST"
 say "static site written to $DIST/ ($(ls "$DIST" | wc -l) files)"

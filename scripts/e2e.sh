@@ -10,6 +10,7 @@ SERVER_PID=$!
 trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$PORT_FILE"' EXIT
 for _ in $(seq 1 50); do [ -s "$PORT_FILE" ] && break; sleep 0.1; done
 export BASE_URL="http://127.0.0.1:$(cat "$PORT_FILE")/sub/path/ratelab/"
+export SITE_DIR="$(cd "$SITE" && pwd)"
 export SCREENSHOT_DIR="${SCREENSHOT_DIR:-$ROOT/e2e/artifacts}"
 mkdir -p "$SCREENSHOT_DIR"
 cd "$ROOT"

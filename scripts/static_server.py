@@ -11,6 +11,12 @@ import sys
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".js": "text/javascript"}
 
+    def end_headers(self):
+        # As public static hosts do (GitHub Pages among them): lets a page embedded in an iframe
+        # sandboxed without allow-same-origin (an opaque origin) load the app's own files.
+        self.send_header("Access-Control-Allow-Origin", "*")
+        super().end_headers()
+
     def log_message(self, format, *args):  # keep the test output readable
         pass
 

@@ -335,7 +335,7 @@ fn LatencyChart() -> impl IntoView {
         let h = chart_height();
         canvas.set_width((view.width * view.dpr).round() as u32);
         canvas.set_height((h * view.dpr).round() as u32);
-        let _ = canvas.set_attribute("style", &format!("width:{}px;height:{}px", view.width.round() as i64, h.round() as i64));
+        super::set_css_size(&canvas, view.width, h);
         let palette = if dark { Palette::dark() } else { Palette::light() };
         // Nothing to draw while the lab is hidden; the canvas keeps its last picture.
         let _ = lab.run.with(|run| match &run.durable {
@@ -395,9 +395,9 @@ fn LatencyChart() -> impl IntoView {
             <p class="hint" data-testid="latency-summary">{summary}</p>
             <div class="latency-grid">
                 <div class="latency-labels" aria-hidden="true">
-                    <span style="height:200px">"latency"</span>
-                    <span style="height:70px">"queue at the object"</span>
-                    <span style="height:60px">"stored keys"</span>
+                    <span class="lab-strip-latency">"latency"</span>
+                    <span class="lab-strip-queue">"queue at the object"</span>
+                    <span class="lab-strip-stored">"stored keys"</span>
                 </div>
                 <div class="canvas-wrap" node_ref=wrap_ref>
                     <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"

@@ -91,3 +91,11 @@ pub(crate) fn next_frame(f: impl FnOnce() + 'static) {
     let callback = Closure::once_into_js(f);
     let _ = w.request_animation_frame(callback.unchecked_ref());
 }
+
+/// Sets an element's CSS size through the CSSOM, which the page's Content-Security-Policy
+/// allows (a `style` attribute would need `unsafe-inline`).
+pub(crate) fn set_css_size(element: &web_sys::HtmlElement, width: f64, height: f64) {
+    let style = element.style();
+    let _ = style.set_property("width", &format!("{}px", width.round() as i64));
+    let _ = style.set_property("height", &format!("{}px", height.round() as i64));
+}

@@ -116,7 +116,7 @@ pub fn Timelines() -> impl IntoView {
         let Some(canvas) = canvas_ref.get() else { return };
         canvas.set_width((layout.width * dpr).round() as u32);
         canvas.set_height((layout.height * dpr).round() as u32);
-        let _ = canvas.set_attribute("style", &format!("width:{};height:{}", px(layout.width), px(layout.height)));
+        super::set_css_size(&canvas, layout.width, layout.height);
         let _ = canvas.set_attribute("data-layout", &layout.to_json());
         let palette = if dark { Palette::dark() } else { Palette::light() };
         let performance = web_sys::window().and_then(|w| w.performance());
