@@ -8,7 +8,7 @@ use plotters_canvas::CanvasBackend;
 use crate::core::durable::{Outcome, SimReport};
 use crate::core::time::{Span, Time};
 
-use super::draw::{Palette, PAD_X};
+use super::draw::{dashed_ring, Palette, PAD_X};
 
 pub const LATENCY_H: f64 = 200.0;
 pub const QUEUE_H: f64 = 60.0;
@@ -100,10 +100,8 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
             }
             Outcome::DegradedAllowed => {
                 let s = palette.degraded.stroke_width(stroke(2.0));
-                for k in 0..8 {
-                    let a0 = k as f64 * std::f64::consts::PI / 4.0;
-                    let pts: Vec<(i32, i32)> =
-                        (0..=4).map(|i| a0 + i as f64 * std::f64::consts::PI / 32.0).map(|a| p(x + r * a.cos(), y + r * a.sin())).collect();
+                for arc in dashed_ring(x, y, r) {
+                    let pts: Vec<(i32, i32)> = arc.into_iter().map(|(x, y)| p(x, y)).collect();
                     area.draw(&PathElement::new(pts, s)).map_err(err)?;
                 }
             }
