@@ -1,18 +1,11 @@
 // The app as a person uses it: canvas timelines that really show the data, presets, sliders and
 // the URL, playback, sending requests, the inspector, keyboard-only use, embed mode, themes,
 // reduced motion and phone width. Screenshots go to e2e/artifacts/ to be looked at.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, assertCleanRun } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  assertCleanRun(assert);
-});
+const shared = useBrowser();
 
 /** The canvas layout the page publishes, and a way to read one pixel. */
 async function canvasLayout(page) {
@@ -33,7 +26,7 @@ const isOrange = ([r, g, b]) => r > 180 && g > 50 && g < 170 && b < 90;
 const isBackground = ([r, g, b]) => r > 235 && g > 235 && b > 235;
 
 test('the canvas shows a dot where a request was allowed and a cross where it was rejected', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge&theme=light');
   const layout = await canvasLayout(page);
   const row = (id) => layout.rows.find((r) => r.id === id);
@@ -84,7 +77,7 @@ const PRESET_FIGURES = {
 
 for (const [preset, rows] of Object.entries(PRESET_FIGURES)) {
   test(`preset ${preset}: every row shows the core's figures`, async () => {
-    const { page, problems } = await openPage(browser);
+    const { page, problems } = await openPage(shared.browser);
     await gotoLab(page, `pattern=${preset}`);
     for (const [slug, [allowed, rejected, maxInWindow]] of Object.entries(rows)) {
       assert.deepEqual(await rowFigures(page, slug), { allowed, rejected, maxInWindow }, slug);
@@ -95,7 +88,7 @@ for (const [preset, rows] of Object.entries(PRESET_FIGURES)) {
 }
 
 test('choosing a preset and moving a slider updates the rows and the URL', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page);
   await page.selectOption('[data-testid="pattern-select"]', 'steady');
   await page.waitForURL(/pattern=steady/);
@@ -110,7 +103,7 @@ test('choosing a preset and moving a slider updates the rows and the URL', async
 });
 
 test('playback moves a playhead; step walks the requests; reset goes back', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge');
   await page.click('[data-testid="step"]');
   assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /Request 1 at 8 s/);
@@ -131,7 +124,7 @@ test('playback moves a playhead; step walks the requests; reset goes back', asyn
 });
 
 test('under reduced motion, Play shows the whole timeline at once', async () => {
-  const { page, context } = await openPage(browser);
+  const { page, context } = await openPage(shared.browser);
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await gotoLab(page, 'pattern=edge');
   await page.click('[data-testid="reset"]');
@@ -141,7 +134,7 @@ test('under reduced motion, Play shows the whole timeline at once', async () => 
 });
 
 test('"Send a request" and the S key add requests at the playhead, in the URL', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=clicks&limit=2&window=10');
   assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 0 requests/);
   await page.click('[data-testid="send"]');
@@ -158,7 +151,7 @@ test('"Send a request" and the S key add requests at the playhead, in the URL', 
 });
 
 test('a request can be sent for a chosen key, which keeps its own limiter', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=several-keys');
   assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 30 requests/);
   const before = await rowFigures(page, 'sliding-log');
@@ -180,7 +173,7 @@ test('a request can be sent for a chosen key, which keeps its own limiter', asyn
 });
 
 test('the inspector shows each decision and the exact HTTP response', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge');
   const layout = await canvasLayout(page);
   const box = await page.locator('[data-testid="timeline-canvas"]').boundingBox();
@@ -197,7 +190,7 @@ test('the inspector shows each decision and the exact HTTP response', async () =
 });
 
 test('everything works from the keyboard alone', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge');
   const focused = async () => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName);
   // Tab through the controls until the timeline has focus.
@@ -231,14 +224,14 @@ test('everything works from the keyboard alone', async () => {
 });
 
 test('embed=1 gives a compact view with a link to the full lab, and the page offers the snippet', async () => {
-  const { page, problems, requests } = await openPage(browser, { width: 720, height: 460 });
+  const { page, problems, requests } = await openPage(shared.browser, { width: 720, height: 460 });
   await gotoLab(page, 'pattern=edge&embed=1');
   assert.equal(await page.locator('[data-testid="decision-table"]').count(), 0);
   assert.equal(await page.locator('[data-testid="explain-fixed"]').count(), 0);
   assert.ok(await page.locator('[data-testid="timeline-canvas"]').isVisible());
   assert.ok(await page.locator('text=Open in Rate Limit Lab').isVisible());
   await page.screenshot({ path: `${SCREENSHOT_DIR}/app-embed.png` });
-  const full = await openPage(browser);
+  const full = await openPage(shared.browser);
   await gotoLab(full.page, 'pattern=steady');
   await full.page.click('text=Embed this view in your documentation');
   const snippet = await full.page.locator('[data-testid="embed-snippet"]').inputValue();
@@ -249,7 +242,7 @@ test('embed=1 gives a compact view with a link to the full lab, and the page off
 });
 
 test('the dark theme draws the canvas dark, and the light one light', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge&theme=dark');
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
   const [r, g, b] = await pixel(page, 3, 3);
@@ -263,7 +256,7 @@ test('the dark theme draws the canvas dark, and the light one light', async () =
 });
 
 test('at phone width nothing scrolls sideways and the timelines still show', async () => {
-  const { page, problems } = await openPage(browser, { width: 390, height: 844 });
+  const { page, problems } = await openPage(shared.browser, { width: 390, height: 844 });
   await gotoLab(page, 'pattern=edge');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
@@ -273,7 +266,7 @@ test('at phone width nothing scrolls sideways and the timelines still show', asy
 });
 
 test('the canvas is drawn at the device pixel ratio, so it stays crisp', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2 });
+  const context = await shared.browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2 });
   const page = await context.newPage();
   await gotoLab(page, 'pattern=edge');
   const { backing, css } = await page.evaluate(() => {
@@ -289,7 +282,7 @@ test('the canvas is drawn at the device pixel ratio, so it stays crisp', async (
 });
 
 test('each redraw is recorded as a timeline-draw performance measure', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady');
   const measures = await page.evaluate(() => performance.getEntriesByName('timeline-draw').length);
   assert.ok(measures >= 1);

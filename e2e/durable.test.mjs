@@ -1,40 +1,21 @@
 // The Durable Object row (do=1), driven by its URL parameters: the figures on the page are the
 // emulation's, for a far object, a slow timeout, fail-closed routes, outages and sharding.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoLab, foreignRequests, SCREENSHOT_DIR, assertCleanRun } from './helpers.mjs';
+import { useBrowser, doRowFigures, openPage, gotoLab, foreignRequests, SCREENSHOT_DIR } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  assertCleanRun(assert);
-});
-
-async function doRow(page) {
-  const row = page.locator('[data-testid="stats-do"]');
-  const read = async (name) => Number(await row.getAttribute(`data-${name}`));
-  return {
-    allowed: await read('allowed'),
-    rejected: await read('rejected'),
-    degraded: await read('degraded'),
-    p95: await read('p95-ms'),
-    maxInWindow: await read('max-in-window'),
-  };
-}
+const shared = useBrowser();
 
 test('without do=1 there is no Durable Object row', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady');
   assert.equal(await page.locator('[data-testid="stats-do"]').count(), 0);
 });
 
 test('a Frankfurt caller and a Sao Paulo object with a 120 ms timeout: every request degraded', async () => {
-  const { page, problems, requests } = await openPage(browser);
+  const { page, problems, requests } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru');
-  const row = await doRow(page);
+  const row = await doRowFigures(page);
   assert.equal(row.degraded, 60);
   assert.equal(row.allowed, 60, 'fail open lets all 60 through unmetered');
   assert.equal(row.p95, 120, 'every call waits for the timeout');
@@ -45,45 +26,45 @@ test('a Frankfurt caller and a Sao Paulo object with a 120 ms timeout: every req
 });
 
 test('the same call under fail=closed refuses everything', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&fail=closed');
-  const row = await doRow(page);
+  const row = await doRowFigures(page);
   assert.deepEqual([row.allowed, row.rejected, row.degraded], [0, 60, 0]);
 });
 
 test('a 300 ms timeout lets the far object answer: no degraded request', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&timeout=300&shards=1');
-  const row = await doRow(page);
+  const row = await doRowFigures(page);
   assert.equal(row.degraded, 0);
   assert.equal(row.allowed, 30, 'the sliding log decides, as in the explainer');
   assert.ok(row.p95 >= 195 && row.p95 <= 212, `p95 ${row.p95} ms`);
 });
 
 test("the seed's shard rule holds one tenant key to ceil(5 / 4) = 2 per window", async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad');
-  assert.equal((await doRow(page)).allowed, 12);
+  assert.equal((await doRowFigures(page)).allowed, 12);
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=4&shard-by=request');
-  const spread = await doRow(page);
+  const spread = await doRowFigures(page);
   assert.ok(spread.allowed > 12, `spreading requests over the shards lets more through: ${spread.allowed}`);
 });
 
 test('an outage from 20 to 30 s degrades exactly the ten requests inside it, and survives a reload', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1&outage=20-30');
-  assert.equal((await doRow(page)).degraded, 10);
+  assert.equal((await doRowFigures(page)).degraded, 10);
   // The Durable Object fields stay in the URL when another setting changes, and survive a reload.
   await page.locator('[data-testid="limit-slider"]').fill('4');
   await page.waitForURL(/limit=4/);
   assert.match(page.url(), /outage=20-30/);
   await page.goto(page.url());
   await page.waitForSelector('body[data-ready="true"]');
-  assert.equal((await doRow(page)).degraded, 10);
+  assert.equal((await doRowFigures(page)).degraded, 10);
 });
 
 test('bad Durable Object values each show a message and the row still runs', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=mars&timeout=abc&outage=9-3');
   const notices = await page.locator('[data-testid="notice"]').allInnerTexts();
   assert.equal(notices.length, 3);

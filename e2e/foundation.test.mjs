@@ -1,20 +1,13 @@
 // The first page, end to end: the explainer seed's checked runs, the URL contract, bad values,
 // and a clean run (no console error, no request to another origin).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, BASE_URL, assertCleanRun } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, BASE_URL } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  assertCleanRun(assert);
-});
+const shared = useBrowser();
 
 test('the window-edge run comes out as the explainer reports it: fixed 10, sliding 5, bucket 6', async () => {
-  const { page, problems, requests } = await openPage(browser);
+  const { page, problems, requests } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge');
   assert.equal((await rowFigures(page, 'fixed')).allowed, 10);
   assert.equal((await rowFigures(page, 'sliding-log')).allowed, 5);
@@ -27,7 +20,7 @@ test('the window-edge run comes out as the explainer reports it: fixed 10, slidi
 });
 
 test('one request a second for 60 s comes out as the explainer reports it: 30, 30, 34', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady');
   assert.equal((await rowFigures(page, 'fixed')).allowed, 30);
   assert.equal((await rowFigures(page, 'sliding-log')).allowed, 30);
@@ -37,7 +30,7 @@ test('one request a second for 60 s comes out as the explainer reports it: 30, 3
 });
 
 test('every algorithm has a row by default, and algos= picks rows', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page);
   for (const slug of ['fixed', 'sliding-log', 'sliding-counter', 'token-bucket', 'gcra', 'leaky-bucket']) {
     assert.equal(await page.locator(`[data-testid="stats-${slug}"]`).count(), 1, slug);
@@ -48,7 +41,7 @@ test('every algorithm has a row by default, and algos= picks rows', async () => 
 });
 
 test('a trace in the URL is run exactly', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'limit=2&window=1&trace=0,0.5,0.999,1,1.5');
   // Sliding log, 2 per 1 s: 0 and 0.5 pass; 0.999 is refused; at 1 the entry at 0 has just
   // expired (an entry exactly one window old no longer counts), and at 1.5 the one at 0.5 has.
@@ -64,7 +57,7 @@ for (const [query, field, words] of [
   ['pattern=zigzag', 'pattern', 'not a known pattern'],
 ]) {
   test(`a bad ${field} (${query}) shows a specific message and the page works on the default`, async () => {
-    const { page, problems } = await openPage(browser);
+    const { page, problems } = await openPage(shared.browser);
     await gotoLab(page, query);
     const notice = page.locator('[data-testid="notice"]');
     assert.equal(await notice.count(), 1);
@@ -76,7 +69,7 @@ for (const [query, field, words] of [
 }
 
 test('a slider writes the state into the URL, and reloading the URL gives the same state', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady');
   await page.locator('[data-testid="limit-slider"]').fill('3');
   await page.waitForURL(/limit=3/);
@@ -92,7 +85,7 @@ test('a slider writes the state into the URL, and reloading the URL gives the sa
 });
 
 test('the page is readable at phone width', async () => {
-  const { page, problems } = await openPage(browser, { width: 390, height: 844 });
+  const { page, problems } = await openPage(shared.browser, { width: 390, height: 844 });
   await gotoLab(page, 'pattern=edge');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);

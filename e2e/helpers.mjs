@@ -1,5 +1,7 @@
 // Shared set-up for the end-to-end tests: Debian's chromium driven by playwright-core, one
 // browser per test file, and a page that records console errors, page errors and every request.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
@@ -76,4 +78,34 @@ export function foreignRequests(requests) {
 export function assertCleanRun(assert) {
   assert.deepEqual(everyProblem, [], 'no console or page error during the whole run');
   assert.deepEqual(everyForeignRequest, [], 'no request to any other origin during the whole run');
+}
+
+/**
+ * One browser for a test file: launched before its tests, closed after them, and the whole run
+ * checked for errors and requests elsewhere. Tests read `shared.browser`.
+ */
+export function useBrowser() {
+  const shared = { browser: undefined };
+  before(async () => {
+    shared.browser = await launch();
+  });
+  after(async () => {
+    await shared.browser?.close();
+    assertCleanRun(assert);
+  });
+  return shared;
+}
+
+/** The Durable Object row's data attributes. */
+export async function doRowFigures(page) {
+  const row = page.locator('[data-testid="stats-do"]');
+  const read = async (name) => Number(await row.getAttribute(`data-${name}`));
+  return {
+    allowed: await read('allowed'),
+    rejected: await read('rejected'),
+    degraded: await read('degraded'),
+    p95: await read('p95-ms'),
+    maxInWindow: await read('max-in-window'),
+    late: await read('late'),
+  };
 }

@@ -1,42 +1,22 @@
 // The Durable Object lab: each of the seed's lessons as a one-click scenario, checked by its
 // figures (not only that it loads), the lab's controls driving the URL, and dragging on the
 // chart to schedule an outage. Screenshots of the lab at each scenario go to e2e/artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoLab, SCREENSHOT_DIR, assertCleanRun } from './helpers.mjs';
+import { useBrowser, doRowFigures, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  assertCleanRun(assert);
-});
-
-async function doRow(page) {
-  const row = page.locator('[data-testid="stats-do"]');
-  const read = async (name) => Number(await row.getAttribute(`data-${name}`));
-  return {
-    allowed: await read('allowed'),
-    rejected: await read('rejected'),
-    degraded: await read('degraded'),
-    p95: await read('p95-ms'),
-    maxInWindow: await read('max-in-window'),
-    late: await read('late'),
-  };
-}
+const shared = useBrowser();
 
 async function scenario(page, id) {
   await page.click(`[data-testid="scenario-${id}"]`);
   await page.waitForSelector('[data-testid="scenario-text"]');
   const text = await page.locator('[data-testid="scenario-text"]').innerText();
   await page.locator('[data-testid="durable-lab"]').screenshot({ path: `${SCREENSHOT_DIR}/lab-${id}.png` });
-  return { text, row: await doRow(page) };
+  return { text, row: await doRowFigures(page) };
 }
 
 test('the lab offers every scenario, and each shows its lesson in its figures', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   await gotoLab(page);
 
   let { text, row } = await scenario(page, 'far-object');
@@ -61,7 +41,7 @@ test('the lab offers every scenario, and each shows its lesson in its figures', 
   assert.equal(row.maxInWindow, 6, 'a free window after the eviction: 6 in a window of 5');
   await page.check('[data-testid="persist"]');
   await page.waitForURL((url) => !url.toString().includes('persist=0'));
-  assert.equal((await doRow(page)).maxInWindow, 5, 'persisted, the log comes back and the 6th is refused');
+  assert.equal((await doRowFigures(page)).maxInWindow, 5, 'persisted, the log comes back and the 6th is refused');
 
   ({ text } = await scenario(page, 'alarms'));
   const stored = Number(text.match(/at most (\d+) keys were stored at once, not 36/)[1]);
@@ -78,12 +58,12 @@ test('the lab offers every scenario, and each shows its lesson in its figures', 
 });
 
 test('the lab controls drive the URL, and the URL drives the lab after a reload', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&shards=1');
-  assert.equal((await doRow(page)).degraded, 60);
+  assert.equal((await doRowFigures(page)).degraded, 60);
   await page.locator('[data-testid="timeout-slider"]').fill('30'); // tens of ms: 300 ms
   await page.waitForURL(/timeout=300/);
-  assert.equal((await doRow(page)).degraded, 0);
+  assert.equal((await doRowFigures(page)).degraded, 0);
   await page.selectOption('[data-testid="fail"]', 'closed');
   await page.waitForURL(/fail=closed/);
   await page.click('[data-testid="from-syd"]');
@@ -93,15 +73,15 @@ test('the lab controls drive the URL, and the URL drives the lab after a reload'
   assert.equal(await page.locator('[data-testid="fail"]').inputValue(), 'closed');
   assert.equal(await page.locator('[data-testid="timeout-value"]').innerText(), '300 ms');
   // Sydney to Sao Paulo is 322 ms: past the 300 ms timeout, so Sydney's half fails closed.
-  const row = await doRow(page);
+  const row = await doRowFigures(page);
   assert.ok(row.rejected >= 30, `${row.rejected} refused: at least every Sydney request`);
   assert.equal(row.degraded, 0, 'fail closed lets nothing through unmetered');
 });
 
 test('dragging across the chart schedules an outage that degrades the requests inside it', async () => {
-  const { page } = await openPage(browser);
+  const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1');
-  assert.equal((await doRow(page)).degraded, 0);
+  assert.equal((await doRowFigures(page)).degraded, 0);
   await page.locator('[data-testid="latency-canvas"]').scrollIntoViewIfNeeded();
   const box = await page.locator('[data-testid="latency-canvas"]').boundingBox();
   const x = (seconds) => box.x + 16 + (seconds / 60) * (box.width - 32);
@@ -111,9 +91,9 @@ test('dragging across the chart schedules an outage that degrades the requests i
   await page.mouse.up();
   await page.waitForURL(/outage=/);
   assert.match(await page.locator('[data-testid="outage"]').innerText(), /Outage from 2\d(\.\d)? s to 29\.\d s/);
-  const degraded = (await doRow(page)).degraded;
+  const degraded = (await doRowFigures(page)).degraded;
   assert.ok(degraded >= 9 && degraded <= 10, `${degraded} degraded inside the outage`);
   await page.click('[data-testid="clear-outage"]');
   await page.waitForURL((url) => !url.toString().includes('outage='));
-  assert.equal((await doRow(page)).degraded, 0);
+  assert.equal((await doRowFigures(page)).degraded, 0);
 });

@@ -1,23 +1,16 @@
 // Nothing leaves the browser and no input breaks the page: the Content-Security-Policy holds
 // with no violation, no request goes to another origin, the embed works in an iframe sandboxed
 // with allow-scripts only, and fifty malformed links each load with a message and no error.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { launch, openPage, gotoLab, rowFigures, BASE_URL, SCREENSHOT_DIR, assertCleanRun } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, rowFigures, BASE_URL, SCREENSHOT_DIR } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  assertCleanRun(assert);
-});
+const shared = useBrowser();
 
 /** A page that also records every Content-Security-Policy violation. */
 async function watchedPage() {
-  const opened = await openPage(browser);
+  const opened = await openPage(shared.browser);
   await opened.page.addInitScript(() => {
     window.__csp = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
@@ -53,7 +46,7 @@ test('the embed works inside an iframe sandboxed with allow-scripts only', async
     '<!DOCTYPE html><meta charset="utf-8"><link rel="icon" href="data:,"><title>Docs page</title><h1>Docs</h1>' +
       '<iframe sandbox="allow-scripts" width="900" height="480" src="sub/path/ratelab/?pattern=edge&embed=1"></iframe>',
   );
-  const { page, problems } = await openPage(browser, { width: 1000, height: 700 });
+  const { page, problems } = await openPage(shared.browser, { width: 1000, height: 700 });
   await page.goto(new URL('../../../sandbox-host.html', BASE_URL).toString());
   const frame = page.frameLocator('iframe');
   await frame.locator('body[data-ready="true"]').waitFor({ timeout: 15000 });
@@ -79,7 +72,7 @@ const MALFORMED = [
 
 test(`${MALFORMED.length} malformed links each load with a message and no page error`, async () => {
   assert.equal(MALFORMED.length, 50);
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   for (const query of MALFORMED) {
     await gotoLab(page, query);
     const notices = await page.locator('[data-testid="notice"]').count();
@@ -91,7 +84,7 @@ test(`${MALFORMED.length} malformed links each load with a message and no page e
 });
 
 test('slider extremes load and compute: limit 1 and 1,000,000, window 1 ms and 1 day', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(shared.browser);
   for (const [query, expectation] of [
     ['limit=1&pattern=steady', (f) => f.allowed === 6],
     ['limit=1000000&pattern=steady', (f) => f.allowed === 60],

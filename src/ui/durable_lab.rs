@@ -3,7 +3,6 @@
 //! latency against the timeout with the object's queue and stored keys under it (drag across it
 //! to schedule an outage); and the seed's lessons as one-click scenarios.
 
-use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -306,23 +305,8 @@ fn LatencyChart() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let wrap_ref = NodeRef::<html::Div>::new();
-    let width = RwSignal::new(800.0_f64);
+    let width = super::tracked_width(wrap_ref);
     let drag_from = RwSignal::new(None::<f64>);
-    let measure = move || {
-        if let Some(wrap) = wrap_ref.get_untracked() {
-            let w = f64::from(wrap.client_width());
-            if w > 0.0 && (w - width.get_untracked()).abs() >= 1.0 {
-                width.set(w);
-            }
-        }
-    };
-    Effect::new(move |_| {
-        if wrap_ref.get().is_some() {
-            measure();
-        }
-    });
-    let resize = window_event_listener(ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
 
     let view_now = move || {
         let (timeout, outage, dark) = lab.state.with(|s| (s.durable.timeout, s.durable.outage, dark_theme(s.theme)));

@@ -99,3 +99,26 @@ pub(crate) fn set_css_size(element: &web_sys::HtmlElement, width: f64, height: f
     let _ = style.set_property("width", &format!("{}px", width.round() as i64));
     let _ = style.set_property("height", &format!("{}px", height.round() as i64));
 }
+
+/// The width in CSS pixels of the element behind `wrap`, kept up to date as the page resizes:
+/// what a canvas inside it is drawn to.
+pub(crate) fn tracked_width(wrap: leptos::prelude::NodeRef<leptos::html::Div>) -> leptos::prelude::RwSignal<f64> {
+    use leptos::prelude::*;
+    let width = RwSignal::new(800.0_f64);
+    let measure = move || {
+        if let Some(element) = wrap.get_untracked() {
+            let w = f64::from(element.client_width());
+            if w > 0.0 && (w - width.get_untracked()).abs() >= 1.0 {
+                width.set(w);
+            }
+        }
+    };
+    Effect::new(move |_| {
+        if wrap.get().is_some() {
+            measure();
+        }
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
+    width
+}

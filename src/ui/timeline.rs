@@ -2,7 +2,6 @@
 //! the row names, the counts inside the window bracket, the axis labels and the legend.
 //! The canvas is focusable: the arrow keys walk from request to request.
 
-use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
 
@@ -87,25 +86,9 @@ pub fn Timelines() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let wrap_ref = NodeRef::<html::Div>::new();
-    let width = RwSignal::new(800.0_f64);
+    let width = super::tracked_width(wrap_ref);
     let draw_error = RwSignal::new(None::<String>);
     let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
-
-    let measure = move || {
-        if let Some(wrap) = wrap_ref.get_untracked() {
-            let w = f64::from(wrap.client_width());
-            if w > 0.0 && (w - width.get_untracked()).abs() >= 1.0 {
-                width.set(w);
-            }
-        }
-    };
-    Effect::new(move |_| {
-        if wrap_ref.get().is_some() {
-            measure();
-        }
-    });
-    let resize = window_event_listener(ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
 
     // Redraw whenever the data or the view changes.
     Effect::new(move |_| {
