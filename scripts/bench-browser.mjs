@@ -1,0 +1,44 @@
+// Browser figures, from headless Chromium: time until the page is ready, and how long a redraw
+// of the timelines takes (the page records each as performance.measure('timeline-draw')).
+// Run with: bash scripts/bench-browser.sh   (builds the site, serves it on 127.0.0.1, runs this)
+import { chromium } from 'playwright-core';
+
+const BASE = process.env.BASE_URL;
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+});
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function measure(label, query) {
+  const ready = [];
+  const redraws = [];
+  let requests = 0;
+  for (let run = 0; run < 5; run++) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${BASE}?${query}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+    ready.push(await page.evaluate(() => performance.now()));
+    requests = await page.evaluate(() => Number(document.querySelector('[data-testid="lede"]').innerText.match(/same (\d+) requests/)[1]));
+    // Sweep the pointer across the timeline: each move redraws it with the window bracket.
+    const box = await page.locator('[data-testid="timeline-canvas"]').boundingBox();
+    await page.evaluate(() => performance.clearMeasures('timeline-draw'));
+    for (let i = 0; i < 20; i++) {
+      await page.mouse.move(box.x + 20 + (i * (box.width - 40)) / 20, box.y + 20);
+      await page.waitForTimeout(20);
+    }
+    redraws.push(...(await page.evaluate(() => performance.getEntriesByName('timeline-draw').map((e) => e.duration))));
+    await page.close();
+  }
+  console.log(
+    `${label.padEnd(44)} ${String(requests).padStart(7)} requests   ready ${median(ready).toFixed(0).padStart(5)} ms   redraw median ${median(redraws).toFixed(1).padStart(6)} ms, max ${Math.max(...redraws).toFixed(1).padStart(6)} ms`,
+  );
+}
+
+console.log('median of 5 page loads; redraws while the pointer sweeps the timeline (20 per load)');
+await measure('window edge (default)', 'pattern=edge');
+await measure('steady, with the Durable Object row', 'pattern=steady&do=1');
+await measure('twice the rate at 1,000 per second', 'pattern=double&limit=1000&window=1');
+await measure('twice the rate at 10,000 per second', 'pattern=double&limit=10000&window=1');
+await browser.close();

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the static site and reports browser figures from headless Chromium (see bench-browser.mjs).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+ensure_build_tools
+ensure_browser_tools
+cd "$ROOT"
+SITE="target/bench-site"
+bash scripts/build-site.sh "$SITE/sub/path/ratelab" >/dev/null
+PORT_FILE="$(mktemp)"
+python3 scripts/static_server.py "$SITE" "$PORT_FILE" &
+SERVER_PID=$!
+trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$PORT_FILE"' EXIT
+for _ in $(seq 1 50); do [ -s "$PORT_FILE" ] && break; sleep 0.1; done
+BASE_URL="http://127.0.0.1:$(cat "$PORT_FILE")/sub/path/ratelab/" node scripts/bench-browser.mjs
