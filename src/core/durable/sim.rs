@@ -21,7 +21,7 @@
 //!   whose limiter holds nothing, so stored keys track active keys, not all keys ever seen.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::core::algorithms::FixedWindow;
 use crate::core::config::Quota;
@@ -91,9 +91,12 @@ struct Sim<'a> {
     states: Vec<ObjectState>,
     /// Per key, per shard: the object's index.
     by_name: Vec<Vec<Option<u32>>>,
-    smart_home: HashMap<u32, Region>,
-    blocked_until: HashMap<(Region, u32), Time>,
-    binding: HashMap<(Region, u32), FixedWindow>,
+    /// Per key: where smart placement puts its objects.
+    smart_home: Vec<Option<Region>>,
+    /// Per key and Worker location: known over its limit until then (the first-tier cache).
+    blocked_until: Vec<[Option<Time>; REGIONS]>,
+    /// Per key and location: the binding's counter.
+    binding: Vec<[Option<FixedWindow>; REGIONS]>,
     /// The binding's fixed window (limit per 10 or 60 s), when it is the tier in use.
     binding_quota: Option<Quota>,
     /// Changes to the number of stored keys: (when, +1 or -1), in the order they were made.
@@ -126,9 +129,9 @@ pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, S
         objects: Vec::new(),
         states: Vec::new(),
         by_name: vec![Vec::new(); traffic.keys.len()],
-        smart_home: if config.placement == Placement::Smart { heaviest_origins(traffic) } else { HashMap::new() },
-        blocked_until: HashMap::new(),
-        binding: HashMap::new(),
+        smart_home: if config.placement == Placement::Smart { heaviest_origins(traffic) } else { Vec::new() },
+        blocked_until: if config.first_tier_cache { vec![[None; REGIONS]; traffic.keys.len()] } else { Vec::new() },
+        binding: if binding_quota.is_some() { vec![Default::default(); traffic.keys.len()] } else { Vec::new() },
         binding_quota,
         stored_changes: Vec::new(),
         key_shards: vec![None; traffic.keys.len()],
@@ -168,22 +171,31 @@ fn stored_series(mut changes: Vec<(Time, i8)>) -> Vec<(Time, u32)> {
     series
 }
 
-/// For smart placement: the origin that sends each key the most requests (ties: the earliest).
-fn heaviest_origins(traffic: &SimTraffic) -> HashMap<u32, Region> {
-    let mut counts: HashMap<(u32, Region), (u64, usize)> = HashMap::new();
+const REGIONS: usize = Region::ALL.len();
+
+/// For smart placement: the origin that sends each key the most requests (ties: the one that
+/// sent first).
+fn heaviest_origins(traffic: &SimTraffic) -> Vec<Option<Region>> {
+    // Per key and region: (requests, index of the first one).
+    let mut counts: Vec<[(u64, usize); REGIONS]> = vec![[(0, usize::MAX); REGIONS]; traffic.keys.len()];
     for (i, r) in traffic.requests.iter().enumerate() {
-        let entry = counts.entry((r.key, r.origin)).or_insert((0, i));
-        entry.0 += 1;
-    }
-    let mut best: HashMap<u32, (u64, std::cmp::Reverse<usize>, Region)> = HashMap::new();
-    for ((key, origin), (count, first)) in counts {
-        let candidate = (count, std::cmp::Reverse(first), origin);
-        let slot = best.entry(key).or_insert(candidate);
-        if candidate > *slot {
-            *slot = candidate;
+        if let Some(slots) = counts.get_mut(r.key as usize) {
+            let slot = &mut slots[r.origin as usize];
+            slot.0 += 1;
+            slot.1 = slot.1.min(i);
         }
     }
-    best.into_iter().map(|(k, (_, _, region))| (k, region)).collect()
+    counts
+        .into_iter()
+        .map(|slots| {
+            Region::ALL
+                .into_iter()
+                .zip(slots)
+                .filter(|(_, (count, _))| *count > 0)
+                .max_by_key(|&(_, (count, first))| (count, std::cmp::Reverse(first)))
+                .map(|(region, _)| region)
+        })
+        .collect()
 }
 
 impl Sim<'_> {
@@ -233,15 +245,18 @@ impl Sim<'_> {
         let (origin, key) = (self.records[id as usize].origin, self.records[id as usize].key);
 
         if let Some(quota) = self.binding_quota {
-            let counter = self.binding.entry((origin, key)).or_insert_with(|| FixedWindow::new(quota));
-            let decision = counter.decide(at, 1);
+            let decision = match self.binding.get_mut(key as usize) {
+                Some(slots) => slots[origin as usize].get_or_insert_with(|| FixedWindow::new(quota)).decide(at, 1),
+                // A key outside the traffic's table: counted alone, but still answered.
+                None => FixedWindow::new(quota).decide(at, 1),
+            };
             self.records[id as usize].local = true;
             self.finish(id, at, Some(decision));
             return;
         }
 
         if self.config.first_tier_cache {
-            if let Some(&until) = self.blocked_until.get(&(origin, key)) {
+            if let Some(until) = self.blocked_until.get(key as usize).and_then(|slots| slots[origin as usize]) {
                 if at < until {
                     let decision = Decision {
                         verdict: Verdict::Rejected,
@@ -303,7 +318,7 @@ impl Sim<'_> {
         let region = self
             .config
             .home
-            .or_else(|| self.smart_home.get(&key).copied())
+            .or_else(|| self.smart_home.get(key as usize).copied().flatten())
             .unwrap_or(origin);
         let index = self.objects.len() as u32;
         self.objects.push(ObjectInfo {
@@ -515,7 +530,9 @@ impl Sim<'_> {
         if outcome == Outcome::Rejected && self.config.first_tier_cache && !record.local && self.config.shard_by == ShardBy::Key {
             if let (Some(wait), Some(decided)) = (decision.and_then(|d| d.retry_after), decided) {
                 // Blocked until the object's own retry time, counted from when it decided.
-                self.blocked_until.insert((origin, key), decided.plus(wait));
+                if let Some(slots) = self.blocked_until.get_mut(key as usize) {
+                    slots[origin as usize] = Some(decided.plus(wait));
+                }
             }
         }
         if matches!(outcome, Outcome::Rejected | Outcome::FailedClosed) {
