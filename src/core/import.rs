@@ -38,7 +38,7 @@ impl Format {
     }
 }
 
-/// One imported request.
+/// One imported request (requests come back in the order of the file's lines).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImportedRequest {
     pub at: Time,
@@ -161,8 +161,8 @@ pub fn import_as(text: &str, format: Format) -> Result<Imported, ImportErrors> {
             total: 1,
         });
     }
-    // Log lines can come slightly out of order; every format is replayed in time order.
-    requests.sort_by_key(|r| r.at);
+    // In file order: a trace built from them (`Pattern::Keyed`) puts them in time order, with
+    // requests at the same time in file order.
     Ok(Imported { format, requests, skipped })
 }
 
@@ -269,11 +269,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_time_per_line_is_read_exactly_and_put_in_order() {
+    fn one_time_per_line_is_read_exactly_and_replayed_in_order() {
         let imported = import("# my trace\n8\n9.592\n\n8.398\n").unwrap();
         assert_eq!(imported.format, Format::Times);
         let ms: Vec<u64> = imported.requests.iter().map(|r| r.at.micros() / 1000).collect();
-        assert_eq!(ms, [8000, 8398, 9592]);
+        assert_eq!(ms, [8000, 9592, 8398], "in file order");
+        let points = imported.requests.into_iter().map(|r| (r.at, r.key)).collect();
+        let trace = crate::core::traffic::Pattern::from_points(points).generate(5, crate::core::time::Span::from_secs(10));
+        let ms: Vec<u64> = trace.requests().iter().map(|r| r.at.micros() / 1000).collect();
+        assert_eq!(ms, [8000, 8398, 9592], "replayed in time order");
         assert_eq!(imported.skipped, 2);
     }
 

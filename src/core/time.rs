@@ -121,7 +121,7 @@ impl fmt::Display for SecondsError {
             SecondsError::NotANumber(s) => write!(f, "\"{s}\" is not a number of seconds"),
             SecondsError::Negative(s) => write!(f, "\"{s}\" is negative; times start at 0"),
             SecondsError::TooPrecise(s) => {
-                write!(f, "\"{s}\" has more than 6 decimals; the finest step is 1 microsecond")
+                write!(f, "\"{s}\" has more than 6 decimals (1 µs is the finest step)")
             }
             SecondsError::TooLarge(s) => write!(f, "\"{s}\" is too large (more than 10^12 seconds)"),
         }

@@ -26,7 +26,8 @@ pub struct Trace {
 impl Trace {
     /// A trace of unit-cost requests for a single key, sorted into arrival order.
     pub fn single_key(key: &str, mut times: Vec<Time>) -> Trace {
-        times.sort();
+        // Equal times are interchangeable: an unstable sort is exact here.
+        times.sort_unstable();
         let requests = times.into_iter().map(|at| Request { at, key: 0, cost: 1 }).collect();
         Trace { keys: vec![key.to_string()], requests }
     }
@@ -35,7 +36,7 @@ impl Trace {
     /// table are dropped. Requests are put in arrival order (ties keep their given order).
     pub fn new(keys: Vec<String>, mut requests: Vec<Request>) -> Trace {
         requests.retain(|r| (r.key as usize) < keys.len());
-        requests.sort_by_key(|r| r.at);
+        sort_by_time(&mut requests);
         Trace { keys, requests }
     }
 
@@ -50,7 +51,7 @@ impl Trace {
             }
         };
         self.requests.extend(times.iter().map(|&at| Request { at, key: id, cost: 1 }));
-        self.requests.sort_by_key(|r| r.at);
+        sort_by_time(&mut self.requests);
     }
 
     pub fn requests(&self) -> &[Request] {
@@ -77,6 +78,12 @@ impl Trace {
     pub fn end(&self) -> Time {
         self.requests.last().map(|r| r.at).unwrap_or(Time::ZERO)
     }
+}
+
+/// Puts requests in arrival order; requests at the same time keep their order (one stable sort,
+/// shared, so the Wasm holds one copy of it).
+fn sort_by_time(requests: &mut [Request]) {
+    requests.sort_by_key(|r| r.at);
 }
 
 /// The key the presets use.

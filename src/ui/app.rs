@@ -7,6 +7,7 @@ use crate::core::url_state::{parse_query, Theme};
 use super::controls::{Controls, ShareEmbed, ThemePicker};
 use super::durable_lab::DurableLab;
 use super::explain::Explanations;
+use super::import_panel::ImportPanel;
 use super::inspector::{announce, Inspector};
 use super::state::Lab;
 use super::tables::{DecisionTable, StatsTable};
@@ -86,6 +87,7 @@ pub fn App() -> impl IntoView {
                     <Inspector/>
                     <StatsTable/>
                     {(!embed).then(|| view! {
+                        <ImportPanel/>
                         <DurableLab/>
                         <DecisionTable/>
                         <ShareEmbed/>

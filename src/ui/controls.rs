@@ -207,7 +207,7 @@ pub fn Controls() -> impl IntoView {
                 if on {
                     if !s.algorithms.contains(&a) {
                         s.algorithms.push(a);
-                        s.algorithms.sort();
+                        s.algorithms.sort_unstable();
                     }
                 } else {
                     s.algorithms.retain(|&x| x != a);

@@ -7,7 +7,6 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::core::durable::{FailMode, Outcome, Placement, Region, ShardBy, SimReport, Tier};
-use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::url_state::{parse_query, LabState};
@@ -58,7 +57,7 @@ const BINDING: Scenario = Scenario {
 };
 
 /// The two lines a scenario shows, with the figures of the current run.
-fn explain(id: &str, run: &LabRun, report: &SimReport, state: &LabState) -> String {
+fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
     let d = &state.durable;
     let n = report.records.len();
     let degraded = report.count(Outcome::DegradedAllowed);
@@ -67,7 +66,7 @@ fn explain(id: &str, run: &LabRun, report: &SimReport, state: &LabState) -> Stri
     let most = report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
     let text = match id {
         "far-object" => format!(
-            "From {} to an object in {} is {} ms round trip, more than the {} ms timeout: {degraded} of {n} requests went through unmetered, and {} answers came back after the Worker gave up. Raise the timeout above the round trip, or place the object near its callers.",
+            "From {} to an object in {} is {} ms round trip, more than the {} ms timeout: {degraded} of {n} requests went through unmetered, and {} answers came back after the Worker gave up. Raise the timeout, or place the object near its callers.",
             d.origin(),
             d.home.map(|r| r.name()).unwrap_or("its region"),
             d.origin().rtt(d.home.unwrap_or(d.origin())).ceil_millis(),
@@ -75,7 +74,7 @@ fn explain(id: &str, run: &LabRun, report: &SimReport, state: &LabState) -> Stri
             report.late
         ),
         "hot-key" => format!(
-            "{n} requests for one key, at twice the limit, reach one object that decides one at a time: its queue reached {} and the p95 latency {} ms, so {degraded} requests timed out and went through unmetered. Shard the key or answer the common case before the hop.",
+            "{n} requests for one key, at twice the limit, reach one object that decides one at a time: its queue reached {} and the p95 latency {} ms, so {degraded} requests timed out and went through unmetered. Shard the key, or answer before the hop.",
             report.longest_queue,
             report.p95.ceil_millis()
         ),
@@ -114,7 +113,7 @@ fn explain(id: &str, run: &LabRun, report: &SimReport, state: &LabState) -> Stri
         ),
         _ => String::new(),
     };
-    format!("{text} ({} requests on the timeline.)", run.trace.len())
+    text
 }
 
 /// The lab section.
@@ -194,7 +193,7 @@ pub fn DurableLab() -> impl IntoView {
             return None;
         }
         let text = lab.run.with(|run| match &run.durable {
-            Some(Ok(report)) => state.with(|s| explain(sc.id, run, report, s)),
+            Some(Ok(report)) => state.with(|s| explain(sc.id, report, s)),
             _ => String::new(),
         });
         Some(view! { <div class="scenario-text" data-testid="scenario-text"><strong>{sc.title}</strong>" "{text}</div> }.into_any())
@@ -203,7 +202,7 @@ pub fn DurableLab() -> impl IntoView {
     view! {
         <section class="durable-lab" aria-label="Durable Object lab" data-testid="durable-lab">
             <h2>"Durable Object lab"</h2>
-            <p class="hint">"The same requests through an emulated central limiter: a Worker in each location calls one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
+            <p class="hint">"The same requests through an emulated Durable Object: one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
             <div class="scenarios" role="group" aria-label="Scenarios">{scenario_buttons}</div>
             {scenario_text}
             <label class="algo-toggle">

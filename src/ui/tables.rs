@@ -9,6 +9,11 @@ use crate::core::time::format_seconds;
 use super::draw::time_label;
 use super::state::Lab;
 
+/// "10 passed inside one 10 s window: more than the limit of 5."
+fn broke_text(most: u64, window_text: &str, limit: u64) -> String {
+    format!("{most} passed inside one {window_text} s window: more than the limit of {limit}.")
+}
+
 /// The most decisions listed in the decision table.
 const MAX_TABLE_ROWS: usize = 500;
 
@@ -25,7 +30,7 @@ pub fn StatsTable() -> impl IntoView {
                 .map(|r| {
                     let broke = r.max_in_window > limit;
                     let verdict = if broke {
-                        format!("{} passed inside one {window_text} s window: more than the limit of {limit}.", r.max_in_window)
+                        broke_text(r.max_in_window, &window_text, limit)
                     } else {
                         format!("never more than {limit} in any {window_text} s window")
                     };
@@ -62,7 +67,7 @@ pub fn StatsTable() -> impl IntoView {
                     let broke = most > limit;
                     let verdict = format!(
                         "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.",
-                        if broke { format!("{most} passed inside one {window_text} s window: more than the limit of {limit}. ") } else { String::new() },
+                        if broke { broke_text(most, &window_text, limit) + " " } else { String::new() },
                     );
                     rows.push(
                         view! {

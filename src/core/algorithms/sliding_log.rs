@@ -56,7 +56,7 @@ impl SlidingLog {
     /// Rebuilds a limiter from persisted timestamps.
     pub fn restore(quota: Quota, entries: impl IntoIterator<Item = Time>) -> SlidingLog {
         let mut log: Vec<Time> = entries.into_iter().collect();
-        log.sort();
+        log.sort_unstable();
         let latest = log.last().copied().unwrap_or(Time::ZERO);
         SlidingLog { quota, log: log.into(), latest }
     }

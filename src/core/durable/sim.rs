@@ -161,7 +161,7 @@ pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, S
 /// The number of stored keys over time, from its changes: a write is stamped when its answer
 /// leaves and a deletion when its alarm fires, so the changes are sorted before they are summed.
 fn stored_series(mut changes: Vec<(Time, i8)>) -> Vec<(Time, u32)> {
-    changes.sort_by_key(|&(t, delta)| (t, delta));
+    changes.sort_unstable_by_key(|&(t, delta)| (t, delta));
     let mut count: i64 = 0;
     let mut series = vec![(Time::ZERO, 0)];
     for (t, delta) in changes {

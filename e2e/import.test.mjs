@@ -1,0 +1,67 @@
+// "Use your own traffic": pasted and uploaded requests are read by the core, replayed through
+// every algorithm and the object, kept in the link; a bad line is named by its number and the
+// page keeps the traffic it had.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, gotoLab, rowFigures } from './helpers.mjs';
+
+const shared = useBrowser();
+
+async function paste(page, text) {
+  await page.click('text=Use your own traffic');
+  await page.fill('[data-testid="import-text"]', text);
+  await page.click('[data-testid="import-use"]');
+}
+
+test('pasted times replace the traffic, run through every algorithm, and stay in the link', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady');
+  await paste(page, '# the explainer edge\n8\n8.398\n8.796\n9.194\n9.592\n10\n10.398\n10.796\n11.194\n11.592\n');
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 10 requests \(one time per line\)/);
+  assert.equal((await rowFigures(page, 'fixed')).allowed, 10);
+  assert.equal((await rowFigures(page, 'sliding-log')).allowed, 5);
+  assert.equal((await rowFigures(page, 'token-bucket')).allowed, 6);
+  await page.waitForURL(/trace=8,8\.398/);
+  await page.goto(page.url());
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal((await rowFigures(page, 'sliding-log')).allowed, 5, 'a reload keeps the pasted traffic');
+  assert.deepEqual(problems, []);
+});
+
+test('CSV lines bring their keys, each with its own limiter', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page);
+  await paste(page, 'time,key\n0,tenant:a\n0,tenant:a\n0,tenant:b\n0.5,tenant:a\n');
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 4 requests \(CSV/);
+  const keys = await page.locator('[data-testid="send-key"] option').allInnerTexts();
+  assert.deepEqual(keys.sort(), ['tenant:a', 'tenant:b']);
+  assert.equal((await rowFigures(page, 'sliding-log')).allowed, 4, 'limit 5 per key: nobody is refused');
+});
+
+test('a bad line is named by its number, and the page keeps the traffic it had', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady');
+  await paste(page, '1\n2\nthree\n4\n-5\n');
+  const errors = await page.locator('[data-testid="import-errors"]').innerText();
+  assert.match(errors, /line 3: "three" is not a number of seconds/);
+  assert.match(errors, /line 5: "-5" is negative/);
+  assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 60 requests/, 'still the steady traffic');
+  assert.match(page.url(), /pattern=steady/);
+  assert.deepEqual(problems, []);
+});
+
+test('an uploaded access log is read, keyed by address', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page);
+  await page.click('text=Use your own traffic');
+  const log = [
+    '203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET /login HTTP/1.1" 200 512',
+    '203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET /login HTTP/1.1" 200 512',
+    '198.51.100.2 - - [10/Oct/2026:13:55:37 +0000] "GET / HTTP/1.1" 200 10',
+  ].join('\n');
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'access.log', mimeType: 'text/plain', buffer: Buffer.from(log) });
+  await page.waitForSelector('[data-testid="import-ok"]');
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 3 requests \(access log/);
+  const keys = await page.locator('[data-testid="send-key"] option').allInnerTexts();
+  assert.deepEqual(keys.sort(), ['ip:198.51.100.2', 'ip:203.0.113.7']);
+});
