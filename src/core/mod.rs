@@ -8,6 +8,7 @@ pub mod durable;
 pub mod http;
 pub mod import;
 pub mod lab;
+pub mod profiles;
 pub mod limiter;
 pub mod rng;
 pub mod run;

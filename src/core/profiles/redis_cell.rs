@@ -1,0 +1,132 @@
+//! redis-cell's `CL.THROTTLE key max_burst count period [quantity]`: GCRA as the redis-cell
+//! module implements it (brandur/redis-cell, `redis-cell-impl/src/lib.rs`, and the reply built in
+//! the module's command handler).
+//!
+//! - emission interval `T = period / count` (nanoseconds; the module divides in floating point
+//!   and truncates, which equals integer division for every quotient an f64 holds exactly);
+//! - delay variation tolerance `DVT = T × (max_burst + 1)`, and `limit = max_burst + 1`;
+//! - `increment = T × quantity`; `tat` is the stored theoretical arrival time, or now;
+//!   `new_tat = max(now, tat) + increment`; the request is limited when
+//!   `now < new_tat - DVT`, and then `retry_after = new_tat - DVT - now` unless the request is
+//!   larger than the whole tolerance (then -1), and `reset_after = tat - now`;
+//!   otherwise `tat = new_tat` and `reset_after = new_tat - now`;
+//! - `remaining = (DVT - reset_after) / T` in whole microseconds, truncated, when
+//!   `DVT - reset_after > -T`, else 0;
+//! - the reply is `[limited, limit, remaining, retry_after, reset_after]` with both times in
+//!   whole seconds, a partial second (of at least a millisecond) rounded up, and `retry_after`
+//!   `-1` when allowed. Quantity 0 consumes nothing (though, as in the module, it stores
+//!   `max(now, tat)`, which changes no later decision).
+//!
+//! The surprise users report: `limit` is `max_burst + 1`, not `max_burst`, so
+//! `CL.THROTTLE user123 15 30 60` lets 16 requests through at once.
+
+use crate::core::time::{Span, Time};
+
+const NANOS_PER_MICRO: i128 = 1_000;
+const NANOS_PER_SEC: i128 = 1_000_000_000;
+const NANOS_PER_MILLI: i128 = 1_000_000;
+
+/// Why the module would refuse the command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThrottleError {
+    /// `count` of 0 or a zero period: "Zero rates are not supported".
+    ZeroRate,
+}
+
+/// The module's five-integer reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThrottleReply {
+    /// 0 allowed, 1 limited.
+    pub limited: i64,
+    /// `max_burst + 1`.
+    pub limit: i64,
+    pub remaining: i64,
+    /// Seconds until the request would be allowed; -1 when it was allowed (or never can be).
+    pub retry_after: i64,
+    /// Seconds until the limit is fully available again.
+    pub reset_after: i64,
+}
+
+/// The internal result, before the reply rounds it to seconds (what redis-cell's tests check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimitResult {
+    pub limited: bool,
+    pub limit: i64,
+    pub remaining: i64,
+    /// Nanoseconds; -1 s when not applicable.
+    pub retry_after_ns: i128,
+    /// Nanoseconds.
+    pub reset_after_ns: i128,
+}
+
+/// One key's state under one `CL.THROTTLE` configuration.
+#[derive(Clone, Debug)]
+pub struct RedisCell {
+    limit: i64,
+    emission_ns: i128,
+    tolerance_ns: i128,
+    /// The stored theoretical arrival time, in nanoseconds; `None` when the key is absent.
+    tat_ns: Option<i128>,
+}
+
+impl RedisCell {
+    /// `CL.THROTTLE key max_burst count period`.
+    pub fn new(max_burst: u64, count: u64, period: Span) -> Result<RedisCell, ThrottleError> {
+        let period_ns = i128::from(period.micros()) * NANOS_PER_MICRO;
+        if count == 0 || period_ns == 0 {
+            return Err(ThrottleError::ZeroRate);
+        }
+        let emission_ns = period_ns / i128::from(count);
+        if emission_ns == 0 {
+            return Err(ThrottleError::ZeroRate);
+        }
+        let limit = i64::try_from(max_burst).unwrap_or(i64::MAX - 1).saturating_add(1);
+        Ok(RedisCell { limit, emission_ns, tolerance_ns: emission_ns * i128::from(limit), tat_ns: None })
+    }
+
+    /// The command at `now` for `quantity` (0 peeks).
+    pub fn rate_limit(&mut self, now: Time, quantity: u64) -> RateLimitResult {
+        let now_ns = i128::from(now.micros()) * NANOS_PER_MICRO;
+        let increment = self.emission_ns * i128::from(quantity);
+        let tat = self.tat_ns.unwrap_or(now_ns);
+        let new_tat = tat.max(now_ns) + increment;
+        let allow_at = new_tat - self.tolerance_ns;
+        let diff = now_ns - allow_at;
+        let (limited, ttl, retry_after_ns) = if diff < 0 {
+            let retry = if increment <= self.tolerance_ns { -diff } else { -NANOS_PER_SEC };
+            (true, tat - now_ns, retry)
+        } else {
+            // The module writes the new TAT even for quantity 0: a peek moves a stale TAT up to now.
+            self.tat_ns = Some(new_tat);
+            (false, new_tat - now_ns, -NANOS_PER_SEC)
+        };
+        let next = self.tolerance_ns - ttl;
+        let remaining = if next > -self.emission_ns {
+            // Whole microseconds over whole microseconds, truncated, as the module does.
+            let (next_us, ei_us) = (next / NANOS_PER_MICRO, (self.emission_ns / NANOS_PER_MICRO).max(1));
+            i64::try_from(next_us / ei_us).unwrap_or(i64::MAX)
+        } else {
+            0
+        };
+        RateLimitResult { limited, limit: self.limit, remaining, retry_after_ns, reset_after_ns: ttl }
+    }
+
+    /// The command's reply at `now` for `quantity`.
+    pub fn throttle(&mut self, now: Time, quantity: u64) -> ThrottleReply {
+        let r = self.rate_limit(now, quantity);
+        ThrottleReply {
+            limited: i64::from(r.limited),
+            limit: r.limit,
+            remaining: r.remaining.max(0),
+            retry_after: reply_seconds(r.retry_after_ns),
+            reset_after: reply_seconds(r.reset_after_ns).max(0),
+        }
+    }
+}
+
+/// Whole seconds, plus one when at least a millisecond is left over (the module's rounding).
+fn reply_seconds(ns: i128) -> i64 {
+    let whole = ns / NANOS_PER_SEC;
+    let sub_millis = (ns % NANOS_PER_SEC) / NANOS_PER_MILLI;
+    i64::try_from(whole + i128::from(sub_millis > 0)).unwrap_or(i64::MAX)
+}
