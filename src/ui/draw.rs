@@ -73,18 +73,12 @@ impl Layout {
         Layout { rows, width: width.max(2.0 * PAD_X + 10.0), height: top.max(ROW_H), horizon: run.horizon }
     }
 
-    fn span_px(&self) -> f64 {
-        self.width - 2.0 * PAD_X
-    }
-
     pub fn x(&self, t: Time) -> f64 {
-        let h = self.horizon.micros().max(1) as f64;
-        PAD_X + (t.micros() as f64 / h) * self.span_px()
+        x_of(t, self.horizon, self.width)
     }
 
     pub fn time_at(&self, x: f64) -> Time {
-        let frac = ((x - PAD_X) / self.span_px()).clamp(0.0, 1.0);
-        Time((frac * self.horizon.micros() as f64).round() as u64)
+        time_of(x, self.horizon, self.width)
     }
 
     /// The layout as JSON, published on the canvas for tests and tools that read its pixels.
@@ -105,6 +99,17 @@ impl Layout {
             rows.join(",")
         )
     }
+}
+
+/// Where time `t` sits on a canvas `width` wide showing `0..=horizon` (shared by every chart).
+pub fn x_of(t: Time, horizon: Time, width: f64) -> f64 {
+    PAD_X + (t.micros() as f64 / horizon.micros().max(1) as f64) * (width - 2.0 * PAD_X)
+}
+
+/// The time at `x` on such a canvas, clamped to the axis.
+pub fn time_of(x: f64, horizon: Time, width: f64) -> Time {
+    let frac = ((x - PAD_X) / (width - 2.0 * PAD_X)).clamp(0.0, 1.0);
+    Time((frac * horizon.micros() as f64).round() as u64)
 }
 
 /// Tick times for the time axis: a round step giving at most about one tick per 90 px.

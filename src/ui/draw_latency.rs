@@ -8,7 +8,7 @@ use plotters_canvas::CanvasBackend;
 use crate::core::durable::{Outcome, SimReport};
 use crate::core::time::{Span, Time};
 
-use super::draw::{dashed_ring, Palette, PAD_X};
+use super::draw::{dashed_ring, time_of, x_of, Palette, PAD_X};
 
 pub const LATENCY_H: f64 = 200.0;
 pub const QUEUE_H: f64 = 60.0;
@@ -42,12 +42,11 @@ pub struct LatencyView {
 
 impl LatencyView {
     pub fn x(&self, t: Time) -> f64 {
-        PAD_X + (t.micros() as f64 / self.horizon.micros().max(1) as f64) * (self.width - 2.0 * PAD_X)
+        x_of(t, self.horizon, self.width)
     }
 
     pub fn time_at(&self, x: f64) -> Time {
-        let frac = ((x - PAD_X) / (self.width - 2.0 * PAD_X)).clamp(0.0, 1.0);
-        Time((frac * self.horizon.micros() as f64).round() as u64)
+        time_of(x, self.horizon, self.width)
     }
 }
 

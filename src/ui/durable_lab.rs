@@ -63,7 +63,7 @@ fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
     let degraded = report.count(Outcome::DegradedAllowed);
     let limit = state.settings.limit;
     let window = format_seconds(state.settings.window.micros());
-    let most = report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
+    let most = report.most_in_window;
     let text = match id {
         "far-object" => format!(
             "From {} to an object in {} is {} ms round trip, more than the {} ms timeout: {degraded} of {n} requests went through unmetered, and {} answers came back after the Worker gave up. Raise the timeout, or place the object near its callers.",

@@ -62,7 +62,7 @@ pub fn StatsTable() -> impl IntoView {
                     let degraded = report.count(Outcome::DegradedAllowed);
                     let failed_closed = report.count(Outcome::FailedClosed);
                     let rejected = report.count(Outcome::Rejected) + failed_closed;
-                    let most = report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
+                    let most = report.most_in_window;
                     let p95 = report.p95.ceil_millis();
                     let broke = most > limit;
                     let verdict = format!(

@@ -47,7 +47,7 @@ fn row_figures(run: &LabRun, kind: RowKind, bracket_end: Option<Time>) -> (Strin
         },
         RowKind::Durable => match &run.durable {
             Some(Ok(report)) => (
-                report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0),
+                report.most_in_window,
                 bracket_end.map(|end| report.busiest_key_in_window(end, window)),
             ),
             _ => (0, None),
@@ -69,7 +69,7 @@ fn short_figure(run: &LabRun, kind: RowKind) -> String {
     let most = match kind {
         RowKind::Algo(a) => run.run(a).map(|r| r.max_in_window).unwrap_or(0),
         RowKind::Durable => match &run.durable {
-            Some(Ok(report)) => report.keys.iter().map(|k| k.effective_limit).max().unwrap_or(0),
+            Some(Ok(report)) => report.most_in_window,
             _ => 0,
         },
     };

@@ -134,6 +134,8 @@ pub struct SimReport {
     pub stored_keys: Vec<(Time, u32)>,
     pub max_stored_keys: u32,
     pub keys: Vec<KeyStats>,
+    /// The most requests any one key got through inside one window: the limit it was held to.
+    pub most_in_window: u64,
     /// The most any key got through one window beyond the promised limit (0 if none).
     pub excess_over_limit: u64,
     /// Per key, when its requests reached the application (sorted).
@@ -191,7 +193,7 @@ impl SimReport {
                 effective_limit: busiest_window(times, window).0,
             })
             .collect();
-        let excess_over_limit = keys.iter().map(|k| k.effective_limit.saturating_sub(limit)).max().unwrap_or(0);
+        let most_in_window = keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
         SimReport {
             counts,
             late: records.iter().filter(|r| r.late).count() as u64,
@@ -203,7 +205,8 @@ impl SimReport {
             max_stored_keys: stored_keys.iter().map(|&(_, n)| n).max().unwrap_or(0),
             stored_keys,
             keys,
-            excess_over_limit,
+            most_in_window,
+            excess_over_limit: most_in_window.saturating_sub(limit),
             served,
             records,
             objects,
