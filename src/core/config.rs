@@ -19,6 +19,8 @@ pub enum ConfigError {
     BadRate(String),
     DelayAboveBurst { delay: u64, burst: u64 },
     TooLarge(&'static str),
+    /// A value the product being profiled does not accept; the text says which and why.
+    Unsupported(&'static str),
 }
 
 impl fmt::Display for ConfigError {
@@ -35,6 +37,7 @@ impl fmt::Display for ConfigError {
                 write!(f, "the delay threshold ({delay}) cannot exceed the burst ({burst})")
             }
             ConfigError::TooLarge(what) => write!(f, "the {what} is too large"),
+            ConfigError::Unsupported(why) => f.write_str(why),
         }
     }
 }

@@ -2,7 +2,33 @@
 //! one product decides and what it answers, from its documentation and public source. A profile
 //! keeps the product's own arithmetic and reply, so the lab can show where products differ.
 //!
-//! Profiles so far: redis-cell's `CL.THROTTLE`. (nginx, governor, Upstash, Envoy and Cloudflare's
-//! binding are still to come; the core algorithms cover their general shapes.)
+//! Every profile is a [`Limiter`], so it draws a timeline and fills a stats row like the core
+//! algorithms, and a [`Product`], so the inspector can show the product's own reply next to the
+//! common HTTP response.
+
+use crate::core::decision::{Decision, Limiter};
+use crate::core::time::Time;
 
 pub mod redis_cell;
+
+/// A product's own answer to one call, spelled as the product spells it: field names and values
+/// in the order the product returns them (redis-cell's five integers, Upstash's
+/// `{success, limit, remaining, reset}`, nginx's status code, ...).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProductReply {
+    pub fields: Vec<(&'static str, String)>,
+}
+
+impl ProductReply {
+    /// The value of one field, by name.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// A product profile: decides like any [`Limiter`] and can also say what the product answered.
+pub trait Product: Limiter {
+    /// Decides a request of `cost` at `now` exactly as [`Limiter::decide`] does (same state
+    /// change, same [`Decision`]) and returns the product's own reply alongside.
+    fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply);
+}
