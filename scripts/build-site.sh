@@ -10,5 +10,11 @@ ensure_build_tools
 cd "$ROOT"
 DIST="${1:-dist}"
 trunk build --release --public-url ./ --dist "$DIST"
+# Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
+for js in "$DIST"/*.js; do
+  terser "$js" --module --compress passes=2 --mangle --output "$js.min"
+  mv "$js.min" "$js"
+done
+python3 "$ROOT/scripts/sri.py" "$DIST"
 python3 "$ROOT/scripts/csp.py" "$DIST"
 say "static site written to $DIST/ ($(ls "$DIST" | wc -l) files)"

@@ -32,8 +32,10 @@ def main() -> None:
     )
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}" />'
     html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>\s*', "", html)
-    # After the charset declaration, before anything that loads.
-    html = html.replace('<meta charset="utf-8" />', '<meta charset="utf-8" />\n    ' + meta, 1)
+    # After the charset declaration (written either way, minified or not), before anything that loads.
+    html, placed = re.subn(r'(<meta charset="?utf-8"?\s*/?>)', lambda m: m.group(1) + meta, html, count=1, flags=re.I)
+    if placed != 1:
+        sys.exit("csp.py: no <meta charset> in index.html to place the policy after")
     index.write_text(html, encoding="utf-8")
     print(f"Content-Security-Policy set: {len(scripts)} inline script(s) allowed by hash")
 

@@ -6,7 +6,8 @@
 #
 # Where things go:
 #   $RATELAB_TOOLS (default ~/.local/share/ratelab-tools) holds trunk, wasm-bindgen and the npm
-#   package binaryen (wasm-opt 132). Point it at an empty folder to rehearse a fresh machine.
+#   npm packages binaryen (wasm-opt 132) and terser (trunk's own JS minifier cannot read
+#   wasm-bindgen's `export default`). Point it at an empty folder to rehearse a fresh machine.
 #   playwright-core is a dev dependency in package.json, installed into ./node_modules.
 #   chromium and chromium-driver come from Debian (apt-get; needs root, as on CI).
 set -euo pipefail
@@ -16,6 +17,7 @@ RATELAB_TOOLS="${RATELAB_TOOLS:-$HOME/.local/share/ratelab-tools}"
 TRUNK_VERSION="0.21.14"
 WASM_BINDGEN_VERSION="0.2.130"
 BINARYEN_VERSION="132.0.0"
+TERSER_VERSION="5.51.4"
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
@@ -58,6 +60,10 @@ ensure_build_tools() {
   if ! wasm-opt --version 2>/dev/null | grep -q "version 132"; then
     say "installing wasm-opt (npm binaryen@$BINARYEN_VERSION)"
     npm install --silent --no-audit --no-fund --prefix "$RATELAB_TOOLS/npm" "binaryen@$BINARYEN_VERSION" >/dev/null
+  fi
+  if ! terser --version 2>/dev/null | grep -q "$TERSER_VERSION"; then
+    say "installing the JavaScript minifier (npm terser@$TERSER_VERSION)"
+    npm install --silent --no-audit --no-fund --prefix "$RATELAB_TOOLS/npm" "terser@$TERSER_VERSION" >/dev/null
   fi
   # trunk runs offline, and passes --offline on to cargo: fetch the crates once.
   (cd "$ROOT" && cargo fetch --quiet)
