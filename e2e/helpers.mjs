@@ -71,7 +71,9 @@ export async function rowFigures(page, slug) {
 /** Requests that left the page's own origin. */
 export function foreignRequests(requests) {
   const origin = new URL(BASE_URL).origin;
-  return requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'));
+  return requests.filter(
+    (url) => !url.startsWith(origin) && !url.startsWith(`blob:${origin}/`) && !url.startsWith('data:'),
+  );
 }
 
 /** For each test file's `after`: no console error, no page error, no request elsewhere, ever. */

@@ -41,6 +41,11 @@ impl Algorithm {
         }
     }
 
+    /// `chosen` without repeats, in the order rows are shown.
+    pub fn in_row_order(chosen: &[Algorithm]) -> Vec<Algorithm> {
+        Algorithm::ALL.into_iter().filter(|a| chosen.contains(a)).collect()
+    }
+
     pub fn from_slug(slug: &str) -> Option<Algorithm> {
         Algorithm::ALL.into_iter().find(|a| a.slug() == slug)
     }

@@ -5,6 +5,7 @@ pub mod algorithms;
 pub mod config;
 pub mod decision;
 pub mod durable;
+pub mod export;
 pub mod http;
 pub mod import;
 pub mod lab;

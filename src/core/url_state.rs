@@ -269,8 +269,7 @@ pub fn parse_query(query: &str) -> Parsed {
                 note("algos", "algos= is empty; showing every algorithm.".into());
             }
         } else {
-            chosen.sort_unstable();
-            state.algorithms = chosen;
+            state.algorithms = Algorithm::in_row_order(&chosen);
         }
     }
 

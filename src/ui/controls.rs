@@ -205,10 +205,8 @@ pub fn Controls() -> impl IntoView {
             }
             lab.change(|s| {
                 if on {
-                    if !s.algorithms.contains(&a) {
-                        s.algorithms.push(a);
-                        s.algorithms.sort_unstable();
-                    }
+                    s.algorithms.push(a);
+                    s.algorithms = Algorithm::in_row_order(&s.algorithms);
                 } else {
                     s.algorithms.retain(|&x| x != a);
                 }
@@ -365,7 +363,14 @@ pub fn ThemePicker() -> impl IntoView {
     }
 }
 
-/// The share link and the iframe snippet for the current view.
+/// Logs a failed download (the browser refused it, e.g. in a sandbox without `allow-downloads`).
+fn failed(result: Result<(), wasm_bindgen::JsValue>) {
+    if let Err(e) = result {
+        web_sys::console::warn_2(&"Rate Limit Lab: the download failed".into(), &e);
+    }
+}
+
+/// The share link, the downloads and the iframe snippet for the current view.
 #[component]
 pub fn ShareEmbed() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -393,6 +398,11 @@ pub fn ShareEmbed() -> impl IntoView {
                 <label for="share-link">"Link to this view"</label>
                 <input id="share-link" readonly data-testid="share-link" prop:value=link/>
                 <button data-testid="copy-link" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
+            </div>
+            <div class="share-row">
+                <span>"Download"</span>
+                <button data-testid="export-csv" on:click=move |_| lab.run.with_untracked(|run| failed(super::export::download_csv(run)))>"Every decision (CSV)"</button>
+                <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run)))>"The charts (PNG)"</button>
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>

@@ -7,6 +7,7 @@ mod draw;
 mod draw_latency;
 mod durable_lab;
 mod explain;
+mod export;
 mod import_panel;
 mod inspector;
 mod panic_banner;

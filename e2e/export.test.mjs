@@ -1,0 +1,78 @@
+// Export: every decision as CSV and the charts as a PNG, as files the browser downloads; the
+// files' content is read back and checked against what the page shows.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { useBrowser, openPage, gotoLab, rowFigures, SCREENSHOT_DIR } from './helpers.mjs';
+
+const shared = useBrowser();
+
+async function download(page, testid) {
+  const [file] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid="${testid}"]`)]);
+  return { name: file.suggestedFilename(), bytes: await readFile(await file.path()) };
+}
+
+test('the CSV holds one row per request and limiter, agreeing with the rows on the page', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=2&window=10&trace=0,1,2,3,12@tenant:b&algos=fixed,token-bucket&do=1');
+  const { name, bytes } = await download(page, 'export-csv');
+  assert.equal(name, 'ratelab-decisions.csv');
+  const lines = bytes.toString('utf8').trimEnd().split('\n');
+  assert.equal(lines[0], 'time_s,key,limiter,outcome,status,headers');
+  const rows = lines.slice(1).map((line) => line.split(','));
+  // 5 requests × (2 algorithms + the Durable Object).
+  assert.equal(rows.length, 15);
+  for (const slug of ['fixed', 'token-bucket']) {
+    const mine = rows.filter((r) => r[2] === slug);
+    const figures = await rowFigures(page, slug);
+    assert.equal(mine.filter((r) => r[3] === 'allowed').length, figures.allowed, slug);
+    assert.equal(mine.filter((r) => r[3] === 'rejected').length, figures.rejected, slug);
+    assert.ok(mine.filter((r) => r[3] === 'rejected').every((r) => r[4] === '429'), slug);
+  }
+  // The fixed window's third request at 2 s is over the limit of 2 and told to come back at 10 s.
+  assert.match(lines.find((l) => l.startsWith('2,tenant:demo,fixed,')), /^2,tenant:demo,fixed,rejected,429,"Retry-After: 8; /);
+  assert.ok(lines.some((l) => l.startsWith('12,tenant:b,do,allowed,200,')), 'the Durable Object row, with the key');
+  await page.close();
+});
+
+test('the PNG is the charts at device resolution, with the rows named, on the page background', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log&do=1');
+  const canvas = await page.$$eval('[data-testid="timeline-canvas"], [data-testid="latency-canvas"]', (cs) => {
+    const shown = cs.filter((c) => c.getBoundingClientRect().height > 0);
+    return { w: Math.max(...shown.map((c) => c.width)), h: shown.reduce((sum, c) => sum + c.height, 0), n: shown.length };
+  });
+  assert.equal(canvas.n, 2, 'the timelines and the Durable Object chart');
+  const { name, bytes } = await download(page, 'export-png');
+  assert.equal(name, 'ratelab-timelines.png');
+  await writeFile(join(SCREENSHOT_DIR, 'export-timelines.png'), bytes);
+  assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  // The name column (190 CSS px at device scale 1) and the charts beside it, one above the other.
+  assert.equal(width, canvas.w + 190);
+  assert.equal(height, canvas.h);
+  // Decode it in the page and check that the marks and the names were drawn, not a blank sheet.
+  const inks = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const count = (x0, x1) => {
+      const d = ctx.getImageData(x0, 0, x1 - x0, img.height).data;
+      const bg = [d[0], d[1], d[2]];
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - bg[0]) + Math.abs(d[i + 1] - bg[1]) + Math.abs(d[i + 2] - bg[2]) > 60) n++;
+      return n;
+    };
+    return { names: count(0, 190), chart: count(190, img.width) };
+  }, bytes.toString('base64'));
+  assert.ok(inks.names > 200, `the row names are written (${inks.names} inked pixels)`);
+  assert.ok(inks.chart > 1000, `the marks are drawn (${inks.chart} inked pixels)`);
+  await page.close();
+});
