@@ -9,6 +9,7 @@
 use crate::core::decision::{Decision, Limiter};
 use crate::core::time::Time;
 
+pub mod cf_binding;
 pub mod envoy;
 pub mod nginx;
 pub mod redis_cell;
