@@ -50,9 +50,10 @@ fn a_rejection_is_429_with_x_envoy_ratelimited_and_the_local_rate_limited_body()
     assert_eq!(limited.get("body").map(str::len), Some(18));
 }
 
-/// Envoy 1.30 and earlier: the timer adds `tokens_per_fill` on each tick and nothing in between,
-/// so a drained bucket stays empty until the tick, even 999 ms into a 1 s interval. Envoy 1.31+
-/// (the AtomicTokenBucket) refills continuously: half an interval brings back half the tokens.
+/// Envoy 1.30 and earlier (TimerTokenBucket): the timer adds `tokens_per_fill` on each tick and
+/// nothing in between, so a drained bucket stays empty until the tick, even 999 ms into a 1 s
+/// interval. Current Envoy (AtomicTokenBucket, envoyproxy/envoy#35207) refills continuously:
+/// half an interval brings back half the tokens.
 #[test]
 fn the_timer_refills_in_whole_steps_while_current_envoy_refills_continuously() {
     let mut old = bucket(4, 4, Span::from_secs(1), EnvoyRefill::Timer);

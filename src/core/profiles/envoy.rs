@@ -10,21 +10,25 @@
 //!   contains" (token_bucket.proto), and the limiter's constructor sets it so.
 //! - Each HTTP request takes one token; with none left the filter answers with the configured
 //!   status (429 unless set) and the body `local_rate_limited`, and the page says it "also sets
-//!   the x-envoy-ratelimited header". The draft `x-ratelimit-*` headers are optional
-//!   (`enable_x_ratelimit_headers`) and are not modelled.
+//!   the x-envoy-ratelimited header" (the filter's own code only sends the local reply with the
+//!   configured `response_headers_to_add`; the profile follows the page). A configured `status`
+//!   other than 429 and the draft `x-ratelimit-*` headers (`enable_x_ratelimit_headers`) are not
+//!   modelled.
 //! - `fill_interval` is read in whole milliseconds (`PROTOBUF_GET_MS_OR_DEFAULT`), and the
 //!   limiter refuses one under 50 ms ("local rate limit token bucket fill timer must be >= 50ms").
 //!   The proto requires `max_tokens > 0`, `tokens_per_fill > 0` (default 1), `fill_interval > 0`.
 //!
 //! How tokens come back depends on the Envoy version, so the profile offers both
 //! ([`EnvoyRefill`]):
-//! - [`EnvoyRefill::Continuous`], Envoy 1.31 and later (envoyproxy/envoy#35207, July 2024; the
-//!   runtime guard `envoy.reloadable_features.no_timer_based_rate_limit_token_bucket` that could
-//!   switch it back was removed in 1.34): the `AtomicTokenBucket` refills lazily and continuously
-//!   at `tokens_per_fill / fill_interval` tokens per second, and a request passes when a whole
-//!   token is there. Envoy keeps this in floating point; here it is exact. When the bucket was
-//!   created makes no difference: it starts full and a full bucket gains nothing.
-//! - [`EnvoyRefill::Timer`], Envoy 1.30 and earlier (the `TimerTokenBucket`): a timer armed when
+//! - [`EnvoyRefill::Continuous`], current Envoy: since envoyproxy/envoy#35207 (merged July 2024;
+//!   Gloo's changelog places it in Envoy 1.31.x) the limiter uses an `AtomicTokenBucket`, which
+//!   refills lazily and continuously at `tokens_per_fill / fill_interval` tokens per second, and a
+//!   request passes when a whole token is there. The runtime guard that could switch it back,
+//!   `envoy.reloadable_features.no_timer_based_rate_limit_token_bucket`, was later removed
+//!   (upgrade notes list it under 1.34). Envoy keeps this in floating point; here it is exact.
+//!   When the bucket was created makes no difference: it starts full, and a full bucket gains
+//!   nothing.
+//! - [`EnvoyRefill::Timer`], Envoy before that change (the `TimerTokenBucket`): a timer armed when
 //!   the limiter is created fires every `fill_interval` and adds `tokens_per_fill`, capped at
 //!   `max_tokens`; between ticks nothing comes back, not even part of a token. The limiter is
 //!   created with the filter configuration, not at the first request; the lab takes the trace's
@@ -54,10 +58,12 @@ pub const MIN_FILL_INTERVAL: Span = Span::from_millis(50);
 /// How the bucket gets its tokens back (which Envoy version is modelled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum EnvoyRefill {
-    /// Envoy 1.31+: continuously, `tokens_per_fill` spread over each `fill_interval`.
+    /// Current Envoy (since mid-2024): continuously, `tokens_per_fill` spread over each
+    /// `fill_interval`.
     #[default]
     Continuous,
-    /// Envoy 1.30 and earlier: `tokens_per_fill` at once on every tick of a `fill_interval` timer.
+    /// Envoy before mid-2024 (1.30 and earlier): `tokens_per_fill` at once on every tick of a
+    /// `fill_interval` timer.
     Timer,
 }
 

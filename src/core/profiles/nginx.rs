@@ -28,7 +28,9 @@
 //! - nginx's clock does not run backwards; for a step back it uses `ms = 0` and keeps `last`
 //!   (within a minute) or counts 1 ms and moves `last` back (beyond). The lab's rule for every
 //!   limiter (a time earlier than one already seen is read as that later time) makes `ms` never
-//!   negative, so state never moves back; within a minute this is nginx's answer.
+//!   negative, so state never moves back. For a step back of under a minute from the key's own
+//!   `last` this is nginx's answer; after a rejection, which does not move `last`, the lab's
+//!   reading is the later time, so it can leak a little more than nginx would.
 //! - One profile is one key of one zone with a single `limit_req`. nginx frees an idle key's node
 //!   (after a minute, once nothing is owed) only when another key needs memory; that depends on
 //!   other keys and is not modelled: the node is kept.
