@@ -59,7 +59,7 @@ pub fn App() -> impl IntoView {
             view! {
                 <div class="notices" role="alert" data-testid="notices">
                     <ul>{list.into_iter().map(|n| view! { <li data-testid="notice">{n}</li> }).collect_view()}</ul>
-                    <button class="dismiss" on:click=move |_| lab.notices.set(Vec::new())>"Dismiss"</button>
+                    <button class="dismiss" on:click=super::boxed(move |_| lab.notices.set(Vec::new()))>"Dismiss"</button>
                 </div>
             }
             .into_any()

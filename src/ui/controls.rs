@@ -48,11 +48,11 @@ pub fn Slider(
                 data-testid=format!("{testid}-slider")
                 prop:value=move || value.get().to_string()
                 aria-valuetext=shown
-                on:input=move |ev| {
+                on:input=super::boxed(move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
                         on_change.run(v);
                     }
-                }
+                })
             />
         </div>
     }
@@ -238,23 +238,23 @@ pub fn Controls() -> impl IntoView {
         <section class="controls" aria-label="Controls">
             <div class="control-group">
                 <label for="preset" class="group-label">"Traffic"</label>
-                <select id="preset" data-testid="pattern-select" on:change=on_preset>{presets}</select>
+                <select id="preset" data-testid="pattern-select" on:change=super::boxed(on_preset)>{presets}</select>
             </div>
 
             <div class="control-group playback" role="group" aria-label="Playback">
                 <button
                     data-testid="play"
                     aria-pressed=move || playing.get().to_string()
-                    on:click=move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) }
+                    on:click=super::boxed(move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) })
                 >
                     {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
                 </button>
-                <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
-                <button data-testid="reset" on:click=move |_| reset(lab)>"Reset"</button>
+                <button data-testid="step" on:click=super::boxed(move |_| step(lab))>"Step"</button>
+                <button data-testid="reset" on:click=super::boxed(move |_| reset(lab))>"Reset"</button>
                 <label class="speed">"Speed "
-                    <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
+                    <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=super::boxed(move |ev| {
                         if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
-                    }>
+                    })>
                         {speed_options.into_iter().map(|(pct, name)| view! {
                             <option value=pct.to_string() selected=(lab.speed.get_untracked() * 100.0).round() as u32 == pct>{name}</option>
                         }).collect_view()}
@@ -267,11 +267,11 @@ pub fn Controls() -> impl IntoView {
             </div>
 
             <div class="control-group send-group">
-                <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=move |_| send_request(lab)>
+                <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=super::boxed(move |_| send_request(lab))>
                     "Send a request " <kbd>"S"</kbd>
                 </button>
                 <label class="send-key">"for "
-                    <select data-testid="send-key" on:change=move |ev| lab.send_key.set(Some(event_target_value(&ev)))>
+                    <select data-testid="send-key" on:change=super::boxed(move |ev| lab.send_key.set(Some(event_target_value(&ev))))>
                         {move || {
                             let keys = lab.run.with(|r| r.trace.keys().to_vec());
                             let keys = if keys.is_empty() { vec![DEFAULT_KEY.to_string()] } else { keys };
@@ -299,7 +299,7 @@ pub fn Controls() -> impl IntoView {
                 <legend class="group-label">"Algorithms"</legend>
                 {Algorithm::ALL.into_iter().map(|a| view! {
                     <label class="algo-toggle">
-                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=toggle(a)/>
+                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=super::boxed(toggle(a))/>
                         {a.label()}
                     </label>
                 }).collect_view()}
@@ -351,10 +351,10 @@ pub fn ThemePicker() -> impl IntoView {
     let state = lab.state;
     view! {
         <label class="theme-picker">"Theme "
-            <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=move |ev| {
+            <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=super::boxed(move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
-            }>
+            })>
                 {[Theme::Auto, Theme::Light, Theme::Dark].into_iter().map(|t| view! {
                     <option value=t.slug() selected=state.with_untracked(|s| s.theme == t)>{match t { Theme::Auto => "system", Theme::Light => "light", Theme::Dark => "dark" }}</option>
                 }).collect_view()}
@@ -397,12 +397,12 @@ pub fn ShareEmbed() -> impl IntoView {
             <div class="share-row">
                 <label for="share-link">"Link to this view"</label>
                 <input id="share-link" readonly data-testid="share-link" prop:value=link/>
-                <button data-testid="copy-link" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
+                <button data-testid="copy-link" on:click=super::boxed(copy)>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
             </div>
             <div class="share-row">
                 <span>"Download"</span>
-                <button data-testid="export-csv" on:click=move |_| lab.run.with_untracked(|run| failed(super::export::download_csv(run)))>"Every decision (CSV)"</button>
-                <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run)))>"The charts (PNG)"</button>
+                <button data-testid="export-csv" on:click=super::boxed(move |_| lab.run.with_untracked(|run| failed(super::export::download_csv(run))))>"Every decision (CSV)"</button>
+                <button data-testid="export-png" on:click=super::boxed(move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run))))>"The charts (PNG)"</button>
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>

@@ -151,14 +151,14 @@ pub fn DurableLab() -> impl IntoView {
                         class:home=Some(r) == home
                         aria-pressed=on.to_string()
                         data-testid=format!("from-{}", r.code())
-                        on:click=move |_| lab.change(|s| {
+                        on:click=super::boxed(move |_| lab.change(|s| {
                             let list = &mut s.durable.from;
                             if list.contains(&r) {
                                 if list.len() > 1 { list.retain(|x| *x != r) }
                             } else {
                                 list.push(r);
                             }
-                        })
+                        }))
                     >
                         <span class="region-name">{r.name()}</span>
                         <span class="region-rtt">{format!("{rtt} ms")}</span>
@@ -175,12 +175,12 @@ pub fn DurableLab() -> impl IntoView {
         .map(|sc| {
             let query = sc.query;
             view! {
-                <button class="scenario" data-testid=format!("scenario-{}", sc.id) on:click=move |_| {
+                <button class="scenario" data-testid=format!("scenario-{}", sc.id) on:click=super::boxed(move |_| {
                     let next = parse_query(query).state;
                     lab.playhead.set(None);
                     lab.change(|s| { let theme = s.theme; *s = next; s.theme = theme; });
                     lab.active_scenario.set(Some(query));
-                }>{sc.title}</button>
+                })>{sc.title}</button>
             }
         })
         .collect_view();
@@ -206,10 +206,10 @@ pub fn DurableLab() -> impl IntoView {
             <div class="scenarios" role="group" aria-label="Scenarios">{scenario_buttons}</div>
             {scenario_text}
             <label class="algo-toggle">
-                <input type="checkbox" data-testid="do-toggle" prop:checked=enabled on:change=move |ev| {
+                <input type="checkbox" data-testid="do-toggle" prop:checked=enabled on:change=super::boxed(move |ev| {
                     let on = event_target_checked(&ev);
                     lab.change(|s| s.durable.enabled = on);
-                }/>
+                })/>
                 "Show the Durable Object row"
             </label>
             <div class:hidden=move || !enabled()>
@@ -223,14 +223,14 @@ pub fn DurableLab() -> impl IntoView {
                             (Some(r), _) => r.code(),
                             (None, Placement::Smart) => "smart",
                             (None, Placement::First) => "first",
-                        }) on:change=move |ev| {
+                        }) on:change=super::boxed(move |ev| {
                             let v = event_target_value(&ev);
                             lab.change(|s| match v.as_str() {
                                 "first" => { s.durable.home = None; s.durable.placement = Placement::First }
                                 "smart" => { s.durable.home = None; s.durable.placement = Placement::Smart }
                                 code => s.durable.home = Region::from_code(code),
                             });
-                        }>
+                        })>
                             <option value="first" selected=home0 == "first">"where the first request came from"</option>
                             <option value="smart" selected=home0 == "smart">"near its heaviest caller (smart)"</option>
                             {Region::ALL.into_iter().map(|r| view! { <option value=r.code() selected=home0 == r.code()>{r.name()}</option> }).collect_view()}
@@ -254,13 +254,13 @@ pub fn DurableLab() -> impl IntoView {
                         on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
                     <div class="lab-toggles">
                         <label>"Shard by "
-                            <select data-testid="shard-by" prop:value=move || state.with(|s| s.durable.shard_by.slug()) on:change=move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) }>
+                            <select data-testid="shard-by" prop:value=move || state.with(|s| s.durable.shard_by.slug()) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
                                 <option value="key" selected=initial.shard_by == ShardBy::Key>"key (the seed's hash)"</option>
                                 <option value="request" selected=initial.shard_by == ShardBy::Request>"request"</option>
                             </select>
                         </label>
                         <label>"When it does not answer "
-                            <select data-testid="fail" prop:value=move || state.with(|s| s.durable.fail.slug()) on:change=move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) }>
+                            <select data-testid="fail" prop:value=move || state.with(|s| s.durable.fail.slug()) on:change=super::boxed(move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) })>
                                 <option value="open" selected=initial.fail == FailMode::Open>"fail open (let through, degraded)"</option>
                                 <option value="closed" selected=initial.fail == FailMode::Closed>"fail closed (503)"</option>
                             </select>
@@ -270,26 +270,26 @@ pub fn DurableLab() -> impl IntoView {
                                 Tier::DurableObject => s.durable.algorithm.slug(),
                                 Tier::Binding { period_secs: 60 } => "binding-60",
                                 Tier::Binding { .. } => "binding-10",
-                            }) on:change=move |ev| {
+                            }) on:change=super::boxed(move |ev| {
                                 let v = event_target_value(&ev);
                                 let tier = match v.as_str() { "binding-10" => Tier::Binding { period_secs: 10 }, "binding-60" => Tier::Binding { period_secs: 60 }, _ => Tier::DurableObject };
                                 let algorithm = Algorithm::from_slug(&v);
                                 lab.change(|s| { s.durable.tier = tier; if let Some(a) = algorithm { s.durable.algorithm = a } });
-                            }>
+                            })>
                                 {Algorithm::ALL.into_iter().map(|a| view! { <option value=a.slug() selected=tier0 == a.slug()>{format!("Durable Object: {}", a.label())}</option> }).collect_view()}
                                 <option value="binding-10" selected=tier0 == "binding-10">"Rate Limiting binding, 10 s"</option>
                                 <option value="binding-60" selected=tier0 == "binding-60">"Rate Limiting binding, 60 s"</option>
                             </select>
                         </label>
-                        <label class="algo-toggle"><input type="checkbox" data-testid="persist" prop:checked=move || state.with(|s| s.durable.persist) on:change=move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.persist = on) }/>"Persist to storage"</label>
-                        <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=move || state.with(|s| s.durable.cache) on:change=move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) }/>"First-tier cache of known offenders"</label>
+                        <label class="algo-toggle"><input type="checkbox" data-testid="persist" prop:checked=move || state.with(|s| s.durable.persist) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.persist = on) })/>"Persist to storage"</label>
+                        <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=move || state.with(|s| s.durable.cache) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) })/>"First-tier cache of known offenders"</label>
                     </div>
                     <div class="outage-row">
                         <span data-testid="outage">{move || state.with(|s| match s.durable.outage {
                             Some((a, b)) => format!("Outage from {} s to {} s: the object is unreachable.", format_seconds(a.micros()), format_seconds(b.micros())),
                             None => "No outage. Drag across the chart to schedule one.".to_string(),
                         })}</span>
-                        <button data-testid="clear-outage" on:click=move |_| lab.change(|s| s.durable.outage = None)>"Clear outage"</button>
+                        <button data-testid="clear-outage" on:click=super::boxed(move |_| lab.change(|s| s.durable.outage = None))>"Clear outage"</button>
                     </div>
                 </div>
                 <LatencyChart/>
@@ -385,7 +385,7 @@ fn LatencyChart() -> impl IntoView {
                 <div class="canvas-wrap" node_ref=wrap_ref>
                     <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
                         aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
-                        on:mousedown=on_down on:mouseup=on_up></canvas>
+                        on:mousedown=super::boxed(on_down) on:mouseup=super::boxed(on_up)></canvas>
                     <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
             </div>

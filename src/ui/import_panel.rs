@@ -73,11 +73,11 @@ pub fn ImportPanel() -> impl IntoView {
             </p>
             <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme"
                 prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                on:input=super::boxed(move |ev| text.set(event_target_value(&ev)))></textarea>
             <div class="import-row">
-                <button data-testid="import-use" on:click=move |_| apply(lab, &text.get_untracked(), result)>"Use these requests"</button>
+                <button data-testid="import-use" on:click=super::boxed(move |_| apply(lab, &text.get_untracked(), result))>"Use these requests"</button>
                 <label class="upload">"or upload a file "
-                    <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=on_file/>
+                    <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=super::boxed(on_file)/>
                 </label>
             </div>
             {feedback}

@@ -124,3 +124,9 @@ pub(crate) fn tracked_width(wrap: leptos::prelude::NodeRef<leptos::html::Div>) -
     on_cleanup(move || resize.remove());
     width
 }
+
+/// An event handler behind one pointer type: every handler of the same event then shares one copy
+/// of Leptos's attaching code instead of one per closure, which keeps the Wasm smaller.
+pub(crate) fn boxed<E: 'static>(handler: impl FnMut(E) + 'static) -> Box<dyn FnMut(E)> {
+    Box::new(handler)
+}

@@ -223,10 +223,10 @@ pub fn Timelines() -> impl IntoView {
                         role="img"
                         data-testid="timeline-canvas"
                         aria-label=canvas_label
-                        on:mousemove=on_move
-                        on:mouseleave=on_leave
-                        on:click=on_click
-                        on:keydown=on_key
+                        on:mousemove=super::boxed(on_move)
+                        on:mouseleave=super::boxed(on_leave)
+                        on:click=super::boxed(on_click)
+                        on:keydown=super::boxed(on_key)
                     ></canvas>
                     <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
