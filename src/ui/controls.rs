@@ -46,7 +46,7 @@ pub fn Slider(
                 max=max
                 step=1
                 data-testid=format!("{testid}-slider")
-                prop:value=move || value.get().to_string()
+                prop:value=super::shared(move || value.get().to_string())
                 aria-valuetext=shown
                 on:input=super::boxed(move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
@@ -252,7 +252,7 @@ pub fn Controls() -> impl IntoView {
                 <button data-testid="step" on:click=super::boxed(move |_| step(lab))>"Step"</button>
                 <button data-testid="reset" on:click=super::boxed(move |_| reset(lab))>"Reset"</button>
                 <label class="speed">"Speed "
-                    <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=super::boxed(move |ev| {
+                    <select data-testid="speed" prop:value=super::shared(move || ((lab.speed.get() * 100.0).round() as u32).to_string()) on:change=super::boxed(move |ev| {
                         if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
                     })>
                         {speed_options.into_iter().map(|(pct, name)| view! {
@@ -299,7 +299,7 @@ pub fn Controls() -> impl IntoView {
                 <legend class="group-label">"Algorithms"</legend>
                 {Algorithm::ALL.into_iter().map(|a| view! {
                     <label class="algo-toggle">
-                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=super::boxed(toggle(a))/>
+                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=super::shared(move || algos(a)) on:change=super::boxed(toggle(a))/>
                         {a.label()}
                     </label>
                 }).collect_view()}
@@ -351,7 +351,7 @@ pub fn ThemePicker() -> impl IntoView {
     let state = lab.state;
     view! {
         <label class="theme-picker">"Theme "
-            <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=super::boxed(move |ev| {
+            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug())) on:change=super::boxed(move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
             })>

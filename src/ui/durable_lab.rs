@@ -212,18 +212,18 @@ pub fn DurableLab() -> impl IntoView {
                 })/>
                 "Show the Durable Object row"
             </label>
-            <div class:hidden=move || !enabled()>
+            <div class:hidden=super::shared(move || !enabled())>
                 <div class="lab-controls">
                     <div class="world" role="group" aria-label="Traffic from (round trip to the object)">
                         <span class="group-label">"Traffic from (round trip to the object)"</span>
                         {world}
                     </div>
                     <label>"Object in "
-                        <select data-testid="home" prop:value=move || state.with(|s| match (s.durable.home, s.durable.placement) {
+                        <select data-testid="home" prop:value=super::shared(move || state.with(|s| match (s.durable.home, s.durable.placement) {
                             (Some(r), _) => r.code(),
                             (None, Placement::Smart) => "smart",
                             (None, Placement::First) => "first",
-                        }) on:change=super::boxed(move |ev| {
+                        })) on:change=super::boxed(move |ev| {
                             let v = event_target_value(&ev);
                             lab.change(|s| match v.as_str() {
                                 "first" => { s.durable.home = None; s.durable.placement = Placement::First }
@@ -254,23 +254,23 @@ pub fn DurableLab() -> impl IntoView {
                         on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
                     <div class="lab-toggles">
                         <label>"Shard by "
-                            <select data-testid="shard-by" prop:value=move || state.with(|s| s.durable.shard_by.slug()) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
+                            <select data-testid="shard-by" prop:value=super::shared(move || state.with(|s| s.durable.shard_by.slug())) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
                                 <option value="key" selected=initial.shard_by == ShardBy::Key>"key (the seed's hash)"</option>
                                 <option value="request" selected=initial.shard_by == ShardBy::Request>"request"</option>
                             </select>
                         </label>
                         <label>"When it does not answer "
-                            <select data-testid="fail" prop:value=move || state.with(|s| s.durable.fail.slug()) on:change=super::boxed(move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) })>
+                            <select data-testid="fail" prop:value=super::shared(move || state.with(|s| s.durable.fail.slug())) on:change=super::boxed(move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) })>
                                 <option value="open" selected=initial.fail == FailMode::Open>"fail open (let through, degraded)"</option>
                                 <option value="closed" selected=initial.fail == FailMode::Closed>"fail closed (503)"</option>
                             </select>
                         </label>
                         <label>"Limiter "
-                            <select data-testid="tier" prop:value=move || state.with(|s| match s.durable.tier {
+                            <select data-testid="tier" prop:value=super::shared(move || state.with(|s| match s.durable.tier {
                                 Tier::DurableObject => s.durable.algorithm.slug(),
                                 Tier::Binding { period_secs: 60 } => "binding-60",
                                 Tier::Binding { .. } => "binding-10",
-                            }) on:change=super::boxed(move |ev| {
+                            })) on:change=super::boxed(move |ev| {
                                 let v = event_target_value(&ev);
                                 let tier = match v.as_str() { "binding-10" => Tier::Binding { period_secs: 10 }, "binding-60" => Tier::Binding { period_secs: 60 }, _ => Tier::DurableObject };
                                 let algorithm = Algorithm::from_slug(&v);
@@ -281,8 +281,8 @@ pub fn DurableLab() -> impl IntoView {
                                 <option value="binding-60" selected=tier0 == "binding-60">"Rate Limiting binding, 60 s"</option>
                             </select>
                         </label>
-                        <label class="algo-toggle"><input type="checkbox" data-testid="persist" prop:checked=move || state.with(|s| s.durable.persist) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.persist = on) })/>"Persist to storage"</label>
-                        <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=move || state.with(|s| s.durable.cache) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) })/>"First-tier cache of known offenders"</label>
+                        <label class="algo-toggle"><input type="checkbox" data-testid="persist" prop:checked=super::shared(move || state.with(|s| s.durable.persist)) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.persist = on) })/>"Persist to storage"</label>
+                        <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=super::shared(move || state.with(|s| s.durable.cache)) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) })/>"First-tier cache of known offenders"</label>
                     </div>
                     <div class="outage-row">
                         <span data-testid="outage">{move || state.with(|s| match s.durable.outage {

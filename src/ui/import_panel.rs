@@ -72,7 +72,7 @@ pub fn ImportPanel() -> impl IntoView {
                 "One time in seconds per line, CSV lines "<code>"time,key"</code>", or access-log lines (keyed by address). # starts a comment."
             </p>
             <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme"
-                prop:value=move || text.get()
+                prop:value=super::shared(move || text.get())
                 on:input=super::boxed(move |ev| text.set(event_target_value(&ev)))></textarea>
             <div class="import-row">
                 <button data-testid="import-use" on:click=super::boxed(move |_| apply(lab, &text.get_untracked(), result))>"Use these requests"</button>

@@ -130,3 +130,8 @@ pub(crate) fn tracked_width(wrap: leptos::prelude::NodeRef<leptos::html::Div>) -
 pub(crate) fn boxed<E: 'static>(handler: impl FnMut(E) + 'static) -> Box<dyn FnMut(E)> {
     Box::new(handler)
 }
+
+/// A reactive value behind one pointer type per output type, for the same reason as [`boxed`].
+pub(crate) fn shared<T: 'static>(value: impl Fn() -> T + Send + Sync + 'static) -> Box<dyn Fn() -> T + Send + Sync> {
+    Box::new(value)
+}
