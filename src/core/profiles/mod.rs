@@ -9,6 +9,7 @@
 use crate::core::decision::{Decision, Limiter};
 use crate::core::time::Time;
 
+pub mod governor;
 pub mod redis_cell;
 
 /// A product's own answer to one call, spelled as the product spells it: field names and values
