@@ -11,6 +11,7 @@ use crate::core::time::Time;
 
 pub mod governor;
 pub mod redis_cell;
+pub mod upstash;
 
 /// A product's own answer to one call, spelled as the product spells it: field names and values
 /// in the order the product returns them (redis-cell's five integers, Upstash's
