@@ -11,8 +11,11 @@ use crate::core::time::Time;
 
 pub mod cf_binding;
 pub mod envoy;
+pub mod governor;
 pub mod nginx;
 pub mod redis_cell;
+pub mod settings;
+pub mod upstash;
 
 /// A product's own answer to one call, spelled as the product spells it: field names and values
 /// in the order the product returns them (redis-cell's five integers, Upstash's

@@ -19,7 +19,14 @@
 //!
 //! The surprise users report: `limit` is `max_burst + 1`, not `max_burst`, so
 //! `CL.THROTTLE user123 15 30 60` lets 16 requests through at once.
+//!
+//! As a lab [`Limiter`], a request of `cost` is `CL.THROTTLE key max_burst count period cost`;
+//! the [`Decision`] takes the internal result (nanoseconds, rounded up to the microsecond) and
+//! the [`Product`] reply is the command's five integers, named as above.
 
+use crate::core::config::{ConfigError, MAX_COUNT, MAX_WINDOW};
+use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time};
 
 const NANOS_PER_MICRO: i128 = 1_000;
@@ -47,6 +54,19 @@ pub struct ThrottleReply {
     pub reset_after: i64,
 }
 
+impl ThrottleReply {
+    /// The reply the command builds from the internal result.
+    pub fn from_result(r: &RateLimitResult) -> ThrottleReply {
+        ThrottleReply {
+            limited: i64::from(r.limited),
+            limit: r.limit,
+            remaining: r.remaining.max(0),
+            retry_after: reply_seconds(r.retry_after_ns),
+            reset_after: reply_seconds(r.reset_after_ns).max(0),
+        }
+    }
+}
+
 /// The internal result, before the reply rounds it to seconds (what redis-cell's tests check).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateLimitResult {
@@ -59,6 +79,23 @@ pub struct RateLimitResult {
     pub reset_after_ns: i128,
 }
 
+/// The arguments of `CL.THROTTLE key max_burst count period`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RedisCellParams {
+    pub max_burst: u64,
+    /// Requests allowed per `period`.
+    pub count: u64,
+    pub period: Span,
+}
+
+impl RedisCellParams {
+    /// The lab's "limit per window": `count = limit` per `period = window`, and
+    /// `max_burst = limit - 1`, so that `limit` requests (not `limit + 1`) pass at once.
+    pub fn defaults_for(limit: u64, window: Span) -> RedisCellParams {
+        RedisCellParams { max_burst: limit.saturating_sub(1), count: limit, period: window }
+    }
+}
+
 /// One key's state under one `CL.THROTTLE` configuration.
 #[derive(Clone, Debug)]
 pub struct RedisCell {
@@ -67,6 +104,8 @@ pub struct RedisCell {
     tolerance_ns: i128,
     /// The stored theoretical arrival time, in nanoseconds; `None` when the key is absent.
     tat_ns: Option<i128>,
+    /// The latest time the lab has decided at (earlier times are taken as this one).
+    latest: Time,
 }
 
 impl RedisCell {
@@ -81,7 +120,25 @@ impl RedisCell {
             return Err(ThrottleError::ZeroRate);
         }
         let limit = i64::try_from(max_burst).unwrap_or(i64::MAX - 1).saturating_add(1);
-        Ok(RedisCell { limit, emission_ns, tolerance_ns: emission_ns * i128::from(limit), tat_ns: None })
+        Ok(RedisCell { limit, emission_ns, tolerance_ns: emission_ns * i128::from(limit), tat_ns: None, latest: Time::ZERO })
+    }
+
+    /// The command's configuration checked as the lab checks any other: the module's refusal
+    /// of a zero rate becomes [`ConfigError::Unsupported`], and counts and periods beyond the
+    /// lab's bounds are refused as too large.
+    pub fn from_params(params: RedisCellParams) -> Result<RedisCell, ConfigError> {
+        if params.max_burst > MAX_COUNT {
+            return Err(ConfigError::TooLarge("max_burst"));
+        }
+        if params.count > MAX_COUNT {
+            return Err(ConfigError::TooLarge("count"));
+        }
+        if params.period > MAX_WINDOW {
+            return Err(ConfigError::TooLarge("period"));
+        }
+        RedisCell::new(params.max_burst, params.count, params.period).map_err(|ThrottleError::ZeroRate| {
+            ConfigError::Unsupported("redis-cell refuses this rate: \"Zero rates are not supported\" (count 0, or a period shorter than count nanoseconds)")
+        })
     }
 
     /// The command at `now` for `quantity` (0 peeks).
@@ -113,14 +170,7 @@ impl RedisCell {
 
     /// The command's reply at `now` for `quantity`.
     pub fn throttle(&mut self, now: Time, quantity: u64) -> ThrottleReply {
-        let r = self.rate_limit(now, quantity);
-        ThrottleReply {
-            limited: i64::from(r.limited),
-            limit: r.limit,
-            remaining: r.remaining.max(0),
-            retry_after: reply_seconds(r.retry_after_ns),
-            reset_after: reply_seconds(r.reset_after_ns).max(0),
-        }
+        ThrottleReply::from_result(&self.rate_limit(now, quantity))
     }
 }
 
@@ -129,4 +179,66 @@ fn reply_seconds(ns: i128) -> i64 {
     let whole = ns / NANOS_PER_SEC;
     let sub_millis = (ns % NANOS_PER_SEC) / NANOS_PER_MILLI;
     i64::try_from(whole + i128::from(sub_millis > 0)).unwrap_or(i64::MAX)
+}
+
+/// Nanoseconds (never negative here) to a span, rounded up to the microsecond.
+fn span_up(ns: i128) -> Span {
+    let micros = u128::try_from(ns).unwrap_or(0).div_ceil(NANOS_PER_MICRO as u128);
+    Span(u64::try_from(micros).unwrap_or(u64::MAX))
+}
+
+impl RedisCell {
+    /// The decision and the reply for `cost` at `now` (earlier times taken as the latest seen).
+    fn evaluate(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
+        let now = now.max(self.latest);
+        self.latest = now;
+        let r = self.rate_limit(now, cost);
+        let reply = ThrottleReply::from_result(&r);
+        let decision = Decision {
+            verdict: if r.limited { Verdict::Rejected } else { Verdict::Allowed },
+            limit: u64::try_from(r.limit).unwrap_or(u64::MAX),
+            remaining: u64::try_from(r.remaining.max(0)).unwrap_or(0),
+            reset_after: span_up(r.reset_after_ns),
+            // The module's -1 s means "allowed" or "can never be allowed": no time to name.
+            retry_after: (r.limited && r.retry_after_ns >= 0).then(|| span_up(r.retry_after_ns)),
+        };
+        let fields = vec![
+            ("limited", reply.limited.to_string()),
+            ("limit", reply.limit.to_string()),
+            ("remaining", reply.remaining.to_string()),
+            ("retry_after", reply.retry_after.to_string()),
+            ("reset_after", reply.reset_after.to_string()),
+        ];
+        (decision, ProductReply { fields })
+    }
+}
+
+impl Limiter for RedisCell {
+    /// `CL.THROTTLE key max_burst count period cost`.
+    fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        self.evaluate(now, cost).0
+    }
+
+    fn peek(&self, now: Time, cost: u64) -> Decision {
+        self.clone().evaluate(now, cost).0
+    }
+
+    fn gauge(&self, now: Time) -> Gauge {
+        let now_ns = i128::from(now.max(self.latest).micros()) * NANOS_PER_MICRO;
+        let debt = self.tat_ns.map_or(0, |tat| (tat - now_ns).max(0));
+        let level = (self.tolerance_ns - debt) as f64 / self.emission_ns as f64;
+        Gauge { level: level.max(0.0), max: self.limit as f64, unit: "requests of burst left" }
+    }
+
+    /// A TAT at or before now decides exactly as an absent key.
+    fn is_at_rest(&self, now: Time) -> bool {
+        let now_ns = i128::from(now.max(self.latest).micros()) * NANOS_PER_MICRO;
+        self.tat_ns.is_none_or(|tat| tat <= now_ns)
+    }
+}
+
+impl Product for RedisCell {
+    fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
+        self.evaluate(now, cost)
+    }
 }
