@@ -107,7 +107,7 @@ proptest! {
         times in prop::collection::vec((0u64..20_000_000, 0u32..4, 0usize..6), 0..120),
         timeout_ms in 1u64..400, service_us in 1u64..50_000, jitter_ms in 0u64..20,
         persist in any::<bool>(), cache in any::<bool>(), retry in 0u8..3, by_request in any::<bool>(),
-        algorithm in prop::sample::select(Algorithm::ALL.to_vec()), limit in 1u64..20, window_ms in 1u64..20_000,
+        algorithm in prop::sample::select(Algorithm::CORE.to_vec()), limit in 1u64..20, window_ms in 1u64..20_000,
         fault in prop::option::of((0u8..4, 0u64..20_000, 0u64..20_000)), binding in any::<bool>(), seed in any::<u64>(),
     ) {
         let mut traffic = SimTraffic::default();

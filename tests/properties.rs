@@ -132,12 +132,18 @@ proptest! {
     ) {
         // Unsorted, repeated and extreme times, and costs from 0 to above any limit.
         for algorithm in Algorithm::ALL {
-            let mut limiter = algorithm.build(&settings(limit, window_us)).unwrap();
+            // A product may refuse settings its product refuses (Envoy's 50 ms floor), but only
+            // with an error; the six algorithms accept every limit and window.
+            let mut limiter = match algorithm.build(&settings(limit, window_us)) {
+                Ok(limiter) => limiter,
+                Err(_) if algorithm.is_product() => continue,
+                Err(e) => panic!("{algorithm:?}: {e}"),
+            };
             for &(t, cost) in &requests {
                 let peeked = limiter.peek(Time(t), cost);
                 let decided = limiter.decide(Time(t), cost);
                 prop_assert_eq!(peeked, decided, "{:?}", algorithm);
-                prop_assert!(decided.remaining <= decided.limit.max(limit));
+                prop_assert!(decided.remaining <= decided.limit.max(limit), "{:?}: {:?}", algorithm, decided);
                 let _ = limiter.gauge(Time(t));
             }
         }
@@ -148,7 +154,8 @@ proptest! {
         limit in 1u64..6, window_ms in 1u64..3_000, times in sorted_times(8_000_000)
     ) {
         let w = window_ms * 1000;
-        for algorithm in Algorithm::ALL {
+        // The products' own waits are checked against their documentation in tests/profiles_*.
+        for algorithm in Algorithm::CORE {
             let mut limiter = algorithm.build(&settings(limit, w)).unwrap();
             for &t in &times {
                 let d = limiter.decide(Time(t), 1);
@@ -176,7 +183,9 @@ proptest! {
     fn restoring_the_state_saved_at_the_last_allowed_decision_equals_keeping_the_memory(
         limit in 1u64..6, window_ms in 1u64..3_000, times in sorted_times(8_000_000), probe in 0u64..2_000_000
     ) {
-        for algorithm in Algorithm::ALL {
+        // The products are not offered inside the object: some change state on a rejection
+        // (Upstash's fixed window counts refused calls), which this persistence would lose.
+        for algorithm in Algorithm::CORE {
             let s = settings(limit, window_ms * 1000);
             let mut memory = algorithm.build(&s).unwrap();
             let mut stored = memory.clone();

@@ -3,8 +3,8 @@
 
 use super::decision::Limiter;
 use super::durable::{simulate, SimReport};
-use super::limiter::{Algorithm, Settings};
-use super::run::{run_all, AlgorithmRun};
+use super::limiter::{Algorithm, AnyLimiter, Settings};
+use super::run::{run_one, AlgorithmRun};
 use super::time::{Span, Time};
 use super::traffic::Trace;
 use super::url_state::LabState;
@@ -42,23 +42,26 @@ impl LabRun {
         let settings = state.settings.clone();
         let trace = state.pattern.generate(settings.limit, settings.window);
         let horizon = horizon_for(&trace, settings.window);
-        let (runs, error) = match run_all(&trace, &state.algorithms, &settings) {
-            Ok(runs) => (runs, None),
-            Err(e) => (Vec::new(), Some(e.to_string())),
-        };
+        // Each row stands alone: a product refusing these settings (Envoy's 50 ms floor) is
+        // named, and every other row is still computed.
+        let mut runs = Vec::new();
+        let mut refusals = Vec::new();
+        for &algorithm in &state.algorithms {
+            match run_one(&trace, algorithm, &settings) {
+                Ok(run) => runs.push(run),
+                Err(e) => refusals.push(format!("{}: {e}.", algorithm.label())),
+            }
+        }
+        let error = (!refusals.is_empty()).then(|| refusals.join(" "));
         let durable = state.durable.enabled.then(|| {
             let config = state.durable.sim_config(&settings);
             simulate(&config, &state.durable.traffic(&trace)).map_err(|e| e.to_string())
         });
-        let gauges = if error.is_none() {
-            [Algorithm::TokenBucket, Algorithm::SlidingLog]
-                .into_iter()
-                .filter(|a| state.algorithms.contains(a))
-                .filter_map(|a| gauge_series(&trace, a, &settings, 0))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let gauges = [Algorithm::TokenBucket, Algorithm::SlidingLog]
+            .into_iter()
+            .filter(|a| state.algorithms.contains(a))
+            .filter_map(|a| gauge_series(&trace, a, &settings, 0))
+            .collect();
         LabRun { trace, settings, runs, durable, gauges, horizon, error }
     }
 
@@ -78,8 +81,17 @@ pub fn horizon_for(trace: &Trace, window: Span) -> Time {
 }
 
 /// The level of `algorithm`'s limiter for `key` just before and just after each of its requests.
+/// Only the token bucket and the sliding log draw a level strip.
 pub fn gauge_series(trace: &Trace, algorithm: Algorithm, settings: &Settings, key: u32) -> Option<GaugeSeries> {
-    let mut limiter = algorithm.build(settings).ok()?;
+    // Matching the two concrete limiters keeps every other limiter's gauge out of the bundle.
+    match algorithm.build(settings).ok()? {
+        AnyLimiter::TokenBucket(limiter) => Some(levels(limiter, trace, algorithm, settings, key)),
+        AnyLimiter::SlidingLog(limiter) => Some(levels(limiter, trace, algorithm, settings, key)),
+        _ => None,
+    }
+}
+
+fn levels<L: Limiter>(mut limiter: L, trace: &Trace, algorithm: Algorithm, settings: &Settings, key: u32) -> GaugeSeries {
     let first = limiter.gauge(Time::ZERO);
     let end = horizon_for(trace, settings.window);
     // Evenly spaced samples between requests show refills and expiries as well as the drops.
@@ -99,7 +111,7 @@ pub fn gauge_series(trace: &Trace, algorithm: Algorithm, settings: &Settings, ke
         points.push((Time(next_sample), limiter.gauge(Time(next_sample)).level));
         next_sample += step;
     }
-    Some(GaugeSeries { algorithm, unit: first.unit, max: first.max, points })
+    GaugeSeries { algorithm, unit: first.unit, max: first.max, points }
 }
 
 #[cfg(test)]
@@ -131,11 +143,12 @@ mod tests {
     }
 
     #[test]
-    fn an_invalid_combination_reports_an_error_instead_of_rows() {
+    fn a_row_that_refuses_its_settings_is_named_and_the_other_rows_still_run() {
         let mut state = LabState::default();
         state.settings.capacity = Some(0);
         let lab = LabRun::compute(&state);
-        assert!(lab.error.is_some());
-        assert!(lab.runs.is_empty());
+        assert_eq!(lab.error.as_deref(), Some("Token bucket: the bucket capacity must be at least 1 token."));
+        assert_eq!(lab.runs.len(), 5);
+        assert!(lab.run(Algorithm::TokenBucket).is_none() && lab.gauge(Algorithm::TokenBucket).is_none());
     }
 }

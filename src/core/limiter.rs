@@ -1,11 +1,20 @@
 //! The catalogue of algorithms: their names, how each is built from the lab's settings, and one
-//! enum that holds any of them so a key's state can live in a map without boxing.
+//! enum that holds any of them so a key's state can live in a map without boxing. The catalogue
+//! holds the six textbook algorithms and the exact product profiles (`super::profiles`).
 
 use std::fmt;
 
 use super::algorithms::{FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket};
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter};
+use super::profiles::cf_binding::CfRateLimitBinding;
+use super::profiles::envoy::EnvoyLocalRateLimit;
+use super::profiles::governor::Governor;
+use super::profiles::nginx::NginxLimitReq;
+use super::profiles::redis_cell::RedisCell;
+use super::profiles::settings::ProductSettings;
+use super::profiles::upstash::{Upstash, UpstashKind};
+use super::profiles::{Product, ProductReply};
 use super::time::{Span, Time};
 
 /// Every algorithm the lab runs, in the order rows are shown.
@@ -17,10 +26,36 @@ pub enum Algorithm {
     TokenBucket,
     Gcra,
     LeakyBucket,
+    Nginx,
+    Governor,
+    RedisCell,
+    UpstashFixed,
+    UpstashSliding,
+    UpstashToken,
+    Envoy,
+    CfBinding,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 6] = [
+    pub const ALL: [Algorithm; 14] = [
+        Algorithm::FixedWindow,
+        Algorithm::SlidingLog,
+        Algorithm::SlidingCounter,
+        Algorithm::TokenBucket,
+        Algorithm::Gcra,
+        Algorithm::LeakyBucket,
+        Algorithm::Nginx,
+        Algorithm::Governor,
+        Algorithm::RedisCell,
+        Algorithm::UpstashFixed,
+        Algorithm::UpstashSliding,
+        Algorithm::UpstashToken,
+        Algorithm::Envoy,
+        Algorithm::CfBinding,
+    ];
+
+    /// The textbook algorithms, shown when the URL names none.
+    pub const CORE: [Algorithm; 6] = [
         Algorithm::FixedWindow,
         Algorithm::SlidingLog,
         Algorithm::SlidingCounter,
@@ -28,6 +63,11 @@ impl Algorithm {
         Algorithm::Gcra,
         Algorithm::LeakyBucket,
     ];
+
+    /// True for an exact profile of a product, whose own reply the inspector shows.
+    pub fn is_product(self) -> bool {
+        self >= Algorithm::Nginx
+    }
 
     /// The name used in URLs (`algos=`) and in `data-testid="stats-<slug>"`.
     pub fn slug(self) -> &'static str {
@@ -38,6 +78,14 @@ impl Algorithm {
             Algorithm::TokenBucket => "token-bucket",
             Algorithm::Gcra => "gcra",
             Algorithm::LeakyBucket => "leaky-bucket",
+            Algorithm::Nginx => "nginx",
+            Algorithm::Governor => "governor",
+            Algorithm::RedisCell => "redis-cell",
+            Algorithm::UpstashFixed => "upstash-fixed",
+            Algorithm::UpstashSliding => "upstash-sliding",
+            Algorithm::UpstashToken => "upstash-token",
+            Algorithm::Envoy => "envoy",
+            Algorithm::CfBinding => "cf-binding",
         }
     }
 
@@ -59,6 +107,14 @@ impl Algorithm {
             Algorithm::TokenBucket => "Token bucket",
             Algorithm::Gcra => "GCRA",
             Algorithm::LeakyBucket => "Leaky bucket (nginx)",
+            Algorithm::Nginx => "nginx limit_req",
+            Algorithm::Governor => "governor (Rust)",
+            Algorithm::RedisCell => "redis-cell CL.THROTTLE",
+            Algorithm::UpstashFixed => "Upstash fixedWindow",
+            Algorithm::UpstashSliding => "Upstash slidingWindow",
+            Algorithm::UpstashToken => "Upstash tokenBucket",
+            Algorithm::Envoy => "Envoy local rate limit",
+            Algorithm::CfBinding => "Cloudflare binding",
         }
     }
 
@@ -80,6 +136,24 @@ impl Algorithm {
                     LeakDelay::After(n) => n,
                 };
                 AnyLimiter::LeakyBucket(LeakyBucket::new(LeakyBucketConfig::new(quota.rate(), burst, delay)?))
+            }
+            product => {
+                let (p, limit, window) = (&settings.products, settings.limit, settings.window);
+                match product {
+                    Algorithm::Nginx => AnyLimiter::Nginx(NginxLimitReq::new(p.nginx(limit, window))?),
+                    Algorithm::Governor => AnyLimiter::Governor(Governor::new(p.governor(limit, window))?),
+                    Algorithm::RedisCell => AnyLimiter::RedisCell(RedisCell::from_params(p.redis_cell(limit, window))?),
+                    Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
+                        let kind = match product {
+                            Algorithm::UpstashFixed => UpstashKind::FixedWindow,
+                            Algorithm::UpstashSliding => UpstashKind::SlidingWindow,
+                            _ => UpstashKind::TokenBucket,
+                        };
+                        AnyLimiter::Upstash(Box::new(Upstash::new(p.upstash(kind, limit, window))?))
+                    }
+                    Algorithm::Envoy => AnyLimiter::Envoy(EnvoyLocalRateLimit::new(p.envoy(limit, window))?),
+                    _ => AnyLimiter::CfBinding(CfRateLimitBinding::new(p.cf_binding(limit, window))?),
+                }
             }
         })
     }
@@ -123,6 +197,8 @@ pub struct Settings {
     /// `limit` are accepted at once, like the token bucket.
     pub leak_burst: Option<u64>,
     pub leak_delay: LeakDelay,
+    /// The product profiles' own parameters; unset ones follow `limit` and `window`.
+    pub products: ProductSettings,
 }
 
 impl Default for Settings {
@@ -135,6 +211,7 @@ impl Default for Settings {
             gcra_burst: None,
             leak_burst: None,
             leak_delay: LeakDelay::default(),
+            products: ProductSettings::default(),
         }
     }
 }
@@ -177,6 +254,7 @@ impl Settings {
             gcra_burst: self.gcra_burst.map(split),
             leak_burst,
             leak_delay: self.leak_delay,
+            products: self.products.clone(),
         };
         if let LeakDelay::After(d) = shard.leak_delay {
             shard.leak_delay = LeakDelay::After(d.div_ceil(n).min(shard.leak_burst()));
@@ -194,6 +272,13 @@ pub enum AnyLimiter {
     TokenBucket(TokenBucket),
     Gcra(Gcra),
     LeakyBucket(LeakyBucket),
+    Nginx(NginxLimitReq),
+    Governor(Governor),
+    RedisCell(RedisCell),
+    /// Boxed: its ephemeral cache and two windows make it several times larger than the others.
+    Upstash(Box<Upstash>),
+    Envoy(EnvoyLocalRateLimit),
+    CfBinding(CfRateLimitBinding),
 }
 
 macro_rules! each {
@@ -205,11 +290,36 @@ macro_rules! each {
             AnyLimiter::TokenBucket($l) => $body,
             AnyLimiter::Gcra($l) => $body,
             AnyLimiter::LeakyBucket($l) => $body,
+            AnyLimiter::Nginx($l) => $body,
+            AnyLimiter::Governor($l) => $body,
+            AnyLimiter::RedisCell($l) => $body,
+            AnyLimiter::Upstash($l) => $body,
+            AnyLimiter::Envoy($l) => $body,
+            AnyLimiter::CfBinding($l) => $body,
         }
     };
 }
 
+impl AnyLimiter {
+    /// Decides like [`Limiter::decide`]; a product profile also gives the product's own reply.
+    pub fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, Option<ProductReply>) {
+        let (decision, reply) = match self {
+            AnyLimiter::Nginx(l) => l.decide_with_reply(now, cost),
+            AnyLimiter::Governor(l) => l.decide_with_reply(now, cost),
+            AnyLimiter::RedisCell(l) => l.decide_with_reply(now, cost),
+            AnyLimiter::Upstash(l) => l.decide_with_reply(now, cost),
+            AnyLimiter::Envoy(l) => l.decide_with_reply(now, cost),
+            AnyLimiter::CfBinding(l) => l.decide_with_reply(now, cost),
+            other => return (other.decide(now, cost), None),
+        };
+        (decision, Some(reply))
+    }
+}
+
 impl Limiter for AnyLimiter {
+    // One copy of the dispatch, not one per caller: the bundle is smaller and nothing measurable
+    // is lost (each arm is a call anyway).
+    #[inline(never)]
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         each!(self, l => l.decide(now, cost))
     }

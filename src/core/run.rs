@@ -4,6 +4,7 @@
 use super::config::ConfigError;
 use super::decision::{Decision, Limiter, Verdict};
 use super::limiter::{Algorithm, AnyLimiter, Settings};
+use super::profiles::ProductReply;
 use super::time::{Span, Time};
 use super::traffic::Trace;
 
@@ -59,6 +60,23 @@ pub fn count_in_window(times: &[Time], end: Time, window: Span) -> u64 {
 /// Runs `trace` through every algorithm in `algorithms` under `settings`.
 pub fn run_all(trace: &Trace, algorithms: &[Algorithm], settings: &Settings) -> Result<Vec<AlgorithmRun>, ConfigError> {
     algorithms.iter().map(|&a| run_one(trace, a, settings)).collect()
+}
+
+/// What the product behind `algorithm` answered to request `index` of `trace`: its key's earlier
+/// requests are replayed through a fresh limiter, so the reply is the one the run's decision came
+/// with. `None` for the textbook algorithms, which have no product reply, and for an index past
+/// the end.
+pub fn product_reply(trace: &Trace, algorithm: Algorithm, settings: &Settings, index: usize) -> Option<ProductReply> {
+    if !algorithm.is_product() {
+        return None;
+    }
+    let requests = trace.requests();
+    let target = requests.get(index)?;
+    let mut limiter = algorithm.build(settings).ok()?;
+    for earlier in requests[..index].iter().filter(|r| r.key == target.key) {
+        limiter.decide(earlier.at, u64::from(earlier.cost));
+    }
+    limiter.decide_with_reply(target.at, u64::from(target.cost)).1
 }
 
 /// Runs `trace` through one algorithm, keeping a separate limiter per key.

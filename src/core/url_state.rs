@@ -9,7 +9,10 @@
 //!   `several-keys` | `clicks` | `trace`, default `edge` (`poisson` draws from `seed`)
 //! - `trace`: comma-separated request times in seconds (implies `pattern=trace`)
 //! - `algos`: comma list of `fixed`, `sliding-log`, `sliding-counter`, `token-bucket`, `gcra`,
-//!   `leaky-bucket`; default all
+//!   `leaky-bucket` and the product profiles `nginx`, `governor`, `redis-cell`, `upstash-fixed`,
+//!   `upstash-sliding`, `upstash-token`, `envoy`, `cf-binding`; default the six algorithms
+//! - the products' own parameters (`nginx-rate`, `cell-burst`, ...): see
+//!   `profiles::settings::FIELDS`; unset, each follows `limit` and `window`
 //!
 //! - Durable Object row (`do=1`) and its knobs: `from`, `home` (region codes `fra`, `iad`,
 //!   `gru`, `sin`, `syd`, `nrt`), `timeout` (ms), `fail` (`open`|`closed`), `service` (ms per
@@ -22,6 +25,7 @@
 use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy, Tier};
 use super::config::Rate;
 use super::limiter::{Algorithm, LeakDelay, Settings};
+use super::profiles::settings::FIELDS;
 use super::time::{format_seconds, parse_seconds, Span, Time};
 use super::traffic::{Pattern, DEFAULT_KEY};
 
@@ -75,7 +79,7 @@ impl Default for LabState {
         LabState {
             settings: Settings::default(),
             pattern: Pattern::Edge,
-            algorithms: Algorithm::ALL.to_vec(),
+            algorithms: Algorithm::CORE.to_vec(),
             durable: DurableParams::default(),
             embed: false,
             theme: Theme::Auto,
@@ -259,14 +263,14 @@ pub fn parse_query(query: &str) -> Parsed {
             note(
                 "algos",
                 format!(
-                    "algos: {} not known (use fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket).",
+                    "algos: {} not known (use fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket, nginx, governor, redis-cell, upstash-fixed, upstash-sliding, upstash-token, envoy or cf-binding).",
                     unknown.join(", ")
                 ),
             );
         }
         if chosen.is_empty() {
             if unknown.is_empty() {
-                note("algos", "algos= is empty; showing every algorithm.".into());
+                note("algos", "algos= is empty; showing the six algorithms.".into());
             }
         } else {
             state.algorithms = Algorithm::in_row_order(&chosen);
@@ -274,6 +278,13 @@ pub fn parse_query(query: &str) -> Parsed {
     }
 
     parse_tuning(&get, &mut state.settings, &mut note);
+    for field in FIELDS {
+        if let Some(raw) = get(field) {
+            if let Err(accepts) = state.settings.products.set(field, raw) {
+                note(field, format!("{field}={}: {accepts}; using the default.", quoted(raw)));
+            }
+        }
+    }
     parse_durable(&get, &mut state.durable, &mut note);
     if let Some(raw) = get("embed") {
         match raw.trim() {
@@ -370,8 +381,8 @@ fn parse_durable<'a>(
     }
     if let Some(raw) = get("do-algo") {
         match Algorithm::from_slug(raw.trim()) {
-            Some(a) => d.algorithm = a,
-            None => note("do-algo", format!("do-algo={}: not a known algorithm; the object runs the sliding log.", quoted(raw))),
+            Some(a) if !a.is_product() => d.algorithm = a,
+            _ => note("do-algo", format!("do-algo={}: the object runs one of the six algorithms (fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket); it runs the sliding log.", quoted(raw))),
         }
     }
     if let Some(raw) = get("from") {
@@ -635,6 +646,9 @@ pub fn to_query(state: &LabState) -> String {
         LeakDelay::After(n) => parts.push(format!("leak-delay={n}")),
         LeakDelay::NoDelay => parts.push("leak-delay=nodelay".into()),
     }
+    for (field, value) in tuning.products.pairs() {
+        parts.push(format!("{field}={value}"));
+    }
     durable_query(&state.durable, &mut parts);
     if state.embed {
         parts.push("embed=1".into());
@@ -727,6 +741,28 @@ mod tests {
         let query = to_query(&state);
         assert_eq!(query, "limit=7&window=2.5&trace=0.000001,3&algos=sliding-log,leaky-bucket");
         assert_eq!(parse_query(&query).state, state);
+    }
+
+    #[test]
+    fn product_profiles_and_their_own_fields_round_trip_through_the_link() {
+        let query = "algos=fixed,nginx,upstash-sliding,cf-binding&nginx-rate=30r/m&nginx-delay=nodelay&upstash-cache=off&cf-period=60";
+        let parsed = parse_query(query);
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+        let state = parsed.state;
+        assert_eq!(state.algorithms, [Algorithm::FixedWindow, Algorithm::Nginx, Algorithm::UpstashSliding, Algorithm::CfBinding]);
+        assert_eq!(state.settings.products.cf_period, Some(60));
+        assert_eq!(to_query(&state), query);
+    }
+
+    #[test]
+    fn a_bad_product_field_is_named_with_what_it_accepts_and_the_rest_applies() {
+        let parsed = parse_query("algos=cf-binding&cf-period=30&cf-limit=7&do-algo=nginx");
+        let messages: Vec<&str> = parsed.notices.iter().map(|n| n.message.as_str()).collect();
+        assert!(messages[0].starts_with("cf-period=\"30\": 10 or 60"), "{messages:?}");
+        assert!(messages[1].contains("one of the six algorithms"), "{messages:?}");
+        assert_eq!(parsed.state.settings.products.cf_limit, Some(7));
+        assert_eq!(parsed.state.settings.products.cf_period, None);
+        assert_eq!(parsed.state.durable.algorithm, Algorithm::SlidingLog);
     }
 
     #[test]

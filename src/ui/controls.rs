@@ -116,8 +116,15 @@ fn tick(lab: Lab, last: f64) {
 pub fn step(lab: Lab) {
     lab.playing.set(false);
     let at = lab.playhead.get_untracked();
+    let selected = lab.selected.get_untracked();
     let next = lab.run.with_untracked(|r| {
-        r.trace.requests().iter().enumerate().find(|(_, req)| at.is_none_or(|t| req.at > t)).map(|(i, req)| (i, req.at))
+        let requests = r.trace.requests();
+        // Request by request, so simultaneous requests are each shown; they are in time order.
+        let from = match (selected, at) {
+            (Some(i), Some(t)) if requests.get(i).is_some_and(|q| q.at == t) => i + 1,
+            _ => requests.iter().position(|q| at.is_none_or(|t| q.at > t)).unwrap_or(requests.len()),
+        };
+        requests.get(from).map(|q| (from, q.at))
     });
     match next {
         Some((i, t)) => {
@@ -296,7 +303,7 @@ pub fn Controls() -> impl IntoView {
                 })/>
 
             <fieldset class="control-group algos">
-                <legend class="group-label">"Algorithms"</legend>
+                <legend class="group-label">"Algorithms, then products (exact profiles)"</legend>
                 {Algorithm::ALL.into_iter().map(|a| view! {
                     <label class="algo-toggle">
                         <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=super::shared(move || algos(a)) on:change=super::boxed(toggle(a))/>

@@ -276,7 +276,7 @@ pub fn DurableLab() -> impl IntoView {
                                 let algorithm = Algorithm::from_slug(&v);
                                 lab.change(|s| { s.durable.tier = tier; if let Some(a) = algorithm { s.durable.algorithm = a } });
                             })>
-                                {Algorithm::ALL.into_iter().map(|a| view! { <option value=a.slug() selected=tier0 == a.slug()>{format!("Durable Object: {}", a.label())}</option> }).collect_view()}
+                                {Algorithm::CORE.into_iter().map(|a| view! { <option value=a.slug() selected=tier0 == a.slug()>{format!("Durable Object: {}", a.label())}</option> }).collect_view()}
                                 <option value="binding-10" selected=tier0 == "binding-10">"Rate Limiting binding, 10 s"</option>
                                 <option value="binding-60" selected=tier0 == "binding-60">"Rate Limiting binding, 60 s"</option>
                             </select>

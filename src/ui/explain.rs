@@ -68,7 +68,62 @@ fn explain(run: &LabRun, algorithm: Algorithm) -> (String, String, String) {
                 "Smoothing traffic to a backend that wants an even rate, not bursts.".into(),
             )
         }
+        product => product_explain(run, product, &outcome),
     }
+}
+
+/// The products: what each one decides with the parameters in use, and its own reply.
+fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, String, String) {
+    let s = &run.settings;
+    let (p, limit, window) = (&s.products, s.limit, s.window);
+    let (what, memory, when): (String, &str, &str) = match product {
+        Algorithm::Nginx => {
+            let n = p.nginx(limit, window);
+            (
+                format!("nginx's limit_req with {}: the excess is kept in thousandths of a request and time in whole milliseconds, as the module does; a rejection is answered {}.", n.directive(), n.status),
+                "The excess and the time of the last request, in the shared zone: about 16 bytes per key plus the zone's node.",
+                "A reverse proxy in front of your service; remember r/m rates are stored truncated to thousandths per second.",
+            )
+        }
+        Algorithm::Governor => {
+            let g = p.governor(limit, window);
+            (
+                format!("The governor crate's GCRA, in its own whole nanoseconds: one cell every {} s, a burst of {}. A fresh limiter lets the whole burst through at once.", crate::core::time::format_seconds(g.replenish_1_per_ns / 1000), g.burst),
+                "One 64-bit timestamp per key.",
+                "Rust services limiting in process; check_n refuses a request larger than the burst for ever (InsufficientCapacity).",
+            )
+        }
+        Algorithm::RedisCell => {
+            let c = p.redis_cell(limit, window);
+            (
+                format!("redis-cell's CL.THROTTLE key {} {} {}: GCRA inside Redis, allowing max_burst + 1 = {} at once, and replying five integers.", c.max_burst, c.count, format_seconds(c.period.micros()), c.max_burst + 1),
+                "One Redis key per client, holding the theoretical arrival time.",
+                "Several servers sharing one Redis; remember the burst is one more than max_burst.",
+            )
+        }
+        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => (
+            format!("Upstash's ratelimit-js, as {}: epoch-aligned windows in Redis, a 5 s timeout that fails open, and an ephemeral cache that refuses a blocked key locally until its reset.", product.label()),
+            "One or two Redis keys per client and window; the cache holds a reset time per blocked key.",
+            "Serverless functions without a long-lived process; the fixed window counts refused calls too, the sliding one does not.",
+        ),
+        Algorithm::Envoy => {
+            let e = p.envoy(limit, window);
+            (
+                format!("Envoy's HTTP local rate limit, token_bucket {}: the bucket starts full, and a refusal is a 429 with x-envoy-ratelimited.", e.token_bucket_yaml()),
+                "One bucket per filter chain (or per descriptor), not per client.",
+                "A sidecar or edge proxy limiting all traffic to a route; it does not tell clients when to retry.",
+            )
+        }
+        _ => {
+            let b = p.cf_binding(limit, window);
+            (
+                format!("Cloudflare's Workers Rate Limiting binding, {{ limit: {}, period: {} }}: a fixed window per key in each Cloudflare location, answering {{ success }} and nothing else.", b.limit, b.period_secs),
+                "Kept by Cloudflare, per location: nothing in your Worker.",
+                "Abuse protection at the edge where an approximate, per-location count is enough.",
+            )
+        }
+    };
+    (format!("{what} {outcome}"), memory.to_string(), when.to_string())
 }
 
 #[component]

@@ -6,13 +6,16 @@ use leptos::prelude::*;
 use crate::core::decision::Verdict;
 use crate::core::http::{respond, Policy};
 use crate::core::lab::LabRun;
+use crate::core::run::product_reply;
 use crate::core::time::format_seconds;
 
 use super::draw::time_label;
 use super::state::Lab;
 
-/// One line per algorithm for `index`, used by the inspector and the live announcement.
-pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(String, String, u16, String)> {
+/// One line per algorithm for `index`, used by the inspector and the live announcement: the row's
+/// id, its name, the decision in words, the HTTP status, the response, and for a product profile
+/// the product's own reply.
+pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(&'static str, String, String, u16, String, Option<String>)> {
     let policy = Policy::new("default", run.settings.limit, run.settings.window);
     let mut lines = Vec::new();
     for r in &run.runs {
@@ -26,7 +29,11 @@ pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(String, String, u16, S
                 None => "rejected: costs more than the limit".to_string(),
             },
         };
-        lines.push((r.algorithm.label().to_string(), word, response.status, response.to_text()));
+        let reply = product_reply(&run.trace, r.algorithm, &run.settings, index).map(|reply| {
+            let fields: Vec<String> = reply.fields.iter().map(|(name, value)| format!("{name}: {value}")).collect();
+            format!("{} replies:\n{}", r.algorithm.label(), fields.join("\n"))
+        });
+        lines.push((r.algorithm.slug(), r.algorithm.label().to_string(), word, response.status, response.to_text(), reply));
     }
     if let Some(Ok(report)) = &run.durable {
         if let Some(record) = report.records.iter().filter(|r| r.attempt == 0).nth(index) {
@@ -35,7 +42,7 @@ pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(String, String, u16, S
             if record.late {
                 word.push_str(" (the object decided after the Worker gave up)");
             }
-            lines.push(("Durable Object".to_string(), word, response.status, response.to_text()));
+            lines.push(("do", "Durable Object".to_string(), word, response.status, response.to_text(), None));
         }
     }
     lines
@@ -44,7 +51,7 @@ pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(String, String, u16, S
 /// The sentence read out after a decision is shown.
 pub fn announce(run: &LabRun, index: usize) -> String {
     let Some(req) = run.trace.requests().get(index) else { return String::new() };
-    let parts: Vec<String> = decision_lines(run, index).into_iter().map(|(name, word, _, _)| format!("{name}: {word}")).collect();
+    let parts: Vec<String> = decision_lines(run, index).into_iter().map(|(_, name, word, ..)| format!("{name}: {word}")).collect();
     format!("Request {} at {}: {}.", index + 1, time_label(req.at), parts.join("; "))
 }
 
@@ -67,12 +74,13 @@ pub fn Inspector() -> impl IntoView {
             view! {
                 <h3 data-testid="inspector-title">{format!("Request {} at {} ({key})", index + 1, time_label(req.at))}</h3>
                 <div class="responses">
-                    {lines.into_iter().map(|(name, word, status, text)| {
+                    {lines.into_iter().map(|(id, name, word, status, text, reply)| {
                         let refused = status >= 400;
                         view! {
                         <div class="response" class:rejected=refused data-status=status.to_string()>
                             <div class="response-head"><strong>{name}</strong>" "<span>{word}</span></div>
                             <pre>{text}</pre>
+                            {reply.map(|reply| view! { <pre class="reply" data-testid=format!("reply-{id}")>{reply}</pre> })}
                         </div>
                     }.into_any()}).collect::<Vec<_>>()}
                 </div>

@@ -232,20 +232,17 @@ impl Governor {
         u64::try_from(room / self.t).unwrap_or(u64::MAX)
     }
 
-    /// The decision and the reply for a request of `cost` at `now`, and the TAT after it.
-    fn evaluate(&self, now: Time, cost: u64) -> (Decision, ProductReply, Option<u128>, Time) {
+    /// The decision for a request of `cost` at `now`, governor's answer, and the TAT to store.
+    fn evaluate(&self, now: Time, cost: u64) -> (Decision, GovernorAnswer, Option<u128>) {
         let now = now.max(self.latest);
         let now_ns = nanos(now);
-        let mut fields = vec![("call", format!("check_n({cost})"))];
         let (answer, stored) = if cost == 0 {
             // Not expressible in governor (NonZeroU32): answered Ok, nothing checked or taken.
-            fields.push(("note", "check_n takes a NonZeroU32, so 0 cells cannot be asked; nothing is taken".to_string()));
             (GovernorAnswer::Ok, None)
         } else {
             self.assess(now_ns, u128::from(cost))
         };
         let tat_after = stored.or(self.tat);
-        fields.push(("result", answer.result()));
         let mut decision = Decision {
             verdict: Verdict::Allowed,
             limit: u64::from(self.burst),
@@ -254,20 +251,44 @@ impl Governor {
             retry_after: None,
         };
         match answer {
+            GovernorAnswer::Ok => {}
+            GovernorAnswer::NotUntil { .. } => {
+                decision.verdict = Verdict::Rejected;
+                decision.retry_after = answer.wait_time_from(now);
+            }
+            GovernorAnswer::InsufficientCapacity(_) => decision.verdict = Verdict::Rejected,
+        }
+        (decision, answer, stored)
+    }
+
+    /// Keeps the TAT of a conforming call and the latest time seen.
+    fn commit(&mut self, now: Time, stored: Option<u128>) {
+        if stored.is_some() {
+            self.tat = stored;
+        }
+        self.latest = now.max(self.latest);
+    }
+
+    /// What governor returned, in its own words, for `check_n(cost)` at `now_ns`.
+    fn reply(&self, cost: u64, now_ns: u128, answer: GovernorAnswer, stored: Option<u128>) -> ProductReply {
+        let mut fields = vec![("call", format!("check_n({cost})"))];
+        if cost == 0 {
+            fields.push(("note", "check_n takes a NonZeroU32, so 0 cells cannot be asked; nothing is taken".to_string()));
+        }
+        fields.push(("result", answer.result()));
+        match answer {
             GovernorAnswer::Ok => {
                 if let Some(tat) = stored {
                     fields.push(("remaining_burst_capacity", self.remaining_burst_capacity(now_ns, tat).to_string()));
                 }
             }
             GovernorAnswer::NotUntil { earliest_possible_ns } => {
-                decision.verdict = Verdict::Rejected;
-                decision.retry_after = answer.wait_time_from(now);
                 fields.push(("earliest_possible", millis_text(earliest_possible_ns)));
                 fields.push(("wait", millis_text(earliest_possible_ns - now_ns)));
             }
-            GovernorAnswer::InsufficientCapacity(_) => decision.verdict = Verdict::Rejected,
+            GovernorAnswer::InsufficientCapacity(_) => {}
         }
-        (decision, ProductReply { fields }, stored, now)
+        ProductReply { fields }
     }
 }
 
@@ -289,7 +310,8 @@ fn span_up(ns: u128) -> Span {
 /// Nanoseconds written as milliseconds, exactly: 1000000000 ns is "1000", 333333333 ns is
 /// "333.333333".
 fn millis_text(ns: u128) -> String {
-    let (whole, frac) = (ns / NANOS_PER_MILLI, ns % NANOS_PER_MILLI);
+    // Written through u64: formatting 128-bit integers would add a kilobyte to the bundle.
+    let (whole, frac) = (u64::try_from(ns / NANOS_PER_MILLI).unwrap_or(u64::MAX), (ns % NANOS_PER_MILLI) as u64);
     if frac == 0 {
         return whole.to_string();
     }
@@ -300,7 +322,9 @@ fn millis_text(ns: u128) -> String {
 impl Limiter for Governor {
     /// `check_n(cost)`.
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
-        self.decide_with_reply(now, cost).0
+        let (decision, _, stored) = self.evaluate(now, cost);
+        self.commit(now, stored);
+        decision
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
@@ -323,11 +347,9 @@ impl Limiter for Governor {
 
 impl Product for Governor {
     fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
-        let (decision, reply, stored, at) = self.evaluate(now, cost);
-        if stored.is_some() {
-            self.tat = stored;
-        }
-        self.latest = at;
+        let (decision, answer, stored) = self.evaluate(now, cost);
+        let reply = self.reply(cost, nanos(now.max(self.latest)), answer, stored);
+        self.commit(now, stored);
         (decision, reply)
     }
 }

@@ -356,13 +356,19 @@ impl NginxLimitReq {
 
 /// The excess as nginx's log writes it: whole requests, a dot, three digits ("1.500").
 pub fn excess_text(thousandths: i128) -> String {
-    let t = thousandths.max(0);
-    format!("{}.{:03}", t / ONE, t % ONE)
+    // Written through u64: formatting 128-bit integers would add a kilobyte to the bundle.
+    let t = u64::try_from(thousandths.max(0)).unwrap_or(u64::MAX);
+    let one = ONE as u64;
+    format!("{}.{:03}", t / one, t % one)
 }
 
 impl Limiter for NginxLimitReq {
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
-        self.decide_with_reply(now, cost).0
+        // The reply's text is built only when asked for (the inspector), never per decision.
+        let a = self.assess(now, cost);
+        self.node = a.node;
+        self.latest = now.max(self.latest);
+        a.decision
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {

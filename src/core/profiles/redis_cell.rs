@@ -188,28 +188,24 @@ fn span_up(ns: i128) -> Span {
 }
 
 impl RedisCell {
-    /// The decision and the reply for `cost` at `now` (earlier times taken as the latest seen).
-    fn evaluate(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
+    /// The decision for `cost` at `now` (earlier times taken as the latest seen), and the
+    /// module's own result it came from.
+    fn evaluate(&mut self, now: Time, cost: u64) -> (Decision, RateLimitResult) {
         let now = now.max(self.latest);
         self.latest = now;
         let r = self.rate_limit(now, cost);
-        let reply = ThrottleReply::from_result(&r);
         let decision = Decision {
             verdict: if r.limited { Verdict::Rejected } else { Verdict::Allowed },
             limit: u64::try_from(r.limit).unwrap_or(u64::MAX),
-            remaining: u64::try_from(r.remaining.max(0)).unwrap_or(0),
+            // The module divides whole microseconds, so with an emission interval that is not a
+            // whole number of them its `remaining` can exceed the limit; the reply keeps that
+            // figure, the common HTTP response never promises more than the limit.
+            remaining: u64::try_from(r.remaining.clamp(0, r.limit)).unwrap_or(0),
             reset_after: span_up(r.reset_after_ns),
             // The module's -1 s means "allowed" or "can never be allowed": no time to name.
             retry_after: (r.limited && r.retry_after_ns >= 0).then(|| span_up(r.retry_after_ns)),
         };
-        let fields = vec![
-            ("limited", reply.limited.to_string()),
-            ("limit", reply.limit.to_string()),
-            ("remaining", reply.remaining.to_string()),
-            ("retry_after", reply.retry_after.to_string()),
-            ("reset_after", reply.reset_after.to_string()),
-        ];
-        (decision, ProductReply { fields })
+        (decision, r)
     }
 }
 
@@ -239,6 +235,15 @@ impl Limiter for RedisCell {
 
 impl Product for RedisCell {
     fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
-        self.evaluate(now, cost)
+        let (decision, r) = self.evaluate(now, cost);
+        let reply = ThrottleReply::from_result(&r);
+        let fields = vec![
+            ("limited", reply.limited.to_string()),
+            ("limit", reply.limit.to_string()),
+            ("remaining", reply.remaining.to_string()),
+            ("retry_after", reply.retry_after.to_string()),
+            ("reset_after", reply.reset_after.to_string()),
+        ];
+        (decision, ProductReply { fields })
     }
 }

@@ -1,0 +1,80 @@
+// Library profiles on the page: each product gets its own row with the figures its
+// documentation gives, the inspector shows the product's own reply beside the HTTP response, and
+// the products' parameters live in the link.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+
+const shared = useBrowser();
+
+const PRODUCTS = ['nginx', 'governor', 'redis-cell', 'upstash-fixed', 'upstash-sliding', 'upstash-token', 'envoy', 'cf-binding'];
+// Twenty requests at once; nginx as in its docs (rate=1r/s burst=5) and redis-cell as in its
+// README (CL.THROTTLE user123 15 30 60); every other product follows limit=5 per 10 s.
+const BURST = Array(20).fill('0').join(',');
+const QUERY = `limit=5&window=10&trace=${BURST}&algos=${PRODUCTS.join(',')}&nginx-rate=1r/s&nginx-burst=5&cell-burst=15&cell-count=30&cell-period=60`;
+
+async function figures(page, slug) {
+  const row = page.locator(`[data-testid="stats-${slug}"]`);
+  const read = async (name) => Number(await row.getAttribute(`data-${name}`));
+  return { passed: await read('allowed'), delayed: await read('delayed'), rejected: await read('rejected') };
+}
+
+test('each product gets its own row with the figures its documentation gives', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, QUERY);
+  // nginx docs: with burst=5 and no nodelay, the first is served, five wait in the queue
+  // (released one a second), the rest get 503.
+  assert.deepEqual(await figures(page, 'nginx'), { passed: 6, delayed: 5, rejected: 14 });
+  // redis-cell's limit is max_burst + 1: sixteen of twenty pass at once.
+  assert.deepEqual(await figures(page, 'redis-cell'), { passed: 16, delayed: 0, rejected: 4 });
+  // governor lets its whole burst (5) through at start.
+  assert.deepEqual(await figures(page, 'governor'), { passed: 5, delayed: 0, rejected: 15 });
+  for (const slug of ['upstash-fixed', 'upstash-sliding', 'upstash-token', 'envoy', 'cf-binding']) {
+    assert.deepEqual(await figures(page, slug), { passed: 5, delayed: 0, rejected: 15 }, slug);
+  }
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'profiles.png'), fullPage: true });
+  await page.close();
+});
+
+test("the inspector shows each product's own reply next to the common HTTP response", async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, `${QUERY.replace(`algos=${PRODUCTS.join(',')}`, 'algos=fixed,nginx,redis-cell,upstash-fixed,cf-binding')}`);
+  await page.click('[data-testid="step"]');
+  const reply = async (slug) => page.locator(`[data-testid="reply-${slug}"]`).innerText();
+  // redis-cell's README: CL.THROTTLE user123 15 30 60 1 answers 0, 16, 15, -1, 2.
+  assert.equal(await reply('redis-cell'), 'redis-cell CL.THROTTLE replies:\nlimited: 0\nlimit: 16\nremaining: 15\nretry_after: -1\nreset_after: 2');
+  assert.match(await reply('cf-binding'), /^Cloudflare binding replies:\nsuccess: true$/);
+  assert.match(await reply('upstash-fixed'), /success: true\nlimit: 5\nremaining: 4\nreset: 10000/);
+  assert.match(await reply('nginx'), /status: 200\nlimit_req_status: PASSED/);
+  assert.equal(await page.locator('[data-testid="reply-fixed"]').count(), 0, 'a textbook algorithm has no product reply');
+  await page.click('[data-testid="step"]');
+  // The second request of the burst waits one second in nginx's queue.
+  assert.match(await reply('nginx'), /limit_req_status: DELAYED[\s\S]*delay_ms: 1000/);
+  for (let i = 0; i < 5; i++) await page.click('[data-testid="step"]');
+  // The seventh is beyond rate + burst: rejected with limit_req_status's default 503.
+  assert.match(await reply('nginx'), /status: 503\nlimit_req_status: REJECTED/);
+  await page.close();
+});
+
+test('a product field the product refuses is named on the page, and the rest applies', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'algos=cf-binding,envoy&cf-period=30&cf-limit=7&envoy-interval=0.01');
+  const notices = await page.locator('[data-testid="notices"]').innerText();
+  assert.match(notices, /cf-period="30": 10 or 60/);
+  assert.equal(await page.locator('[data-testid="stats-cf-binding"]').count(), 1);
+  // Envoy refuses a fill interval under 50 ms: the page says so instead of breaking.
+  assert.match(await page.locator('body').innerText(), /50 ms/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('ticking a product adds its row and puts it in the link', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=edge');
+  assert.equal(await page.locator('[data-testid="stats-envoy"]').count(), 0, 'products are off by default');
+  await page.locator('[data-testid="toggle-envoy"]').check();
+  await page.waitForURL(/algos=fixed,sliding-log,sliding-counter,token-bucket,gcra,leaky-bucket,envoy/);
+  assert.equal(await page.locator('[data-testid="stats-envoy"]').count(), 1);
+  await page.close();
+});
