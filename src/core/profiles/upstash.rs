@@ -447,11 +447,17 @@ impl Upstash {
     fn first_pass(&self, now: Time, cost: u64) -> Option<Time> {
         let now_ms = now.micros() / MICROS_PER_MILLI;
         let mut t = if self.params.times_out() { now_ms } else { self.script_first_pass(now_ms, cost)? };
-        // The cache answers per millisecond; an entry only gives way to a later reset.
-        while let Some(reset) = self.cache_block(ms_time(t).max(now), cost) {
-            t = reset.checked_add(1)?;
+        // The cache answers per millisecond; an entry only gives way to a later reset, so `t`
+        // rises at every step until no entry blocks it (or it leaves the lab's clock).
+        loop {
+            if t > u64::MAX / MICROS_PER_MILLI {
+                return None;
+            }
+            match self.cache_block(ms_time(t).max(now), cost) {
+                Some(reset) => t = reset.checked_add(1)?,
+                None => return Some(ms_time(t).max(now)),
+            }
         }
-        Some(ms_time(t).max(now))
     }
 
     /// The first millisecond from `now_ms` at which the script would let the call through.
