@@ -266,7 +266,7 @@ impl Upstash {
         if period == Span::ZERO {
             return Err(ConfigError::ZeroWindow);
         }
-        if period.micros() % MICROS_PER_MILLI != 0 {
+        if !period.micros().is_multiple_of(MICROS_PER_MILLI) {
             return Err(ConfigError::Unsupported(
                 "Upstash durations are whole milliseconds (\"<n> ms|s|m|h|d\"); this window has a fraction of one",
             ));
@@ -633,7 +633,7 @@ impl Double {
         // Scale so the integer quotient has at least 55 bits; the remainder is the sticky bit.
         let k = (55 + bit_length(b)).saturating_sub(bit_length(a));
         let scaled = a << k;
-        Double::round(scaled / b, -(k as i32), scaled % b != 0)
+        Double::round(scaled / b, -(k as i32), !scaled.is_multiple_of(b))
     }
 
     /// `1 - self` rounded, for `self < 1`.
