@@ -247,3 +247,30 @@ impl Product for RedisCell {
         (decision, ProductReply { fields })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_products_reply_is_the_commands_reply_for_the_same_calls() {
+        let mut via_lab = RedisCell::new(4, 1, Span::from_secs(1)).unwrap();
+        let mut via_command = via_lab.clone();
+        for (ms, quantity) in [(0u64, 1u64), (0, 3), (0, 2), (300, 1), (2_500, 6), (2_500, 0), (9_000, 5)] {
+            let now = Time::from_millis(ms);
+            let (_, reply) = via_lab.decide_with_reply(now, quantity);
+            let expected = via_command.throttle(now, quantity);
+            let fields = [expected.limited, expected.limit, expected.remaining, expected.retry_after, expected.reset_after];
+            let got: Vec<i64> = reply.fields.iter().map(|(_, v)| v.parse().unwrap()).collect();
+            assert_eq!(got, fields, "at {ms} ms for {quantity}");
+        }
+    }
+
+    #[test]
+    fn nanoseconds_round_up_to_the_next_microsecond() {
+        assert_eq!(span_up(1), Span(1));
+        assert_eq!(span_up(1_000), Span(1));
+        assert_eq!(span_up(1_001), Span(2));
+        assert_eq!(span_up(-5), Span::ZERO);
+    }
+}

@@ -266,7 +266,7 @@ impl Upstash {
         if period == Span::ZERO {
             return Err(ConfigError::ZeroWindow);
         }
-        if period.micros() % MICROS_PER_MILLI != 0 {
+        if !period.micros().is_multiple_of(MICROS_PER_MILLI) {
             return Err(ConfigError::Unsupported(
                 "Upstash durations are whole milliseconds (\"<n> ms|s|m|h|d\"); this window has a fraction of one",
             ));
@@ -447,11 +447,17 @@ impl Upstash {
     fn first_pass(&self, now: Time, cost: u64) -> Option<Time> {
         let now_ms = now.micros() / MICROS_PER_MILLI;
         let mut t = if self.params.times_out() { now_ms } else { self.script_first_pass(now_ms, cost)? };
-        // The cache answers per millisecond; an entry only gives way to a later reset.
-        while let Some(reset) = self.cache_block(ms_time(t).max(now), cost) {
-            t = reset.checked_add(1)?;
+        // The cache answers per millisecond; an entry only gives way to a later reset, so `t`
+        // rises at every step until no entry blocks it (or it leaves the lab's clock).
+        loop {
+            if t > u64::MAX / MICROS_PER_MILLI {
+                return None;
+            }
+            match self.cache_block(ms_time(t).max(now), cost) {
+                Some(reset) => t = reset.checked_add(1)?,
+                None => return Some(ms_time(t).max(now)),
+            }
         }
-        Some(ms_time(t).max(now))
     }
 
     /// The first millisecond from `now_ms` at which the script would let the call through.
@@ -627,7 +633,7 @@ impl Double {
         // Scale so the integer quotient has at least 55 bits; the remainder is the sticky bit.
         let k = (55 + bit_length(b)).saturating_sub(bit_length(a));
         let scaled = a << k;
-        Double::round(scaled / b, -(k as i32), scaled % b != 0)
+        Double::round(scaled / b, -(k as i32), !scaled.is_multiple_of(b))
     }
 
     /// `1 - self` rounded, for `self < 1`.
