@@ -62,3 +62,49 @@ fn a_bad_limit_shows_a_message_and_the_page_still_runs_on_the_default() {
     assert_eq!(row_attr(&page, "sliding-log", "data-allowed").as_deref(), Some("5"));
     page.remove();
 }
+
+/// Waits `ms` milliseconds of the page's own timers.
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+fn banner() -> Option<web_sys::Element> {
+    document().query_selector("[data-testid=fatal-error]").ok().flatten()
+}
+
+/// The hook's banner: an alert with a way back to a working page, text only, shown once.
+#[wasm_bindgen_test]
+fn the_crash_banner_offers_a_reset_link_and_never_parses_the_message_as_html() {
+    ratelab::ui::page::show_banner("index out of bounds <img src=x data-testid=injected>");
+    ratelab::ui::page::show_banner("a second panic");
+    let banner = banner().expect("the banner");
+    assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
+    assert!(banner.text_content().unwrap_or_default().starts_with("Something went wrong and the lab stopped."));
+    let link = banner.query_selector("a").unwrap().expect("the reset link");
+    assert_eq!(link.get_attribute("href").as_deref(), Some("?"));
+    assert!(document().query_selector("[data-testid=injected]").unwrap().is_none());
+    assert_eq!(document().query_selector_all("[data-testid=fatal-error]").unwrap().length(), 1);
+    banner.remove();
+}
+
+/// A real panic, in a timer callback as a bug in an event handler would be: the installed hook
+/// puts the banner up before the module stops that callback. (Without the hook this fails.)
+#[wasm_bindgen_test]
+async fn a_real_panic_puts_the_banner_up_instead_of_a_dead_page() {
+    if let Some(old) = banner() {
+        old.remove();
+    }
+    // ratelab::ui::page::install_panic_banner();
+    let bug = wasm_bindgen::closure::Closure::once_into_js(|| {
+        let empty: Vec<u8> = Vec::new();
+        let index = empty.len() + 3;
+        std::hint::black_box(empty[index]);
+    });
+    let window = web_sys::window().unwrap();
+    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(bug.unchecked_ref(), 0);
+    sleep(100).await;
+    assert!(banner().is_some(), "the hook put the banner up");
+}

@@ -106,64 +106,117 @@ pub fn import(text: &str) -> Result<Imported, ImportErrors> {
 
 /// Reads `text` in the given format.
 pub fn import_as(text: &str, format: Format) -> Result<Imported, ImportErrors> {
-    let mut requests = Vec::new();
-    let mut errors = Vec::new();
-    let mut total_errors = 0usize;
-    let mut skipped = 0usize;
-    let mut header_allowed = format == Format::Csv;
-    let mut first_log_time: Option<i64> = None;
-    for (index, line) in text.lines().enumerate() {
-        let number = index + 1;
-        if number > MAX_LINES {
-            total_errors += 1;
-            if errors.len() < MAX_ERRORS_LISTED {
-                errors.push(LineError { line: number, message: format!("more than {MAX_LINES} lines; the rest was not read") });
-            }
-            break;
-        }
-        if is_skipped(line) {
-            skipped += 1;
-            continue;
-        }
-        let parsed = match format {
-            Format::Times => parse_time(line.trim()).map(|at| ImportedRequest { at, key: DEFAULT_KEY.to_string(), region: None, route: None }),
-            Format::Csv => {
-                let was_header_allowed = std::mem::replace(&mut header_allowed, false);
-                if was_header_allowed && looks_like_header(line) {
-                    skipped += 1;
-                    continue;
-                }
-                parse_csv_line(line)
-            }
-            Format::AccessLog => parse_log_line(line).map(|(epoch, ip, route)| {
-                let start = *first_log_time.get_or_insert(epoch);
-                let offset = epoch.saturating_sub(start).max(0) as u64;
-                ImportedRequest { at: Time(offset.saturating_mul(MICROS_PER_SEC)), key: format!("ip:{ip}"), region: None, route: Some(route) }
-            }),
-        };
-        match parsed {
-            Ok(request) => requests.push(request),
-            Err(message) => {
-                total_errors += 1;
-                if errors.len() < MAX_ERRORS_LISTED {
-                    errors.push(LineError { line: number, message });
-                }
-            }
-        }
+    let mut reader = Reader::new(format);
+    reader.read(text);
+    reader.finish()
+}
+
+/// The end of the piece of `text` that starts at byte `from` and holds about `bytes` bytes: just
+/// after a line break, so a piece never cuts a line (or the text's end). Feeding a text to a
+/// [`Reader`] piece by piece lets the page read a large file between frames.
+pub fn piece_end(text: &str, from: usize, bytes: usize) -> usize {
+    let target = from.saturating_add(bytes.max(1));
+    if target >= text.len() {
+        return text.len();
     }
-    if total_errors > 0 {
-        return Err(ImportErrors { format, errors, total: total_errors });
+    match text.as_bytes()[target..].iter().position(|&b| b == b'\n') {
+        Some(i) => target + i + 1,
+        None => text.len(),
     }
-    if requests.is_empty() {
-        return Err(ImportErrors {
+}
+
+/// Reads a text in pieces that each end at a line break (see [`piece_end`]); line numbers run on
+/// across pieces, and the result is the same as reading the whole text at once.
+pub struct Reader {
+    format: Format,
+    requests: Vec<ImportedRequest>,
+    errors: Vec<LineError>,
+    total_errors: usize,
+    skipped: usize,
+    lines: usize,
+    header_allowed: bool,
+    first_log_time: Option<i64>,
+    stopped: bool,
+}
+
+impl Reader {
+    pub fn new(format: Format) -> Reader {
+        Reader {
             format,
-            errors: vec![LineError { line: 1, message: "there are no requests in this text".into() }],
-            total: 1,
-        });
+            requests: Vec::new(),
+            errors: Vec::new(),
+            total_errors: 0,
+            skipped: 0,
+            lines: 0,
+            header_allowed: format == Format::Csv,
+            first_log_time: None,
+            stopped: false,
+        }
     }
-    // In file order: a trace built from them (`Pattern::Keyed`) puts them in time order, with
-    // requests at the same time in file order.
-    Ok(Imported { format, requests, skipped })
+
+    /// Lines read so far.
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    fn error(&mut self, line: usize, message: String) {
+        self.total_errors += 1;
+        if self.errors.len() < MAX_ERRORS_LISTED {
+            self.errors.push(LineError { line, message });
+        }
+    }
+
+    /// Reads every line of `piece`.
+    pub fn read(&mut self, piece: &str) {
+        for line in piece.lines() {
+            if self.stopped {
+                return;
+            }
+            self.lines += 1;
+            let number = self.lines;
+            if number > MAX_LINES {
+                self.error(number, format!("more than {MAX_LINES} lines; the rest was not read"));
+                self.stopped = true;
+                return;
+            }
+            if is_skipped(line) {
+                self.skipped += 1;
+                continue;
+            }
+            let parsed = match self.format {
+                Format::Times => parse_time(line.trim()).map(|at| ImportedRequest { at, key: DEFAULT_KEY.to_string(), region: None, route: None }),
+                Format::Csv => {
+                    if std::mem::replace(&mut self.header_allowed, false) && looks_like_header(line) {
+                        self.skipped += 1;
+                        continue;
+                    }
+                    parse_csv_line(line)
+                }
+                Format::AccessLog => parse_log_line(line).map(|(epoch, ip, route)| {
+                    let start = *self.first_log_time.get_or_insert(epoch);
+                    let offset = epoch.saturating_sub(start).max(0) as u64;
+                    ImportedRequest { at: Time(offset.saturating_mul(MICROS_PER_SEC)), key: format!("ip:{ip}"), region: None, route: Some(route) }
+                }),
+            };
+            match parsed {
+                Ok(request) => self.requests.push(request),
+                Err(message) => self.error(number, message),
+            }
+        }
+    }
+
+    /// The requests, in file order (a trace built from them, `Pattern::Keyed`, replays them in
+    /// time order, requests at the same time in file order), or every bad line.
+    pub fn finish(self) -> Result<Imported, ImportErrors> {
+        let format = self.format;
+        if self.total_errors > 0 {
+            return Err(ImportErrors { format, errors: self.errors, total: self.total_errors });
+        }
+        if self.requests.is_empty() {
+            return Err(ImportErrors { format, errors: vec![LineError { line: 1, message: "there are no requests in this text".into() }], total: 1 });
+        }
+        Ok(Imported { format, requests: self.requests, skipped: self.skipped })
+    }
 }
 
 fn parse_time(text: &str) -> Result<Time, String> {
@@ -356,6 +409,27 @@ mod tests {
     fn empty_text_is_an_error_not_an_empty_trace() {
         assert!(import("").is_err());
         assert!(import("\n# nothing\n").is_err());
+    }
+
+    #[test]
+    fn reading_in_pieces_that_end_at_line_breaks_gives_the_same_result_and_line_numbers() {
+        let text = "time,key\n0,a\n1,b\n\n# note\n2,c\nbad\n3,d\n4,e,xyz\n5,f";
+        let whole = import(text);
+        for bytes in 1..text.len() + 2 {
+            let mut reader = Reader::new(detect(text));
+            let mut from = 0;
+            while from < text.len() {
+                let end = piece_end(text, from, bytes);
+                assert!(end > from && (end == text.len() || text.as_bytes()[end - 1] == b'\n'));
+                reader.read(&text[from..end]);
+                from = end;
+            }
+            assert_eq!(reader.lines(), 10);
+            assert_eq!(reader.finish(), whole, "pieces of {bytes} bytes");
+        }
+        let errors = whole.unwrap_err().describe();
+        assert_eq!(errors[0], "line 7: expected time,key[,region[,route]] but found 1 fields");
+        assert!(errors[1].starts_with("line 9: \"xyz\" is not a region"));
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! run, the Durable Object's run, and the levels drawn under the rows. The UI only draws this.
 
 use super::decision::Limiter;
-use super::durable::{simulate, SimReport};
+use super::durable::{simulate, DurableParams, SimReport};
 use super::limiter::{Algorithm, AnyLimiter, Settings};
-use super::run::{run_one, AlgorithmRun};
+use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
 use super::traffic::Trace;
 use super::url_state::LabState;
@@ -39,30 +39,9 @@ const GAUGE_SAMPLES: u64 = 400;
 
 impl LabRun {
     pub fn compute(state: &LabState) -> LabRun {
-        let settings = state.settings.clone();
-        let trace = state.pattern.generate(settings.limit, settings.window);
-        let horizon = horizon_for(&trace, settings.window);
-        // Each row stands alone: a product refusing these settings (Envoy's 50 ms floor) is
-        // named, and every other row is still computed.
-        let mut runs = Vec::new();
-        let mut refusals = Vec::new();
-        for &algorithm in &state.algorithms {
-            match run_one(&trace, algorithm, &settings) {
-                Ok(run) => runs.push(run),
-                Err(e) => refusals.push(format!("{}: {e}.", algorithm.label())),
-            }
-        }
-        let error = (!refusals.is_empty()).then(|| refusals.join(" "));
-        let durable = state.durable.enabled.then(|| {
-            let config = state.durable.sim_config(&settings);
-            simulate(&config, &state.durable.traffic(&trace)).map_err(|e| e.to_string())
-        });
-        let gauges = [Algorithm::TokenBucket, Algorithm::SlidingLog]
-            .into_iter()
-            .filter(|a| state.algorithms.contains(a))
-            .filter_map(|a| gauge_series(&trace, a, &settings, 0))
-            .collect();
-        LabRun { trace, settings, runs, durable, gauges, horizon, error }
+        let mut computation = Computation::new(state);
+        while computation.step(usize::MAX) {}
+        computation.finish()
     }
 
     pub fn run(&self, algorithm: Algorithm) -> Option<&AlgorithmRun> {
@@ -71,6 +50,102 @@ impl LabRun {
 
     pub fn gauge(&self, algorithm: Algorithm) -> Option<&GaugeSeries> {
         self.gauges.iter().find(|g| g.algorithm == algorithm)
+    }
+}
+
+/// A [`LabRun`] computed a slice at a time, so the page can run a large trace between frames
+/// and show how far it has got: every algorithm's row request by request, then the Durable
+/// Object and the level strips in the last step. The result equals `LabRun::compute`'s.
+pub struct Computation {
+    /// What the rows need of the state (not the pattern: a person's trace can be a million
+    /// requests, and the trace below holds it already).
+    settings: Settings,
+    algorithms: Vec<Algorithm>,
+    durable: DurableParams,
+    trace: Trace,
+    runs: Vec<AlgorithmRun>,
+    refusals: Vec<String>,
+    /// The row being run, and its index in `state.algorithms`.
+    current: Option<(usize, RunBuilder)>,
+    next_algorithm: usize,
+}
+
+impl Computation {
+    pub fn new(state: &LabState) -> Computation {
+        let trace = state.pattern.generate(state.settings.limit, state.settings.window);
+        Computation {
+            settings: state.settings.clone(),
+            algorithms: state.algorithms.clone(),
+            durable: state.durable.clone(),
+            trace,
+            runs: Vec::new(),
+            refusals: Vec::new(),
+            current: None,
+            next_algorithm: 0,
+        }
+    }
+
+    /// The trace being run.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// Decisions made so far, and the number to make in all.
+    pub fn progress(&self) -> (usize, usize) {
+        let per_row = self.trace.len();
+        let finished = self.runs.len() * per_row;
+        let current = self.current.as_ref().map_or(0, |(_, b)| b.done());
+        (finished + self.refusals.len() * per_row + current, self.algorithms.len() * per_row)
+    }
+
+    /// Makes up to `budget` more decisions; false once every row is run.
+    pub fn step(&mut self, budget: usize) -> bool {
+        let mut budget = budget.max(1);
+        loop {
+            if self.current.is_none() {
+                let Some(&algorithm) = self.algorithms.get(self.next_algorithm) else { return false };
+                self.next_algorithm += 1;
+                // Each row stands alone: a product refusing these settings (Envoy's 50 ms
+                // floor) is named, and every other row is still computed.
+                match RunBuilder::new(&self.trace, algorithm, &self.settings) {
+                    Ok(builder) => self.current = Some((self.next_algorithm - 1, builder)),
+                    Err(e) => {
+                        self.refusals.push(format!("{}: {e}.", algorithm.label()));
+                        continue;
+                    }
+                }
+            }
+            let Some((_, builder)) = self.current.as_mut() else { continue };
+            let before = builder.done();
+            builder.advance(&self.trace, budget);
+            budget = budget.saturating_sub(builder.done() - before);
+            if builder.done() < self.trace.len() {
+                return true;
+            }
+            if let Some((_, builder)) = self.current.take() {
+                self.runs.push(builder.finish(self.settings.window));
+            }
+            if budget == 0 {
+                return self.next_algorithm < self.algorithms.len();
+            }
+        }
+    }
+
+    /// The Durable Object's run and the level strips, and the whole result.
+    pub fn finish(self) -> LabRun {
+        let Computation { settings, algorithms, durable, trace, runs, refusals, .. } = self;
+        let horizon = horizon_for(&trace, settings.window);
+        let error = (!refusals.is_empty()).then(|| refusals.join(" "));
+        let durable = durable.enabled.then(|| {
+            let config = durable.sim_config(&settings);
+            simulate(&config, &durable.traffic(&trace)).map_err(|e| e.to_string())
+        });
+        let gauges = [Algorithm::TokenBucket, Algorithm::SlidingLog]
+            .into_iter()
+            .filter(|a| algorithms.contains(a))
+            .filter_map(|a| gauge_series(&trace, a, &settings, 0))
+            .collect();
+        LabRun { trace, settings, runs, durable, gauges, horizon, error }
     }
 }
 
@@ -140,6 +215,33 @@ mod tests {
         assert_eq!(lab.horizon, Time::from_secs(20));
         let steady = LabRun::compute(&LabState { pattern: Pattern::Steady, ..LabState::default() });
         assert_eq!(steady.horizon, Time::from_secs(60));
+    }
+
+    #[test]
+    fn computing_in_slices_gives_the_same_run_as_computing_at_once() {
+        let state = crate::core::url_state::parse_query("pattern=several-keys&algos=fixed,envoy,leaky-bucket,upstash-sliding&window=0.01&do=1").state;
+        let whole = LabRun::compute(&state);
+        assert!(whole.error.as_deref().is_some_and(|e| e.starts_with("Envoy local rate limit:")));
+        for budget in [1, 7, 1000] {
+            let mut computation = Computation::new(&state);
+            let mut steps = 0;
+            while computation.step(budget) {
+                let (done, total) = computation.progress();
+                assert!(done <= total);
+                steps += 1;
+            }
+            assert_eq!(computation.progress().0, computation.progress().1);
+            let sliced = computation.finish();
+            // One decision a step: every request of the three rows that run is its own step,
+            // and a last step finds the refused Envoy row (last in row order) and ends.
+            if budget == 1 {
+                assert_eq!(steps, whole.trace.len() * 3);
+            }
+            assert_eq!(format!("{:?}", sliced.runs), format!("{:?}", whole.runs), "budget {budget}");
+            assert_eq!(sliced.error, whole.error);
+            assert_eq!(sliced.gauges, whole.gauges);
+            assert_eq!(sliced.durable.as_ref().map(|d| d.as_ref().map(|r| r.records.len()).ok()), whole.durable.as_ref().map(|d| d.as_ref().map(|r| r.records.len()).ok()));
+        }
     }
 
     #[test]

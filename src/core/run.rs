@@ -81,47 +81,95 @@ pub fn product_reply(trace: &Trace, algorithm: Algorithm, settings: &Settings, i
 
 /// Runs `trace` through one algorithm, keeping a separate limiter per key.
 pub fn run_one(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<AlgorithmRun, ConfigError> {
-    let template: AnyLimiter = algorithm.build(settings)?;
-    let mut per_key: Vec<Option<AnyLimiter>> = vec![None; trace.keys().len()];
-    let mut decisions = Vec::with_capacity(trace.len());
-    let (mut allowed, mut delayed, mut rejected) = (0, 0, 0);
-    let mut served: Vec<Vec<Time>> = vec![Vec::new(); trace.keys().len()];
-    for request in trace.requests() {
-        let slot = per_key.get_mut(request.key as usize);
-        let decision = match slot {
-            Some(slot) => slot.get_or_insert_with(|| template.clone()).decide(request.at, u64::from(request.cost)),
-            None => template.clone().decide(request.at, u64::from(request.cost)),
-        };
-        let served_at = match decision.verdict {
-            Verdict::Allowed => {
-                allowed += 1;
-                Some(request.at)
-            }
-            Verdict::Delayed { by } => {
-                delayed += 1;
-                Some(request.at.plus(by))
-            }
-            Verdict::Rejected => {
-                rejected += 1;
-                None
-            }
-        };
-        if let (Some(at), Some(times)) = (served_at, served.get_mut(request.key as usize)) {
-            times.extend(std::iter::repeat_n(at, request.cost as usize));
-        }
-        decisions.push(decision);
+    let mut builder = RunBuilder::new(trace, algorithm, settings)?;
+    builder.advance(trace, usize::MAX);
+    Ok(builder.finish(settings.window))
+}
+
+/// One algorithm's run, built a slice of requests at a time so that a large trace can be run
+/// between frames; the result is the same as running it at once.
+pub struct RunBuilder {
+    algorithm: Algorithm,
+    template: AnyLimiter,
+    per_key: Vec<Option<AnyLimiter>>,
+    decisions: Vec<Decision>,
+    counts: (u64, u64, u64),
+    served: Vec<Vec<Time>>,
+}
+
+impl RunBuilder {
+    pub fn new(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<RunBuilder, ConfigError> {
+        Ok(RunBuilder {
+            algorithm,
+            template: algorithm.build(settings)?,
+            per_key: vec![None; trace.keys().len()],
+            decisions: Vec::with_capacity(trace.len()),
+            counts: (0, 0, 0),
+            served: vec![Vec::new(); trace.keys().len()],
+        })
     }
-    let mut best = (0u64, Time::ZERO, 0u32);
-    for (key, times) in served.iter_mut().enumerate() {
-        // Already in order unless delays reordered them; the sort is then nearly free.
-        times.sort_unstable();
-        let (count, end) = busiest_window(times, settings.window);
-        if count > best.0 || (count == best.0 && count > 0 && end < best.1) {
-            best = (count, end, key as u32);
+
+    /// Requests decided so far.
+    pub fn done(&self) -> usize {
+        self.decisions.len()
+    }
+
+    /// Decides up to `budget` more requests of `trace` (the trace this builder was made for).
+    pub fn advance(&mut self, trace: &Trace, budget: usize) {
+        let from = self.decisions.len();
+        let to = from.saturating_add(budget).min(trace.len());
+        for request in &trace.requests()[from..to] {
+            let slot = self.per_key.get_mut(request.key as usize);
+            let decision = match slot {
+                Some(slot) => slot.get_or_insert_with(|| self.template.clone()).decide(request.at, u64::from(request.cost)),
+                None => self.template.clone().decide(request.at, u64::from(request.cost)),
+            };
+            let served_at = match decision.verdict {
+                Verdict::Allowed => {
+                    self.counts.0 += 1;
+                    Some(request.at)
+                }
+                Verdict::Delayed { by } => {
+                    self.counts.1 += 1;
+                    Some(request.at.plus(by))
+                }
+                Verdict::Rejected => {
+                    self.counts.2 += 1;
+                    None
+                }
+            };
+            if let (Some(at), Some(times)) = (served_at, self.served.get_mut(request.key as usize)) {
+                times.extend(std::iter::repeat_n(at, request.cost as usize));
+            }
+            self.decisions.push(decision);
         }
     }
-    let (max_in_window, max_window_end, max_window_key) = best;
-    Ok(AlgorithmRun { algorithm, decisions, allowed, delayed, rejected, max_in_window, max_window_end, max_window_key, served })
+
+    /// The run, with each key's busiest window under `window`.
+    pub fn finish(mut self, window: Span) -> AlgorithmRun {
+        let mut best = (0u64, Time::ZERO, 0u32);
+        for (key, times) in self.served.iter_mut().enumerate() {
+            // Already in order unless delays reordered them; the sort is then nearly free.
+            times.sort_unstable();
+            let (count, end) = busiest_window(times, window);
+            if count > best.0 || (count == best.0 && count > 0 && end < best.1) {
+                best = (count, end, key as u32);
+            }
+        }
+        let (max_in_window, max_window_end, max_window_key) = best;
+        let (allowed, delayed, rejected) = self.counts;
+        AlgorithmRun {
+            algorithm: self.algorithm,
+            decisions: self.decisions,
+            allowed,
+            delayed,
+            rejected,
+            max_in_window,
+            max_window_end,
+            max_window_key,
+            served: self.served,
+        }
+    }
 }
 
 /// The most sorted `times` that fall in one window `(end - window, end]`, and the earliest such

@@ -34,6 +34,11 @@ pub const MIN_WINDOW: Span = Span::from_millis(1);
 pub const MAX_WINDOW: Span = Span::from_secs(86_400);
 /// The most request times a `trace=` parameter may carry.
 pub const MAX_TRACE_IN_URL: usize = 100_000;
+/// The most requests the page writes into a link; a larger trace is kept in the browser's own
+/// storage and the link says `trace=stored`.
+pub const MAX_REQUESTS_IN_LINK: usize = 10_000;
+/// `trace=stored`: the trace is the one this browser keeps for the page.
+pub const STORED_TRACE: &str = "stored";
 
 /// Everything the page shows, as set by the URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +50,8 @@ pub struct LabState {
     /// `embed=1`: the compact view for an iframe.
     pub embed: bool,
     pub theme: Theme,
+    /// The link said `trace=stored`: the page reads the trace from its own storage.
+    pub trace_in_storage: bool,
 }
 
 impl LabState {
@@ -83,6 +90,7 @@ impl Default for LabState {
             durable: DurableParams::default(),
             embed: false,
             theme: Theme::Auto,
+            trace_in_storage: false,
         }
     }
 }
@@ -207,7 +215,10 @@ pub fn parse_query(query: &str) -> Parsed {
     }
 
     let mut pattern_field = get("pattern").map(str::to_string);
-    if let Some(raw) = get("trace") {
+    if get("trace").is_some_and(|raw| raw.trim() == STORED_TRACE) {
+        state.trace_in_storage = true;
+        pattern_field = None;
+    } else if let Some(raw) = get("trace") {
         match parse_trace_list(raw) {
             Ok(points) => {
                 state.pattern = Pattern::from_points(points);
@@ -566,12 +577,18 @@ pub const MAX_KEY_LEN: usize = 100;
 /// (`1.5@tenant:a`); items without a key belong to the default key. The whole list is refused on
 /// the first bad item, with its position, so a typo never silently drops a request.
 pub fn parse_trace_list(raw: &str) -> Result<Vec<(Time, String)>, String> {
+    parse_trace_items(raw, MAX_TRACE_IN_URL)
+}
+
+/// A trace list as [`parse_trace_list`] reads it, with room for up to `max` items (the page's
+/// storage holds longer lists than a link).
+pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<(Time, String)>, String> {
     let items: Vec<&str> = raw.split(',').map(str::trim).collect();
     if items.iter().all(|s| s.is_empty()) {
         return Err("the list of request times is empty".into());
     }
-    if items.len() > MAX_TRACE_IN_URL {
-        return Err(format!("{} request times is more than a link can carry ({MAX_TRACE_IN_URL} at most)", items.len()));
+    if items.len() > max {
+        return Err(format!("{} request times is more than a link can carry ({max} at most)", items.len()));
     }
     let mut times = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -593,6 +610,41 @@ pub fn parse_trace_list(raw: &str) -> Result<Vec<(Time, String)>, String> {
     Ok(times)
 }
 
+/// A person's trace as the `trace=` list (`8,8.398@tenant:a`, keys percent-encoded), or `None`
+/// for a preset or an empty trace. The page keeps a long trace in its storage in this form.
+pub fn trace_list(pattern: &Pattern) -> Option<String> {
+    trace_list_within(pattern, usize::MAX)
+}
+
+/// [`trace_list`], or `None` as soon as the text would pass `max_chars` (so that a trace too
+/// large to keep costs little to find out).
+pub fn trace_list_within(pattern: &Pattern, max_chars: usize) -> Option<String> {
+    let mut out = String::new();
+    let mut push = |t: Time, key: &str| {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        out.push_str(&format_seconds(t.micros()));
+        if key != DEFAULT_KEY {
+            out.push('@');
+            out.push_str(&percent_encode(key));
+        }
+        out.len() <= max_chars
+    };
+    let fits = match pattern {
+        Pattern::Trace(times) => times.iter().all(|&t| push(t, DEFAULT_KEY)),
+        Pattern::Keyed(points) => points.iter().all(|(t, key)| push(*t, key)),
+        _ => return None,
+    };
+    (fits && !out.is_empty()).then_some(out)
+}
+
+/// Reads a trace the page kept in its storage (written by [`trace_list`]), up to the importer's
+/// line limit.
+pub fn parse_stored_trace(text: &str) -> Result<Vec<(Time, String)>, String> {
+    parse_trace_items(&percent_decode(text), super::import::MAX_LINES)
+}
+
 /// Writes the state as a query (without `?`), fields in a fixed order, defaults left out.
 pub fn to_query(state: &LabState) -> String {
     let defaults = LabState::default();
@@ -605,22 +657,10 @@ pub fn to_query(state: &LabState) -> String {
     }
     match &state.pattern {
         Pattern::Edge => {}
-        Pattern::Trace(times) if !times.is_empty() => {
-            let list: Vec<String> = times.iter().map(|t| format_seconds(t.micros())).collect();
-            parts.push(format!("trace={}", list.join(",")));
-        }
-        Pattern::Keyed(points) => {
-            let list: Vec<String> = points
-                .iter()
-                .map(|(t, key)| {
-                    if key == DEFAULT_KEY {
-                        format_seconds(t.micros())
-                    } else {
-                        format!("{}@{}", format_seconds(t.micros()), percent_encode(key))
-                    }
-                })
-                .collect();
-            parts.push(format!("trace={}", list.join(",")));
+        Pattern::Trace(times) if times.len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
+        Pattern::Keyed(points) if points.len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
+        pattern @ (Pattern::Trace(_) | Pattern::Keyed(_)) if trace_list(pattern).is_some() => {
+            parts.push(format!("trace={}", trace_list(pattern).unwrap_or_default()));
         }
         other => parts.push(format!("pattern={}", other.slug())),
     }
@@ -741,6 +781,24 @@ mod tests {
         let query = to_query(&state);
         assert_eq!(query, "limit=7&window=2.5&trace=0.000001,3&algos=sliding-log,leaky-bucket");
         assert_eq!(parse_query(&query).state, state);
+    }
+
+    #[test]
+    fn a_trace_too_long_for_a_link_is_written_as_stored_and_reads_back_from_storage() {
+        let points: Vec<(Time, String)> = (0..MAX_REQUESTS_IN_LINK as u64 + 1).map(|i| (Time(i * 1000), if i % 2 == 0 { "a b".to_string() } else { DEFAULT_KEY.to_string() })).collect();
+        let state = LabState { pattern: Pattern::from_points(points.clone()), ..LabState::default() };
+        assert_eq!(to_query(&state), "trace=stored");
+        let parsed = parse_query("trace=stored&limit=3");
+        assert!(parsed.state.trace_in_storage && parsed.notices.is_empty());
+        assert_eq!(parsed.state.settings.limit, 3);
+        let kept = trace_list(&state.pattern).unwrap();
+        assert!(kept.starts_with("0@a%20b,0.001,0.002@a%20b"), "{}", &kept[..40]);
+        assert_eq!(parse_stored_trace(&kept).unwrap(), points);
+        assert_eq!(trace_list_within(&state.pattern, kept.len()).as_deref(), Some(kept.as_str()));
+        assert_eq!(trace_list_within(&state.pattern, kept.len() - 1), None);
+        // A link-sized trace still goes in the link.
+        let short = LabState { pattern: Pattern::from_points(points[..3].to_vec()), ..LabState::default() };
+        assert_eq!(to_query(&short), "trace=0@a%20b,0.001,0.002@a%20b");
     }
 
     #[test]

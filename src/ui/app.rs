@@ -18,6 +18,7 @@ pub fn App() -> impl IntoView {
     let parsed = parse_query(&super::current_query());
     let lab = Lab::new(parsed.state, parsed.notices.into_iter().map(|n| n.message).collect());
     provide_context(lab);
+    lab.restore_trace();
 
     // The theme is an attribute on <html>, so plain CSS can follow it.
     Effect::new(move |_| {
@@ -77,6 +78,12 @@ pub fn App() -> impl IntoView {
                 })}
             </header>
             {notices}
+            {move || lab.progress.get().map(|(what, permille)| view! {
+                <div class="progress" role="status" data-testid="progress">
+                    <span>{what}</span>
+                    <progress max="1000" value=permille></progress>
+                </div>
+            })}
             <p class="live" aria-live="polite" data-testid="live">{move || lab.announcement.get()}</p>
             <div class="layout">
                 <aside class="side">

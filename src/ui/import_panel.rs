@@ -1,30 +1,55 @@
 //! "Use your own traffic": paste request times, CSV or access-log lines, or upload a file. The
-//! core reads them (`core::import`); a bad line is reported with its number and the page keeps
-//! the traffic it had. The requests go into the URL, so the view stays a link.
+//! core reads them (`core::import`), a slice at a time for a large file; a bad line is reported
+//! with its number and the page keeps the traffic it had. Up to 10,000 requests go into the URL,
+//! so the view stays a link; longer traces are kept in the page's storage (`state.rs`).
 
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::core::import::{import, Imported};
+use crate::core::import::{detect, piece_end, Imported, Reader};
 use crate::core::traffic::Pattern;
+use crate::core::url_state::MAX_REQUESTS_IN_LINK;
 
-use super::state::Lab;
+use super::state::{permille, Lab, MAX_STORED_REQUESTS};
 
-/// The most requests a link carries; longer traces are cut, with a message.
-pub const MAX_REQUESTS_IN_LINK: usize = 10_000;
+/// Bytes of text read between two looks at the clock.
+const PIECE_BYTES: usize = 64 * 1024;
 
-fn apply(lab: Lab, text: &str, result: RwSignal<Result<String, Vec<String>>>) {
-    match import(text) {
+/// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
+/// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
+fn apply(lab: Lab, text: String, result: RwSignal<Result<String, Vec<String>>>) {
+    let reader = Reader::new(detect(&text));
+    read_from(lab, text, 0, reader, result);
+}
+
+fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result: RwSignal<Result<String, Vec<String>>>) {
+    let started = super::perf_now();
+    while from < text.len() {
+        let end = piece_end(&text, from, PIECE_BYTES);
+        reader.read(&text[from..end]);
+        from = end;
+        if from < text.len() && super::perf_now() - started > 25.0 {
+            lab.progress.set(Some(("Reading your traffic", permille(from, text.len()))));
+            super::soon(move || read_from(lab, text, from, reader, result));
+            return;
+        }
+    }
+    lab.progress.set(None);
+    match reader.finish() {
         Ok(Imported { format, requests, .. }) => {
             let total = requests.len();
-            let points: Vec<_> = requests.into_iter().take(MAX_REQUESTS_IN_LINK).map(|r| (r.at, r.key)).collect();
-            let kept = points.len();
+            let points: Vec<_> = requests.into_iter().map(|r| (r.at, r.key)).collect();
             lab.playhead.set(None);
-            lab.change(|s| s.pattern = Pattern::from_points(points));
+            lab.change(|s| {
+                s.pattern = Pattern::from_points(points);
+                s.trace_in_storage = false;
+            });
             let mut message = format!("Read {total} requests ({}).", format.name());
-            if kept < total {
-                message.push_str(&format!(" Showing the first {kept}: a link carries no more."));
+            if total > MAX_STORED_REQUESTS {
+                message.push_str(" Too many to keep: they last until the page is closed.");
+            } else if total > MAX_REQUESTS_IN_LINK {
+                message.push_str(" Too many for a link: the link says trace=stored and this browser keeps them.");
             }
             result.set(Ok(message));
         }
@@ -35,7 +60,8 @@ fn apply(lab: Lab, text: &str, result: RwSignal<Result<String, Vec<String>>>) {
 #[component]
 pub fn ImportPanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let text = RwSignal::new(String::new());
+    // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
+    let area = NodeRef::<leptos::html::Textarea>::new();
     let result = RwSignal::new(Ok(String::new()));
 
     let on_file = move |ev: leptos::ev::Event| {
@@ -45,7 +71,7 @@ pub fn ImportPanel() -> impl IntoView {
         let loaded = reader.clone();
         let onload = Closure::once_into_js(move || {
             let content = loaded.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
-            apply(lab, &content, result);
+            apply(lab, content, result);
         });
         reader.set_onload(Some(onload.unchecked_ref()));
         let _ = reader.read_as_text(&file);
@@ -71,11 +97,12 @@ pub fn ImportPanel() -> impl IntoView {
             <p class="hint">
                 "One time in seconds per line, CSV lines "<code>"time,key"</code>", or access-log lines (keyed by address). # starts a comment."
             </p>
-            <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme"
-                prop:value=super::shared(move || text.get())
-                on:input=super::boxed(move |ev| text.set(event_target_value(&ev)))></textarea>
+            <p class="hint" data-testid="import-limits">
+                "Up to 10,000 requests go into the link. Longer traces (files of up to two million lines) are kept in this browser's storage, up to 200,000 requests (and 4,000,000 characters as text), and the link says trace=stored; longer still, they last until the page is closed."
+            </p>
+            <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme" node_ref=area></textarea>
             <div class="import-row">
-                <button data-testid="import-use" on:click=super::boxed(move |_| apply(lab, &text.get_untracked(), result))>"Use these requests"</button>
+                <button data-testid="import-use" on:click=super::boxed(move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), result))>"Use these requests"</button>
                 <label class="upload">"or upload a file "
                     <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=super::boxed(on_file)/>
                 </label>

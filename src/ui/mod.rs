@@ -18,6 +18,7 @@ mod timeline;
 /// The whole page, for tests that mount it.
 pub mod page {
     pub use super::app::App;
+    pub use super::panic_banner::{install as install_panic_banner, show_banner};
 }
 
 use wasm_bindgen::closure::Closure;
@@ -85,6 +86,14 @@ pub(crate) fn perf_now() -> f64 {
 
 pub(crate) fn device_pixel_ratio() -> f64 {
     window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).clamp(1.0, 4.0)
+}
+
+/// Runs `f` as soon as the page has handled what is waiting (a zero-delay timer), so long work
+/// can continue in slices while the page stays responsive.
+pub(crate) fn soon(f: impl FnOnce() + 'static) {
+    let Some(w) = window() else { return };
+    let callback = Closure::once_into_js(f);
+    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
 }
 
 /// Runs `f` before the next repaint.

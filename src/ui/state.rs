@@ -1,14 +1,31 @@
 //! The page's shared state: the lab state (what the URL holds), the computed run, and the
 //! transient view state (playhead, cursor, selection). Every change to the lab state goes
 //! through `Lab::change`, which recomputes the run and rewrites the URL in one step.
+//!
+//! A large trace is computed a slice at a time (`core::lab::Computation`): the first slice runs
+//! at once, and if it does not finish within a frame's work the rest runs between frames with a
+//! progress bar, so the page keeps answering. A trace too long for a link is kept in the page's
+//! own storage (`localStorage`), up to a size the import panel states.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::core::lab::LabRun;
+use crate::core::lab::{Computation, LabRun};
 use crate::core::time::Time;
-use crate::core::url_state::{to_query, LabState};
+use crate::core::traffic::Pattern;
+use crate::core::url_state::{parse_stored_trace, to_query, trace_list_within, LabState, MAX_REQUESTS_IN_LINK};
+
+/// Where the page keeps a trace too long for a link.
+const STORAGE_KEY: &str = "ratelab-trace";
+/// The most requests kept in storage, and the longest text: browsers give a page about five
+/// million characters, and writing the text must fit in a frame's work.
+pub const MAX_STORED_REQUESTS: usize = 200_000;
+pub const MAX_STORED_CHARS: usize = 4_000_000;
+/// Work done between two chances for the page to answer, in milliseconds.
+const SLICE_MS: f64 = 25.0;
+/// Decisions made between two looks at the clock.
+const DECISIONS_PER_CHECK: usize = 4_096;
 
 #[derive(Clone, Copy)]
 pub struct Lab {
@@ -31,6 +48,10 @@ pub struct Lab {
     pub send_key: RwSignal<Option<String>>,
     /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
     pub active_scenario: RwSignal<Option<&'static str>>,
+    /// Long work under way: what it is, and how far it has got in thousandths.
+    pub progress: RwSignal<Option<(&'static str, u32)>>,
+    /// The latest computation; an older one still running stops when it sees a newer number.
+    job: RwSignal<u32>,
 }
 
 impl Lab {
@@ -48,6 +69,8 @@ impl Lab {
             announcement: RwSignal::new(String::new()),
             send_key: RwSignal::new(None),
             active_scenario: RwSignal::new(None),
+            progress: RwSignal::new(None),
+            job: RwSignal::new(0),
         }
     }
 
@@ -55,19 +78,103 @@ impl Lab {
     pub fn change(&self, edit: impl FnOnce(&mut LabState)) {
         let mut next = self.state.get_untracked();
         edit(&mut next);
-        if next == self.state.get_untracked() {
+        if self.state.with_untracked(|s| *s == next) {
             return;
         }
-        self.run.set(Arc::new(LabRun::compute(&next)));
+        let job = self.job.get_untracked().wrapping_add(1);
+        self.job.set(job);
+        let computation = Computation::new(&next);
+        self.compute(job, next, computation);
+    }
+
+    /// Runs `computation` for a frame's work; finishes, or comes back after the page has had a
+    /// chance to answer.
+    fn compute(self, job: u32, next: LabState, mut computation: Computation) {
+        if self.job.get_untracked() != job {
+            return; // a newer change superseded this one
+        }
+        let started = super::perf_now();
+        while computation.step(DECISIONS_PER_CHECK) {
+            if super::perf_now() - started > SLICE_MS {
+                let (done, total) = computation.progress();
+                self.progress.set(Some(("Running the limiters", permille(done, total))));
+                super::soon(move || self.compute(job, next, computation));
+                return;
+            }
+        }
+        self.progress.set(None);
+        self.apply(next, computation.finish());
+    }
+
+    fn apply(&self, next: LabState, run: LabRun) {
+        let pattern_changed = self.state.with_untracked(|s| s.pattern != next.pattern);
+        self.run.set(Arc::new(run));
         super::replace_url(&to_query(&next));
         let trace_len = self.run.with_untracked(|r| r.trace.len());
         if self.selected.get_untracked().is_some_and(|i| i >= trace_len) {
             self.selected.set(None);
         }
+        if pattern_changed {
+            // Its own task: writing a long trace should not add to the redraw's.
+            let (lab, pattern) = (*self, next.pattern.clone());
+            super::soon(move || lab.keep_trace(&pattern));
+        }
         self.state.set(next);
+    }
+
+    /// Keeps a trace too long for a link in the page's storage, or says why it could not.
+    fn keep_trace(&self, pattern: &Pattern) {
+        let count = match pattern {
+            Pattern::Trace(times) => times.len(),
+            Pattern::Keyed(points) => points.len(),
+            _ => 0,
+        };
+        let Some(storage) = super::window().and_then(|w| w.local_storage().ok().flatten()) else {
+            if count > MAX_REQUESTS_IN_LINK {
+                self.notices.update(|n| n.push("This page may not use storage here, so the trace lasts until the page is closed.".into()));
+            }
+            return;
+        };
+        if count <= MAX_REQUESTS_IN_LINK {
+            let _ = storage.remove_item(STORAGE_KEY);
+            return;
+        }
+        let kept = count <= MAX_STORED_REQUESTS
+            && trace_list_within(pattern, MAX_STORED_CHARS).is_some_and(|text| storage.set_item(STORAGE_KEY, &text).is_ok());
+        if !kept {
+            let _ = storage.remove_item(STORAGE_KEY);
+            self.notices.update(|n| {
+                n.push(format!(
+                    "This trace is more than the page keeps ({MAX_STORED_REQUESTS} requests, {MAX_STORED_CHARS} characters as text): it lasts until the page is closed, and the link cannot bring it back."
+                ))
+            });
+        }
+    }
+
+    /// For a link saying `trace=stored`: brings back the trace the page kept, or says it is gone.
+    pub fn restore_trace(&self) {
+        if !self.state.with_untracked(|s| s.trace_in_storage) {
+            return;
+        }
+        let kept = super::window().and_then(|w| w.local_storage().ok().flatten()).and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
+        match kept.map(|text| parse_stored_trace(&text)) {
+            Some(Ok(points)) => self.change(|s| {
+                s.pattern = Pattern::from_points(points);
+                s.trace_in_storage = false;
+            }),
+            _ => {
+                self.notices.update(|n| n.push("The link points at a trace kept in this browser, and it is not here (another browser, or cleared); showing the default traffic.".into()));
+                self.change(|s| s.trace_in_storage = false);
+            }
+        }
     }
 
     pub fn query(&self) -> String {
         self.state.with(to_query)
     }
+}
+
+/// `done` of `total` in thousandths.
+pub fn permille(done: usize, total: usize) -> u32 {
+    ((done as u64 * 1000) / (total.max(1) as u64)).min(1000) as u32
 }

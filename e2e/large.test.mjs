@@ -1,0 +1,97 @@
+// Large traffic: a million-line file is read and run in slices with a progress bar while the
+// page keeps answering, and a trace too long for a link is kept in the page's storage, comes
+// back on reload, and is named as missing where it is not kept.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+
+const shared = useBrowser();
+
+async function figures(page, slug) {
+  const row = page.locator(`[data-testid="stats-${slug}"]`);
+  return { passed: Number(await row.getAttribute('data-allowed')), rejected: Number(await row.getAttribute('data-rejected')) };
+}
+
+test('a million-line file is read and run with a progress bar, and the page keeps answering', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=100&window=1');
+  // One request a millisecond for 1,000 s: ten times the limit of 100 a second.
+  const lines = new Array(1_000_000);
+  for (let i = 0; i < lines.length; i++) lines[i] = (i / 1000).toFixed(3);
+  const buffer = Buffer.from(lines.join('\n'));
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => window.longTasks.push(Math.round(e.duration)))).observe({ type: 'longtask' });
+    // Every state the progress bar shows, as it shows it.
+    window.progressSeen = [];
+    new MutationObserver(() => {
+      const bar = document.querySelector('[data-testid="progress"]');
+      if (bar) window.progressSeen.push(`${bar.textContent}:${bar.querySelector('progress').value}`);
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  await page.click('text=Use your own traffic');
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'million.txt', mimeType: 'text/plain', buffer });
+  await page.waitForSelector('[data-testid="progress"]', { timeout: 15000 });
+  // While the bar is up, the page answers: a round trip through its main thread stays short.
+  const trips = [];
+  while (await page.locator('[data-testid="progress"]').count()) {
+    const started = Date.now();
+    await page.evaluate(() => document.querySelector('[data-testid="progress"]')?.textContent);
+    trips.push(Date.now() - started);
+  }
+  const seen = await page.evaluate(() => window.progressSeen);
+  assert.ok(seen.some((s) => s.startsWith('Reading your traffic')), 'the bar shows the file being read');
+  assert.ok(seen.some((s) => s.startsWith('Running the limiters')), 'then the limiters running');
+  const values = seen.filter((s) => s.startsWith('Running')).map((s) => Number(s.split(':').pop()));
+  assert.ok(values.length >= 3 && values.some((v) => v > 0 && v < 1000), `the bar moves (${values.join(', ')})`);
+  assert.ok(trips.length >= 3, `the page answered ${trips.length} times while working`);
+  trips.sort((a, b) => a - b);
+  const median = trips[Math.floor(trips.length / 2)];
+  assert.ok(median < 100, `median round trip ${median} ms while working (${trips.join(', ')})`);
+  await page.waitForSelector('[data-testid="import-ok"]');
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 1000000 requests .* Too many to keep: they last until the page is closed/);
+  assert.match(await page.locator('[data-testid="notices"]').innerText(), /more than the page keeps \(200000 requests/);
+  const fixed = await figures(page, 'fixed');
+  assert.equal(fixed.passed + fixed.rejected, 1_000_000);
+  // 100 per clock-aligned second, 1,000 seconds.
+  assert.equal(fixed.passed, 100_000);
+  assert.match(page.url(), /trace=stored/);
+  const longTasks = await page.evaluate(() => window.longTasks);
+  console.log(`long tasks during the import (ms): ${longTasks.join(', ')}`);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'million.png') });
+  await page.close();
+});
+
+test('a trace too long for a link is kept in storage, survives a reload, and is named as missing elsewhere', async () => {
+  const { page, context } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=3&window=1');
+  const csv = Array.from({ length: 20_000 }, (_, i) => `${(i / 100).toFixed(2)},tenant:${i % 3}`).join('\n');
+  await page.click('text=Use your own traffic');
+  assert.match(await page.locator('[data-testid="import-limits"]').innerText(), /Up to 10,000 requests go into the link/);
+  // As a paste does: the whole text at once (Playwright's fill types it through the editor).
+  await page.locator('[data-testid="import-text"]').evaluate((area, text) => {
+    area.value = text;
+    area.dispatchEvent(new Event('input', { bubbles: true }));
+  }, csv);
+  await page.click('[data-testid="import-use"]');
+  await page.waitForSelector('[data-testid="import-ok"]');
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /this browser keeps them/);
+  await page.waitForURL(/trace=stored/);
+  const before = await figures(page, 'sliding-log');
+  assert.equal(before.passed + before.rejected, 20_000);
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="stats-sliding-log"]')?.getAttribute('data-rejected') !== null
+    && Number(document.querySelector('[data-testid="stats-sliding-log"]').getAttribute('data-allowed')) + Number(document.querySelector('[data-testid="stats-sliding-log"]').getAttribute('data-rejected')) === 20000);
+  assert.deepEqual(await figures(page, 'sliding-log'), before);
+  assert.match(page.url(), /trace=stored/);
+  // Another browser (a fresh context has no storage): the link cannot bring the trace.
+  const other = await shared.browser.newContext();
+  const elsewhere = await other.newPage();
+  await gotoLab(elsewhere, 'trace=stored&limit=3&window=1');
+  assert.match(await elsewhere.locator('[data-testid="notices"]').innerText(), /kept in this browser, and it is not here/);
+  assert.doesNotMatch(elsewhere.url(), /trace=stored/);
+  await other.close();
+  await context.close();
+});
