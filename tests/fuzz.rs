@@ -18,11 +18,16 @@ fn cases(default: u32) -> u32 {
     std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-const FIELDS: [&str; 30] = [
+const FIELDS: [&str; 31] = [
     "limit", "window", "pattern", "trace", "algos", "algo", "do", "do-algo", "from", "home", "timeout", "fail", "service", "persist",
     "evict", "outage", "shards", "shard-by", "placement", "seed", "capacity", "refill", "burst", "leak-burst", "leak-delay", "embed",
-    "theme", "cache", "tier", "period",
+    "theme", "cache", "tier", "period", "closed-routes",
 ];
+
+/// Every field of the URL: the lab's and the product profiles' own.
+fn every_field() -> Vec<&'static str> {
+    FIELDS.iter().chain(ratelab::core::profiles::settings::FIELDS.iter()).copied().collect()
+}
 
 /// Values near the valid ones: numbers of every shape, signs, units, separators, escapes.
 fn value() -> impl Strategy<Value = String> {
@@ -32,12 +37,14 @@ fn value() -> impl Strategy<Value = String> {
         "[-+.,@%:a-z0-9 ]{0,30}",
         "(edge|steady|double|burst-trickle|retry-storm|poisson|several-keys|clicks|trace|fra|iad|gru|sin|syd|nrt|open|closed|key|request|smart|first|binding|do|nodelay|dark)",
         "([0-9]{1,3}(\\.[0-9]{1,3})?(@[a-z:]{1,6})?,){0,12}",
+        "([0-9]{1,3}(@[a-z:]{0,6}(@(fra|syd|xx)?(@[A-Z]{3} /[a-z]{0,4})?)?)?,){0,12}",
+        "(nginx|governor|redis-cell|upstash-fixed|upstash-sliding|upstash-token|envoy|cf-binding|10r/s|30r/m|0r/s|stored|on|off|timer|continuous|10|60)(,(fixed|nginx|envoy|cf-binding))?",
         any::<String>(),
     ]
 }
 
 fn structured_query() -> impl Strategy<Value = String> {
-    prop::collection::vec((prop::sample::select(FIELDS.to_vec()), value()), 0..8)
+    prop::collection::vec((prop::sample::select(every_field()), value()), 0..8)
         .prop_map(|pairs| pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&"))
 }
 
@@ -94,7 +101,7 @@ proptest! {
         let text = lines.join("\n");
         match import(&text) {
             Ok(imported) => {
-                let points = imported.requests.into_iter().map(|r| (r.at, r.key)).collect();
+                let points = imported.requests.into_iter().map(|r| ratelab::core::traffic::Point { at: r.at, key: r.key, origin: r.region, route: r.route }).collect();
                 let trace = ratelab::core::traffic::Pattern::from_points(points).generate(5, Span::from_secs(10));
                 prop_assert!(trace.requests().windows(2).all(|w| w[0].at <= w[1].at));
             }

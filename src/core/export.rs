@@ -64,7 +64,7 @@ fn push_field(out: &mut String, field: &str) {
 mod tests {
     use super::*;
     use crate::core::time::Time;
-    use crate::core::traffic::Pattern;
+    use crate::core::traffic::{Pattern, Point};
     use crate::core::url_state::parse_query;
 
     fn csv_for(query: &str) -> String {
@@ -94,7 +94,7 @@ mod tests {
     #[test]
     fn keys_that_look_like_formulas_or_hold_commas_are_made_harmless() {
         let mut state = parse_query("limit=2&window=10&algos=fixed").state;
-        state.pattern = Pattern::Keyed(vec![(Time::ZERO, "=cmd()".into()), (Time::from_secs(1), "a,b".into())]);
+        state.pattern = Pattern::Keyed(vec![Point::new(Time::ZERO, "=cmd()"), Point::new(Time::from_secs(1), "a,b")]);
         let csv = decisions_csv(&LabRun::compute(&state));
         assert!(csv.contains("\n0,'=cmd(),fixed,"), "{csv}");
         assert!(csv.contains("\n1,\"a,b\",fixed,"), "{csv}");

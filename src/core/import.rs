@@ -327,7 +327,7 @@ mod tests {
         assert_eq!(imported.format, Format::Times);
         let ms: Vec<u64> = imported.requests.iter().map(|r| r.at.micros() / 1000).collect();
         assert_eq!(ms, [8000, 9592, 8398], "in file order");
-        let points = imported.requests.into_iter().map(|r| (r.at, r.key)).collect();
+        let points = imported.requests.into_iter().map(|r| crate::core::traffic::Point::new(r.at, r.key)).collect();
         let trace = crate::core::traffic::Pattern::from_points(points).generate(5, crate::core::time::Span::from_secs(10));
         let ms: Vec<u64> = trace.requests().iter().map(|r| r.at.micros() / 1000).collect();
         assert_eq!(ms, [8000, 8398, 9592], "replayed in time order");

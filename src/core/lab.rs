@@ -137,7 +137,7 @@ impl Computation {
         let horizon = horizon_for(&trace, settings.window);
         let error = (!refusals.is_empty()).then(|| refusals.join(" "));
         let durable = durable.enabled.then(|| {
-            let config = durable.sim_config(&settings);
+            let config = durable.sim_config(&settings, trace.routes());
             simulate(&config, &durable.traffic(&trace)).map_err(|e| e.to_string())
         });
         let gauges = [Algorithm::TokenBucket, Algorithm::SlidingLog]

@@ -5,22 +5,51 @@
 
 use std::fmt;
 
+use super::durable::Region;
 use super::rng::SeededRng;
 use super::time::{Span, Time, MICROS_PER_SEC};
 
-/// One request: when it arrives, whose it is (an index into the trace's key table), its cost.
+/// One request: when it arrives, whose it is (an index into the trace's key table), its cost,
+/// and, for a person's own traffic, where it came from and which route it asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
     pub at: Time,
     pub key: u32,
     pub cost: u32,
+    /// The Cloudflare location it reached, when the traffic says so (CSV's region column).
+    pub origin: Option<Region>,
+    /// 0 for the lab's own route, else `n` for the trace's route `n - 1` (see `Trace::routes`).
+    pub route: u16,
 }
 
-/// Requests in arrival order, with their keys.
+impl Request {
+    /// A unit-cost request of `key` at `at`, with no origin or route of its own.
+    pub fn new(at: Time, key: u32) -> Request {
+        Request { at, key, cost: 1, origin: None, route: 0 }
+    }
+}
+
+/// One request of a person's own traffic, as given (a line of a file, an item of a link).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Point {
+    pub at: Time,
+    pub key: String,
+    pub origin: Option<Region>,
+    pub route: Option<String>,
+}
+
+impl Point {
+    pub fn new(at: Time, key: impl Into<String>) -> Point {
+        Point { at, key: key.into(), origin: None, route: None }
+    }
+}
+
+/// Requests in arrival order, with their keys and the routes they name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trace {
     keys: Vec<String>,
     requests: Vec<Request>,
+    routes: Vec<String>,
 }
 
 impl Trace {
@@ -28,8 +57,8 @@ impl Trace {
     pub fn single_key(key: &str, mut times: Vec<Time>) -> Trace {
         // Equal times are interchangeable: an unstable sort is exact here.
         times.sort_unstable();
-        let requests = times.into_iter().map(|at| Request { at, key: 0, cost: 1 }).collect();
-        Trace { keys: vec![key.to_string()], requests }
+        let requests = times.into_iter().map(|at| Request::new(at, 0)).collect();
+        Trace { keys: vec![key.to_string()], requests, routes: Vec::new() }
     }
 
     /// A trace from a key table and requests in any order; requests naming a key outside the
@@ -37,7 +66,7 @@ impl Trace {
     pub fn new(keys: Vec<String>, mut requests: Vec<Request>) -> Trace {
         requests.retain(|r| (r.key as usize) < keys.len());
         sort_by_time(&mut requests);
-        Trace { keys, requests }
+        Trace { keys, requests, routes: Vec::new() }
     }
 
     /// Adds the unit-cost requests of another key and keeps the trace in arrival order (requests
@@ -50,7 +79,7 @@ impl Trace {
                 (self.keys.len() - 1) as u32
             }
         };
-        self.requests.extend(times.iter().map(|&at| Request { at, key: id, cost: 1 }));
+        self.requests.extend(times.iter().map(|&at| Request::new(at, id)));
         sort_by_time(&mut self.requests);
     }
 
@@ -60,6 +89,11 @@ impl Trace {
 
     pub fn keys(&self) -> &[String] {
         &self.keys
+    }
+
+    /// The routes a person's traffic names, in order of first appearance (`Request::route` - 1).
+    pub fn routes(&self) -> &[String] {
+        &self.routes
     }
 
     pub fn key_name(&self, key: u32) -> &str {
@@ -84,6 +118,19 @@ impl Trace {
 /// shared, so the Wasm holds one copy of it).
 fn sort_by_time(requests: &mut [Request]) {
     requests.sort_by_key(|r| r.at);
+}
+
+/// The index of `name` in `names`, adding it if new. `index` keeps (name, position) sorted by
+/// name, so a log of many addresses stays fast without a hash map (which costs the bundle more).
+fn intern<'a>(index: &mut Vec<(&'a str, usize)>, names: &mut Vec<String>, name: &'a str) -> usize {
+    match index.binary_search_by(|(n, _)| (*n).cmp(name)) {
+        Ok(found) => index[found].1,
+        Err(at) => {
+            names.push(name.to_string());
+            index.insert(at, (name, names.len() - 1));
+            names.len() - 1
+        }
+    }
 }
 
 /// The key the presets use.
@@ -111,8 +158,9 @@ pub enum Pattern {
     SeveralKeys,
     /// Request times given by a person (a pasted list, or their clicks), in seconds.
     Trace(Vec<Time>),
-    /// Request times with their keys, for traffic of several keys given by a person.
-    Keyed(Vec<(Time, String)>),
+    /// Requests with their keys (and origins and routes, when given), for traffic of several
+    /// keys given by a person.
+    Keyed(Vec<Point>),
 }
 
 /// Keys of the several-keys preset, in key-table order.
@@ -162,16 +210,25 @@ impl Pattern {
         }
     }
 
-    /// The same requests as an explicit list of (time, key): what "Send a request" extends.
+    /// The same requests as an explicit list of points: what "Send a request" extends.
     pub fn to_keyed(trace: &Trace) -> Pattern {
-        let points: Vec<(Time, String)> = trace.requests().iter().map(|r| (r.at, trace.key_name(r.key).to_string())).collect();
+        let points: Vec<Point> = trace
+            .requests()
+            .iter()
+            .map(|r| Point {
+                at: r.at,
+                key: trace.key_name(r.key).to_string(),
+                origin: r.origin,
+                route: usize::from(r.route).checked_sub(1).and_then(|i| trace.routes().get(i)).cloned(),
+            })
+            .collect();
         Pattern::from_points(points)
     }
 
     /// A person's requests: a plain time list when they all belong to the default key.
-    pub fn from_points(points: Vec<(Time, String)>) -> Pattern {
-        if points.iter().all(|(_, k)| k == DEFAULT_KEY) {
-            Pattern::Trace(points.into_iter().map(|(t, _)| t).collect())
+    pub fn from_points(points: Vec<Point>) -> Pattern {
+        if points.iter().all(|p| p.key == DEFAULT_KEY && p.origin.is_none() && p.route.is_none()) {
+            Pattern::Trace(points.into_iter().map(|p| p.at).collect())
         } else {
             Pattern::Keyed(points)
         }
@@ -195,19 +252,21 @@ impl Pattern {
                 trace
             }
             Pattern::Keyed(points) => {
-                let mut keys: Vec<String> = Vec::new();
+                let (mut keys, mut key_index) = (Vec::new(), Vec::new());
+                let (mut routes, mut route_index) = (Vec::new(), Vec::new());
                 let mut requests = Vec::with_capacity(points.len());
-                for (at, key) in points {
-                    let id = match keys.iter().position(|k| k == key) {
-                        Some(i) => i,
-                        None => {
-                            keys.push(key.clone());
-                            keys.len() - 1
-                        }
+                for point in points {
+                    let key = intern(&mut key_index, &mut keys, &point.key) as u32;
+                    // Routes past u16 share the last index: no real service has that many.
+                    let route = match &point.route {
+                        Some(name) => (intern(&mut route_index, &mut routes, name) + 1).min(usize::from(u16::MAX)) as u16,
+                        None => 0,
                     };
-                    requests.push(Request { at: *at, key: id as u32, cost: 1 });
+                    requests.push(Request { origin: point.origin, route, ..Request::new(point.at, key) });
                 }
-                Trace::new(keys, requests)
+                let mut trace = Trace::new(keys, requests);
+                trace.routes = routes;
+                trace
             }
             _ => Trace::single_key(DEFAULT_KEY, self.times(limit, window)),
         }
@@ -280,7 +339,7 @@ impl Pattern {
             }
             Pattern::SeveralKeys => Pattern::Edge.times(limit, window),
             Pattern::Trace(times) => times.clone(),
-            Pattern::Keyed(points) => points.iter().map(|(t, _)| *t).collect(),
+            Pattern::Keyed(points) => points.iter().map(|p| p.at).collect(),
         }
     }
 }
@@ -353,7 +412,7 @@ mod tests {
 
     #[test]
     fn a_keyed_list_gives_one_limiter_key_per_name_in_order_of_first_use() {
-        let pattern = Pattern::Keyed(vec![(Time(3), "b".into()), (Time(1), "a".into()), (Time(2), "b".into())]);
+        let pattern = Pattern::Keyed(vec![Point::new(Time(3), "b"), Point::new(Time(1), "a"), Point::new(Time(2), "b")]);
         let trace = pattern.generate(5, Span::from_secs(1));
         assert_eq!(trace.keys(), ["b", "a"]);
         let order: Vec<(u64, &str)> = trace.requests().iter().map(|r| (r.at.micros(), trace.key_name(r.key))).collect();
@@ -362,7 +421,7 @@ mod tests {
     }
 
     fn pattern_sorted() -> Pattern {
-        Pattern::Keyed(vec![(Time(1), "a".into()), (Time(2), "b".into()), (Time(3), "b".into())])
+        Pattern::Keyed(vec![Point::new(Time(1), "a"), Point::new(Time(2), "b"), Point::new(Time(3), "b")])
     }
 
     #[test]

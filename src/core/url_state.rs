@@ -17,7 +17,8 @@
 //! - Durable Object row (`do=1`) and its knobs: `from`, `home` (region codes `fra`, `iad`,
 //!   `gru`, `sin`, `syd`, `nrt`), `timeout` (ms), `fail` (`open`|`closed`), `service` (ms per
 //!   decision), `persist` (0|1), `evict` (idle seconds), `outage` (`start-end` seconds), `shards`,
-//!   `shard-by` (`key`|`request`), `placement` (`first`|`smart`), `seed`, `do-algo` (an algorithm)
+//!   `shard-by` (`key`|`request`), `placement` (`first`|`smart`), `seed`, `do-algo` (an algorithm),
+//!   `closed-routes` (routes of a person's traffic that fail closed, a comma list)
 //!
 //! The page's own form may instead send `algo=` once per ticked algorithm. Unknown parameters
 //! are ignored, so links made by later versions still open.
@@ -27,7 +28,7 @@ use super::config::Rate;
 use super::limiter::{Algorithm, LeakDelay, Settings};
 use super::profiles::settings::FIELDS;
 use super::time::{format_seconds, parse_seconds, Span, Time};
-use super::traffic::{Pattern, DEFAULT_KEY};
+use super::traffic::{Pattern, Point, DEFAULT_KEY};
 
 pub const MAX_LIMIT: u64 = 1_000_000;
 pub const MIN_WINDOW: Span = Span::from_millis(1);
@@ -442,6 +443,10 @@ fn parse_durable<'a>(
             other => note("fail", format!("fail={}: use fail=open or fail=closed; failing open.", quoted(other))),
         }
     }
+    if let Some(raw) = get("closed-routes") {
+        // Route names come from a CSV's route column, so they hold no comma.
+        d.closed_routes = raw.split(',').map(str::trim).filter(|r| !r.is_empty()).take(64).map(|r| r.chars().take(200).collect()).collect();
+    }
     if let Some(raw) = get("service") {
         match parse_millis(raw) {
             Some(us) if (1..=10_000_000).contains(&us) => d.service = Span(us),
@@ -544,6 +549,10 @@ fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
     if d.fail != defaults.fail {
         parts.push(format!("fail={}", d.fail.slug()));
     }
+    if !d.closed_routes.is_empty() {
+        let names: Vec<String> = d.closed_routes.iter().map(|r| percent_encode(r)).collect();
+        parts.push(format!("closed-routes={}", names.join(",")));
+    }
     if d.service != defaults.service {
         parts.push(format!("service={}", format_seconds(d.service.micros() * 1000)));
     }
@@ -576,13 +585,13 @@ pub const MAX_KEY_LEN: usize = 100;
 /// Parses `trace=`: comma-separated seconds, each optionally followed by `@key`
 /// (`1.5@tenant:a`); items without a key belong to the default key. The whole list is refused on
 /// the first bad item, with its position, so a typo never silently drops a request.
-pub fn parse_trace_list(raw: &str) -> Result<Vec<(Time, String)>, String> {
+pub fn parse_trace_list(raw: &str) -> Result<Vec<Point>, String> {
     parse_trace_items(raw, MAX_TRACE_IN_URL)
 }
 
 /// A trace list as [`parse_trace_list`] reads it, with room for up to `max` items (the page's
-/// storage holds longer lists than a link).
-pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<(Time, String)>, String> {
+/// storage holds longer lists than a link). An item is `time[@key[@region[@route]]]`.
+pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<Point>, String> {
     let items: Vec<&str> = raw.split(',').map(str::trim).collect();
     if items.iter().all(|s| s.is_empty()) {
         return Err("the list of request times is empty".into());
@@ -590,28 +599,31 @@ pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<(Time, String)>, S
     if items.len() > max {
         return Err(format!("{} request times is more than a link can carry ({max} at most)", items.len()));
     }
-    let mut times = Vec::with_capacity(items.len());
+    let mut points = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         if item.is_empty() && i + 1 == items.len() {
             continue; // a trailing comma
         }
-        let (time_text, key) = match item.rsplit_once('@') {
-            Some((t, k)) => (t, k.trim()),
-            None => (*item, DEFAULT_KEY),
-        };
+        let mut parts = item.splitn(4, '@');
+        let time_text = parts.next().unwrap_or_default();
+        let key = parts.next().map(str::trim).unwrap_or(DEFAULT_KEY);
         if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control) {
             return Err(format!("item {} of the list: the key after @ must be 1 to {MAX_KEY_LEN} printable characters", i + 1));
         }
-        match parse_seconds(time_text) {
-            Ok(us) => times.push((Time(us), key.to_string())),
-            Err(e) => return Err(format!("item {} of the list: {e}", i + 1)),
-        }
+        let at = parse_seconds(time_text).map_err(|e| format!("item {} of the list: {e}", i + 1))?;
+        let origin = match parts.next().map(str::trim).filter(|r| !r.is_empty()) {
+            Some(code) => Some(Region::from_code(code).ok_or_else(|| format!("item {} of the list: \"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)", i + 1))?),
+            None => None,
+        };
+        let route = parts.next().map(str::trim).filter(|r| !r.is_empty()).map(str::to_string);
+        points.push(Point { at: Time(at), key: key.to_string(), origin, route });
     }
-    Ok(times)
+    Ok(points)
 }
 
-/// A person's trace as the `trace=` list (`8,8.398@tenant:a`, keys percent-encoded), or `None`
-/// for a preset or an empty trace. The page keeps a long trace in its storage in this form.
+/// A person's trace as the `trace=` list (`8,8.398@tenant:a,9@tenant:a@syd@POST%20%2Flogin`,
+/// names percent-encoded), or `None` for a preset or an empty trace. The page keeps a long trace
+/// in its storage in this form.
 pub fn trace_list(pattern: &Pattern) -> Option<String> {
     trace_list_within(pattern, usize::MAX)
 }
@@ -620,20 +632,28 @@ pub fn trace_list(pattern: &Pattern) -> Option<String> {
 /// large to keep costs little to find out).
 pub fn trace_list_within(pattern: &Pattern, max_chars: usize) -> Option<String> {
     let mut out = String::new();
-    let mut push = |t: Time, key: &str| {
+    let mut push = |p: &Point| {
         if !out.is_empty() {
             out.push(',');
         }
-        out.push_str(&format_seconds(t.micros()));
-        if key != DEFAULT_KEY {
+        out.push_str(&format_seconds(p.at.micros()));
+        if p.key != DEFAULT_KEY || p.origin.is_some() || p.route.is_some() {
             out.push('@');
-            out.push_str(&percent_encode(key));
+            out.push_str(&percent_encode(&p.key));
+        }
+        if p.origin.is_some() || p.route.is_some() {
+            out.push('@');
+            out.push_str(p.origin.map(Region::code).unwrap_or_default());
+        }
+        if let Some(route) = &p.route {
+            out.push('@');
+            out.push_str(&percent_encode(route));
         }
         out.len() <= max_chars
     };
     let fits = match pattern {
-        Pattern::Trace(times) => times.iter().all(|&t| push(t, DEFAULT_KEY)),
-        Pattern::Keyed(points) => points.iter().all(|(t, key)| push(*t, key)),
+        Pattern::Trace(times) => times.iter().all(|&t| push(&Point::new(t, DEFAULT_KEY))),
+        Pattern::Keyed(points) => points.iter().all(&mut push),
         _ => return None,
     };
     (fits && !out.is_empty()).then_some(out)
@@ -641,7 +661,7 @@ pub fn trace_list_within(pattern: &Pattern, max_chars: usize) -> Option<String> 
 
 /// Reads a trace the page kept in its storage (written by [`trace_list`]), up to the importer's
 /// line limit.
-pub fn parse_stored_trace(text: &str) -> Result<Vec<(Time, String)>, String> {
+pub fn parse_stored_trace(text: &str) -> Result<Vec<Point>, String> {
     parse_trace_items(&percent_decode(text), super::import::MAX_LINES)
 }
 
@@ -656,6 +676,8 @@ pub fn to_query(state: &LabState) -> String {
         parts.push(format!("window={}", format_seconds(state.settings.window.micros())));
     }
     match &state.pattern {
+        // Not yet brought back from storage: the link still says where the trace is.
+        _ if state.trace_in_storage => parts.push(format!("trace={STORED_TRACE}")),
         Pattern::Edge => {}
         Pattern::Trace(times) if times.len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
         Pattern::Keyed(points) if points.len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
@@ -742,10 +764,25 @@ mod tests {
         let parsed = parse_query("trace=0,1@tenant:a,2@ip:10.0.0.1,3@odd%20key%2Fx");
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
         let Pattern::Keyed(points) = &parsed.state.pattern else { panic!("a keyed trace") };
-        assert_eq!(points[0], (Time::ZERO, DEFAULT_KEY.to_string()));
-        assert_eq!(points[3], (Time::from_secs(3), "odd key/x".to_string()));
+        assert_eq!(points[0], Point::new(Time::ZERO, DEFAULT_KEY));
+        assert_eq!(points[3], Point::new(Time::from_secs(3), "odd key/x"));
         assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
         assert!(parse_query("trace=1@").notices[0].message.contains("key after @"));
+    }
+
+    #[test]
+    fn trace_items_may_name_their_region_and_route_and_the_link_keeps_them_with_the_closed_routes() {
+        let parsed = parse_query("trace=0@a@syd@POST%20%2Flogin,1@a@@GET%20%2F,2@b@fra&do=1&closed-routes=POST%20%2Flogin");
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+        let Pattern::Keyed(points) = &parsed.state.pattern else { panic!("a keyed trace") };
+        assert_eq!(points[0], Point { at: Time::ZERO, key: "a".into(), origin: Some(Region::Sydney), route: Some("POST /login".into()) });
+        assert_eq!(points[1], Point { at: Time::from_secs(1), key: "a".into(), origin: None, route: Some("GET /".into()) });
+        assert_eq!(points[2], Point { at: Time::from_secs(2), key: "b".into(), origin: Some(Region::Frankfurt), route: None });
+        assert_eq!(parsed.state.durable.closed_routes, ["POST /login"]);
+        let query = to_query(&parsed.state);
+        assert_eq!(query, "trace=0@a@syd@POST%20%2Flogin,1@a@@GET%20%2F,2@b@fra&do=1&closed-routes=POST%20%2Flogin");
+        assert_eq!(parse_query(&query).state, parsed.state);
+        assert!(parse_query("trace=1@a@mars").notices[0].message.contains("\"mars\" is not a region"));
     }
 
     #[test]
@@ -785,12 +822,15 @@ mod tests {
 
     #[test]
     fn a_trace_too_long_for_a_link_is_written_as_stored_and_reads_back_from_storage() {
-        let points: Vec<(Time, String)> = (0..MAX_REQUESTS_IN_LINK as u64 + 1).map(|i| (Time(i * 1000), if i % 2 == 0 { "a b".to_string() } else { DEFAULT_KEY.to_string() })).collect();
+        let points: Vec<Point> = (0..MAX_REQUESTS_IN_LINK as u64 + 1).map(|i| Point::new(Time(i * 1000), if i % 2 == 0 { "a b" } else { DEFAULT_KEY })).collect();
         let state = LabState { pattern: Pattern::from_points(points.clone()), ..LabState::default() };
         assert_eq!(to_query(&state), "trace=stored");
         let parsed = parse_query("trace=stored&limit=3");
         assert!(parsed.state.trace_in_storage && parsed.notices.is_empty());
         assert_eq!(parsed.state.settings.limit, 3);
+        // Found by the fuzz target: until the page brings the trace back, the link keeps saying
+        // where it is (writing it back is a fixed point).
+        assert_eq!(to_query(&parsed.state), "limit=3&trace=stored");
         let kept = trace_list(&state.pattern).unwrap();
         assert!(kept.starts_with("0@a%20b,0.001,0.002@a%20b"), "{}", &kept[..40]);
         assert_eq!(parse_stored_trace(&kept).unwrap(), points);

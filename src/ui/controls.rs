@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::core::config::Rate;
 use crate::core::limiter::{Algorithm, LeakDelay};
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
-use crate::core::traffic::{Pattern, DEFAULT_KEY};
+use crate::core::traffic::{Pattern, DEFAULT_KEY, Point};
 use crate::core::url_state::Theme;
 
 use super::draw::time_label;
@@ -143,9 +143,9 @@ pub fn reset(lab: Lab) {
 
 /// Adds a request at the playhead (or just after the last one) for the chosen key.
 pub fn send_request(lab: Lab) {
-    let (mut points, first_key, end, window, limit) = lab.run.with_untracked(|r| {
+    let (points, first_key, end, window, limit) = lab.run.with_untracked(|r| {
         (
-            r.trace.requests().iter().map(|q| (q.at, r.trace.key_name(q.key).to_string())).collect::<Vec<_>>(),
+            Pattern::to_keyed(&r.trace),
             r.trace.keys().first().cloned().unwrap_or_else(|| DEFAULT_KEY.to_string()),
             r.trace.end(),
             r.settings.window,
@@ -153,6 +153,11 @@ pub fn send_request(lab: Lab) {
         )
     });
     let key = lab.send_key.get_untracked().unwrap_or(first_key);
+    let mut points = match points {
+        Pattern::Keyed(points) => points,
+        Pattern::Trace(times) => times.into_iter().map(|t| Point::new(t, DEFAULT_KEY)).collect(),
+        _ => Vec::new(),
+    };
     let at = lab.playhead.get_untracked().unwrap_or_else(|| {
         if points.is_empty() {
             Time::ZERO
@@ -160,7 +165,7 @@ pub fn send_request(lab: Lab) {
             end.plus(Span(window.micros() / limit.max(1) / 2))
         }
     });
-    points.push((at, key.clone()));
+    points.push(Point::new(at, key.clone()));
     lab.change(|s| s.pattern = Pattern::from_points(points));
     let index = lab.run.with_untracked(|r| r.trace.requests().iter().rposition(|q| q.at == at && r.trace.key_name(q.key) == key));
     lab.selected.set(index);

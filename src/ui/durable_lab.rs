@@ -265,6 +265,33 @@ pub fn DurableLab() -> impl IntoView {
                                 <option value="closed" selected=initial.fail == FailMode::Closed>"fail closed (503)"</option>
                             </select>
                         </label>
+                        {super::shared(move || lab.run.with(|run| {
+                            let routes = run.trace.routes().to_vec();
+                            (!routes.is_empty()).then(|| view! {
+                                <div class="routes" role="group" aria-label="Routes of your traffic that fail closed">
+                                    <span class="group-label">"Fail closed on"</span>
+                                    {routes.into_iter().enumerate().map(|(i, name)| {
+                                        let closed = state.with_untracked(|s| s.durable.closed_routes.contains(&name));
+                                        let label = name.clone();
+                                        view! {
+                                            <label class="algo-toggle">
+                                                <input type="checkbox" data-testid=format!("closed-route-{i}") prop:checked=closed on:change=super::boxed(move |ev| {
+                                                    let on = event_target_checked(&ev);
+                                                    let name = name.clone();
+                                                    lab.change(|s| {
+                                                        s.durable.closed_routes.retain(|r| *r != name);
+                                                        if on {
+                                                            s.durable.closed_routes.push(name);
+                                                        }
+                                                    });
+                                                })/>
+                                                {label}
+                                            </label>
+                                        }
+                                    }).collect_view()}
+                                </div>
+                            })
+                        }))}
                         <label>"Limiter "
                             <select data-testid="tier" prop:value=super::shared(move || state.with(|s| match s.durable.tier {
                                 Tier::DurableObject => s.durable.algorithm.slug(),

@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::core::import::{detect, piece_end, Imported, Reader};
-use crate::core::traffic::Pattern;
+use crate::core::import::{detect, piece_end, Format, Imported, Reader};
+use crate::core::traffic::{Pattern, Point};
 use crate::core::url_state::MAX_REQUESTS_IN_LINK;
 
 use super::state::{permille, Lab, MAX_STORED_REQUESTS};
@@ -39,7 +39,11 @@ fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result
     match reader.finish() {
         Ok(Imported { format, requests, .. }) => {
             let total = requests.len();
-            let points: Vec<_> = requests.into_iter().map(|r| (r.at, r.key)).collect();
+            // A CSV's route column names routes on purpose; an access log's paths are too many
+            // and too fine to each get a failure policy, so they are not carried as routes.
+            let routes = format == Format::Csv;
+            let points: Vec<Point> =
+                requests.into_iter().map(|r| Point { at: r.at, key: r.key, origin: r.region, route: r.route.filter(|_| routes) }).collect();
             lab.playhead.set(None);
             lab.change(|s| {
                 s.pattern = Pattern::from_points(points);

@@ -5,7 +5,7 @@ use crate::core::limiter::{Algorithm, Settings};
 use crate::core::time::Span;
 use crate::core::traffic::Trace;
 
-use super::config::{FailMode, Fault, FaultKind, Placement, SimConfig, Tier};
+use super::config::{FailMode, Fault, FaultKind, Placement, Route, SimConfig, Tier};
 use super::regions::Region;
 use super::shard::{ShardBy, ShardRule};
 use super::traffic::SimTraffic;
@@ -21,8 +21,11 @@ pub struct DurableParams {
     /// Where the object lives (`home`); `None` leaves it to placement.
     pub home: Option<Region>,
     pub timeout: Span,
-    /// The fail mode of the route the trace uses (`fail`).
+    /// The fail mode of the route the trace uses (`fail`), and of every route a person's traffic
+    /// names unless it is listed in `closed_routes`.
     pub fail: FailMode,
+    /// Routes of a person's traffic that fail closed (`closed-routes`, a comma list).
+    pub closed_routes: Vec<String>,
     pub service: Span,
     pub persist: bool,
     /// Idle time before eviction (`evict`).
@@ -50,6 +53,7 @@ impl Default for DurableParams {
             home: None,
             timeout: sim.timeout,
             fail: FailMode::Open,
+            closed_routes: Vec::new(),
             service: sim.service,
             persist: sim.persist,
             evict: sim.evict_after,
@@ -66,7 +70,9 @@ impl Default for DurableParams {
 
 impl DurableParams {
     /// The simulation these knobs describe, for the lab's limit and window.
-    pub fn sim_config(&self, settings: &Settings) -> SimConfig {
+    /// The simulation's configuration; `routes` are the routes the trace names (after the lab's
+    /// own route, index 0).
+    pub fn sim_config(&self, settings: &Settings, routes: &[String]) -> SimConfig {
         let mut config = SimConfig {
             algorithm: self.algorithm,
             settings: settings.clone(),
@@ -86,19 +92,27 @@ impl DurableParams {
         if let Some(route) = config.routes.first_mut() {
             route.fail = self.fail;
         }
+        config.routes.truncate(1);
+        config.routes.extend(routes.iter().map(|name| Route {
+            name: name.clone(),
+            fail: if self.closed_routes.contains(name) { FailMode::Closed } else { self.fail },
+        }));
         if let Some((start, end)) = self.outage {
             config.faults.push(Fault { kind: FaultKind::Unreachable, start, end });
         }
         config
     }
 
-    /// The lab's trace on the first route, its requests leaving from the `from` regions in turn.
+    /// The lab's trace: each request on its own route (the lab's, index 0, unless the traffic
+    /// names one) and from its own region when the traffic says so, else from the `from`
+    /// regions in turn.
     pub fn traffic(&self, trace: &Trace) -> SimTraffic {
-        let mut traffic = SimTraffic::from_trace(trace, self.from.first().copied().unwrap_or(Region::Frankfurt), 0);
-        if self.from.len() > 1 {
-            for (i, request) in traffic.requests.iter_mut().enumerate() {
-                request.origin = self.from[i % self.from.len()];
-            }
+        let first = self.origin();
+        let mut traffic = SimTraffic::from_trace(trace, first, 0);
+        for (i, (sim, request)) in traffic.requests.iter_mut().zip(trace.requests()).enumerate() {
+            let turn = self.from.get(i % self.from.len().max(1)).copied().unwrap_or(first);
+            sim.origin = request.origin.unwrap_or(turn);
+            sim.route = request.route;
         }
         traffic
     }
