@@ -102,7 +102,7 @@ async fn a_real_panic_puts_the_banner_up_instead_of_a_dead_page() {
     // swapped back afterwards: std refuses to touch hooks once a panic has aborted midway, which
     // is what a panic in Wasm does.)
     let bug = wasm_bindgen::closure::Closure::once_into_js(|| {
-        // ratelab::ui::page::install_panic_banner();
+        ratelab::ui::page::install_panic_banner();
         let empty: Vec<u8> = Vec::new();
         let index = empty.len() + 3;
         std::hint::black_box(empty[index]);
