@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
-use super::draw::{draw, ticks, time_label, Layout, Palette, RowKind, View};
+use super::draw::{draw, ticks, time_label, Layout, MarkColumns, Palette, RowKind, View};
 use super::state::Lab;
 use crate::core::url_state::Theme;
 
@@ -89,6 +89,11 @@ pub fn Timelines() -> impl IntoView {
     let width = super::tracked_width(wrap_ref);
     let draw_error = RwSignal::new(None::<String>);
     let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
+    // Worked out again only when the run or the layout changes, not when the pointer moves.
+    let columns = Memo::new(move |_| {
+        let layout = layout.get();
+        lab.run.with(|run| MarkColumns::new(run, &layout, super::device_pixel_ratio()))
+    });
 
     // Redraw whenever the data or the view changes.
     Effect::new(move |_| {
@@ -106,7 +111,7 @@ pub fn Timelines() -> impl IntoView {
         if let Some(p) = &performance {
             let _ = p.mark("timeline-draw-start");
         }
-        let result = lab.run.with(|run| draw(&canvas, run, &layout, &view, &palette));
+        let result = columns.with(|columns| lab.run.with(|run| draw(&canvas, run, &layout, columns, &view, &palette)));
         if let Some(p) = &performance {
             let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
         }
