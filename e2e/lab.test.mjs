@@ -97,3 +97,45 @@ test('dragging across the chart schedules an outage that degrades the requests i
   await page.waitForURL((url) => !url.toString().includes('outage='));
   assert.equal((await doRowFigures(page)).degraded, 0);
 });
+
+test('dragging can schedule a slow period or an eviction instead, and jitter moves the latencies', async () => {
+  const { page } = await openPage(shared.browser);
+  // Steady traffic from the object's own region: answers well inside the 120 ms timeout.
+  await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1&limit=100&window=10');
+  assert.equal((await doRowFigures(page)).degraded, 0);
+  await page.locator('[data-testid="latency-canvas"]').scrollIntoViewIfNeeded();
+  const box = await page.locator('[data-testid="latency-canvas"]').boundingBox();
+  const x = (seconds) => box.x + 16 + (seconds / 60) * (box.width - 32);
+  const drag = async (from, to) => {
+    await page.mouse.move(x(from), box.y + 50);
+    await page.mouse.down();
+    await page.mouse.move(x(to), box.y + 50, { steps: 5 });
+    await page.mouse.up();
+  };
+  // A slow period: each decision 250 ms longer, so every call inside it misses the 120 ms
+  // timeout and is let through unmetered (fail open).
+  await page.selectOption('[data-testid="drag-kind"]', 'slow');
+  await drag(20.05, 29.95);
+  await page.waitForURL(/slow=2\d(\.\d)?-29\.\d/);
+  assert.match(await page.locator('[data-testid="outage"]').innerText(), /Slow from 2\d(\.\d)? s to 29\.\d s: every decision 250 ms longer/);
+  const slowed = (await doRowFigures(page)).degraded;
+  assert.ok(slowed >= 9 && slowed <= 10, `${slowed} degraded inside the slow period`);
+  // An eviction at 40 s, with persistence off: the object forgets, and the request after it is
+  // decided by a fresh object (the URL and the text say so; the figures are the simulation's).
+  await page.selectOption('[data-testid="drag-kind"]', 'evict');
+  await drag(40.05, 44);
+  await page.waitForURL(/evict-at=40(\.\d)?/);
+  assert.match(await page.locator('[data-testid="outage"]').innerText(), /Every object evicted at 40(\.\d)? s/);
+  await page.click('[data-testid="clear-outage"]');
+  await page.waitForURL((url) => !/slow=|evict-at=/.test(url.toString()));
+  assert.equal((await doRowFigures(page)).degraded, 0);
+  // Jitter: up to 100 ms extra on every hop pushes some answers past the timeout.
+  const p95Before = (await doRowFigures(page)).p95;
+  await page.locator('[data-testid="jitter-slider"]').fill('100');
+  await page.waitForURL(/jitter=100/);
+  assert.equal(await page.locator('[data-testid="jitter-value"]').innerText(), 'up to 100 ms');
+  const after = await doRowFigures(page);
+  assert.ok(after.p95 > p95Before, `p95 ${p95Before} → ${after.p95} ms`);
+  assert.ok(after.degraded > 0, 'some calls now miss the timeout');
+  await page.close();
+});

@@ -18,10 +18,10 @@ fn cases(default: u32) -> u32 {
     std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-const FIELDS: [&str; 31] = [
+const FIELDS: [&str; 34] = [
     "limit", "window", "pattern", "trace", "algos", "algo", "do", "do-algo", "from", "home", "timeout", "fail", "service", "persist",
     "evict", "outage", "shards", "shard-by", "placement", "seed", "capacity", "refill", "burst", "leak-burst", "leak-delay", "embed",
-    "theme", "cache", "tier", "period", "closed-routes",
+    "theme", "cache", "tier", "period", "closed-routes", "slow", "evict-at", "jitter",
 ];
 
 /// Every field of the URL: the lab's and the product profiles' own.

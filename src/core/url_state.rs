@@ -16,7 +16,8 @@
 //!
 //! - Durable Object row (`do=1`) and its knobs: `from`, `home` (region codes `fra`, `iad`,
 //!   `gru`, `sin`, `syd`, `nrt`), `timeout` (ms), `fail` (`open`|`closed`), `service` (ms per
-//!   decision), `persist` (0|1), `evict` (idle seconds), `outage` (`start-end` seconds), `shards`,
+//!   decision), `persist` (0|1), `evict` (idle seconds), `outage` (`start-end` seconds), `slow`
+//!   (`start-end`: every decision 250 ms longer), `evict-at` (seconds), `jitter` (ms), `shards`,
 //!   `shard-by` (`key`|`request`), `placement` (`first`|`smart`), `seed`, `do-algo` (an algorithm),
 //!   `closed-routes` (routes of a person's traffic that fail closed, a comma list)
 //!
@@ -469,14 +470,32 @@ fn parse_durable<'a>(
             _ => note("evict", format!("evict={}: idle seconds before eviction, 0.001 to 86400; using 60 s.", quoted(raw))),
         }
     }
-    if let Some(raw) = get("outage") {
+    let period = |field: &'static str, raw: &str, note: &mut dyn FnMut(&'static str, String)| -> Option<(Span, Span)> {
         let parsed = raw.split_once('-').and_then(|(a, b)| Some((parse_seconds(a).ok()?, parse_seconds(b).ok()?)));
         match parsed {
-            Some((start, end)) if start < end => d.outage = Some((Span(start), Span(end))),
-            _ => note(
-                "outage",
-                format!("outage={}: write the outage as start-end in seconds, e.g. outage=20-30; no outage.", quoted(raw)),
-            ),
+            Some((start, end)) if start < end => Some((Span(start), Span(end))),
+            _ => {
+                note(field, format!("{field}={}: write it as start-end in seconds, e.g. {field}=20-30; none scheduled.", quoted(raw)));
+                None
+            }
+        }
+    };
+    if let Some(raw) = get("outage") {
+        d.outage = period("outage", raw, note);
+    }
+    if let Some(raw) = get("slow") {
+        d.slow = period("slow", raw, note);
+    }
+    if let Some(raw) = get("evict-at") {
+        match parse_seconds(raw) {
+            Ok(us) => d.evict_at = Some(Span(us)),
+            Err(e) => note("evict-at", format!("evict-at={}: {e}; no eviction scheduled.", quoted(raw))),
+        }
+    }
+    if let Some(raw) = get("jitter") {
+        match parse_millis(raw) {
+            Some(us) if us <= 1_000_000 => d.jitter = Span(us),
+            _ => note("jitter", format!("jitter={}: milliseconds of extra delay per hop, 0 to 1000; using 5 ms.", quoted(raw))),
         }
     }
     if let Some(raw) = get("shards") {
@@ -561,6 +580,15 @@ fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
     }
     if d.evict != defaults.evict {
         parts.push(format!("evict={}", format_seconds(d.evict.micros())));
+    }
+    if d.jitter != defaults.jitter {
+        parts.push(format!("jitter={}", format_seconds(d.jitter.micros() * 1000)));
+    }
+    if let Some((start, end)) = d.slow {
+        parts.push(format!("slow={}-{}", format_seconds(start.micros()), format_seconds(end.micros())));
+    }
+    if let Some(at) = d.evict_at {
+        parts.push(format!("evict-at={}", format_seconds(at.micros())));
     }
     if let Some((start, end)) = d.outage {
         parts.push(format!("outage={}-{}", format_seconds(start.micros()), format_seconds(end.micros())));
@@ -861,6 +889,22 @@ mod tests {
         assert_eq!(parsed.state.settings.products.cf_limit, Some(7));
         assert_eq!(parsed.state.settings.products.cf_period, None);
         assert_eq!(parsed.state.durable.algorithm, Algorithm::SlidingLog);
+    }
+
+    #[test]
+    fn faults_and_jitter_are_read_and_written_back() {
+        let query = "do=1&jitter=20&slow=10-20.5&evict-at=30&outage=40-45";
+        let parsed = parse_query(query);
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+        let d = &parsed.state.durable;
+        assert_eq!((d.jitter, d.slow, d.evict_at), (Span::from_millis(20), Some((Span::from_secs(10), Span::from_millis(20_500))), Some(Span::from_secs(30))));
+        assert_eq!(to_query(&parsed.state), query);
+        let config = d.sim_config(&parsed.state.settings, &[]);
+        assert_eq!(config.jitter, Span::from_millis(20));
+        assert_eq!(config.faults.len(), 3);
+        let bad = parse_query("do=1&slow=9-3&jitter=-1&evict-at=x");
+        let fields: Vec<&str> = bad.notices.iter().map(|n| n.field).collect();
+        assert_eq!(fields, ["slow", "evict-at", "jitter"]);
     }
 
     #[test]

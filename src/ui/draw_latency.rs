@@ -37,6 +37,10 @@ pub struct LatencyView {
     pub horizon: Time,
     pub timeout: Span,
     pub outage: Option<(Span, Span)>,
+    /// A slow period, tinted like degraded answers.
+    pub slow: Option<(Span, Span)>,
+    /// A scheduled eviction, drawn as a line.
+    pub evict_at: Option<Span>,
     pub dpr: f64,
 }
 
@@ -59,10 +63,16 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
     area.fill(&palette.background).map_err(err)?;
     let height = chart_height();
 
-    // The scheduled outage, across every strip.
-    if let Some((start, end)) = view.outage {
-        let (x0, x1) = (view.x(Time(start.micros())), view.x(Time(end.micros())));
-        area.draw(&Rectangle::new([p(x0, 0.0), p(x1, height)], palette.rejected.mix(0.12).filled())).map_err(err)?;
+    // The scheduled faults, across every strip: an outage, a slow period, an eviction.
+    for (period, colour) in [(view.outage, palette.rejected), (view.slow, palette.degraded)] {
+        if let Some((start, end)) = period {
+            let (x0, x1) = (view.x(Time(start.micros())), view.x(Time(end.micros())));
+            area.draw(&Rectangle::new([p(x0, 0.0), p(x1, height)], colour.mix(0.12).filled())).map_err(err)?;
+        }
+    }
+    if let Some(at) = view.evict_at {
+        let x = view.x(Time(at.micros()));
+        area.draw(&PathElement::new(vec![p(x, 0.0), p(x, height)], palette.rejected.stroke_width(stroke(1.5)))).map_err(err)?;
     }
 
     // Latency strip.

@@ -121,6 +121,8 @@ fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
 pub fn DurableLab() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
+    let drag_kind = RwSignal::new(DragKind::Outage);
+    provide_context(drag_kind);
     let enabled = move || state.with(|s| s.durable.enabled);
     let set = move |edit: Box<dyn FnOnce(&mut crate::core::durable::DurableParams)>| lab.change(|s| edit(&mut s.durable));
 
@@ -244,6 +246,10 @@ pub fn DurableLab() -> impl IntoView {
                         value=Signal::derive(move || state.with(|s| (s.durable.service.micros() / 50) as i64))
                         shown=Signal::derive(move || state.with(|s| format!("{} ms ({} a second at best)", format_seconds(s.durable.service.micros() * 1000), MICROS_PER_SEC / s.durable.service.micros().max(1))))
                         on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.service = Span(v.max(1) as u64 * 50))))/>
+                    <Slider label="Network jitter per hop" testid="jitter" min=0 max=100
+                        value=Signal::derive(move || state.with(|s| (s.durable.jitter.micros() / 1000) as i64))
+                        shown=Signal::derive(move || format!("up to {} ms", state.with(|s| s.durable.jitter.ceil_millis())))
+                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.jitter = Span::from_millis(v.clamp(0, 1000) as u64))))/>
                     <Slider label="Evicted after idle" testid="evict" min=1 max=300
                         value=Signal::derive(move || state.with(|s| (s.durable.evict.micros() / MICROS_PER_SEC) as i64))
                         shown=Signal::derive(move || format!("{} s", state.with(|s| format_seconds(s.durable.evict.micros()))))
@@ -312,11 +318,23 @@ pub fn DurableLab() -> impl IntoView {
                         <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=super::shared(move || state.with(|s| s.durable.cache)) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) })/>"First-tier cache of known offenders"</label>
                     </div>
                     <div class="outage-row">
-                        <span data-testid="outage">{move || state.with(|s| match s.durable.outage {
-                            Some((a, b)) => format!("Outage from {} s to {} s: the object is unreachable.", format_seconds(a.micros()), format_seconds(b.micros())),
-                            None => "No outage. Drag across the chart to schedule one.".to_string(),
-                        })}</span>
-                        <button data-testid="clear-outage" on:click=super::boxed(move |_| lab.change(|s| s.durable.outage = None))>"Clear outage"</button>
+                        <label>"Drag across the chart to schedule "
+                            <select data-testid="drag-kind" on:change=super::boxed(move |ev| drag_kind.set(match event_target_value(&ev).as_str() {
+                                "slow" => DragKind::Slow,
+                                "evict" => DragKind::Evict,
+                                _ => DragKind::Outage,
+                            }))>
+                                <option value="outage">"an outage (unreachable)"</option>
+                                <option value="slow">"a slow period (+250 ms a decision)"</option>
+                                <option value="evict">"an eviction (at the drag's start)"</option>
+                            </select>
+                        </label>
+                        <span data-testid="outage">{move || state.with(|s| fault_text(&s.durable))}</span>
+                        <button data-testid="clear-outage" on:click=super::boxed(move |_| lab.change(|s| {
+                            s.durable.outage = None;
+                            s.durable.slow = None;
+                            s.durable.evict_at = None;
+                        }))>"Clear"</button>
                     </div>
                 </div>
                 <LatencyChart/>
@@ -325,7 +343,33 @@ pub fn DurableLab() -> impl IntoView {
     }
 }
 
-/// The latency chart, with drag-to-schedule for outages.
+/// What dragging across the latency chart schedules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DragKind {
+    Outage,
+    Slow,
+    Evict,
+}
+
+/// The scheduled faults in words.
+fn fault_text(d: &crate::core::durable::DurableParams) -> String {
+    let mut parts = Vec::new();
+    if let Some((a, b)) = d.outage {
+        parts.push(format!("Outage from {} s to {} s: the object is unreachable.", format_seconds(a.micros()), format_seconds(b.micros())));
+    }
+    if let Some((a, b)) = d.slow {
+        parts.push(format!("Slow from {} s to {} s: every decision 250 ms longer.", format_seconds(a.micros()), format_seconds(b.micros())));
+    }
+    if let Some(at) = d.evict_at {
+        parts.push(format!("Every object evicted at {} s.", format_seconds(at.micros())));
+    }
+    if parts.is_empty() {
+        return "No outage, slow period or eviction scheduled.".to_string();
+    }
+    parts.join(" ")
+}
+
+/// The latency chart, with drag-to-schedule for outages, slow periods and evictions.
 #[component]
 fn LatencyChart() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -333,11 +377,13 @@ fn LatencyChart() -> impl IntoView {
     let wrap_ref = NodeRef::<html::Div>::new();
     let width = super::tracked_width(wrap_ref);
     let drag_from = RwSignal::new(None::<f64>);
+    let drag_kind = expect_context::<RwSignal<DragKind>>();
 
     let view_now = move || {
-        let (timeout, outage, dark) = lab.state.with(|s| (s.durable.timeout, s.durable.outage, dark_theme(s.theme)));
+        let (timeout, outage, slow, evict_at, dark) =
+            lab.state.with(|s| (s.durable.timeout, s.durable.outage, s.durable.slow, s.durable.evict_at, dark_theme(s.theme)));
         let horizon = lab.run.with(|r| r.horizon);
-        (LatencyView { width: width.get(), horizon, timeout, outage, dpr: super::device_pixel_ratio() }, dark)
+        (LatencyView { width: width.get(), horizon, timeout, outage, slow, evict_at, dpr: super::device_pixel_ratio() }, dark)
     };
     Effect::new(move |_| {
         let (view, dark) = view_now();
@@ -369,7 +415,12 @@ fn LatencyChart() -> impl IntoView {
         let round = |t: Time| Span(t.micros() / (MICROS_PER_SEC / 10) * (MICROS_PER_SEC / 10));
         let (a, b) = (round(a), round(b));
         if a < b {
-            lab.change(|s| s.durable.outage = Some((a, b)));
+            let kind = drag_kind.get_untracked();
+            lab.change(|s| match kind {
+                DragKind::Slow => s.durable.slow = Some((a, b)),
+                DragKind::Evict => s.durable.evict_at = Some(a),
+                DragKind::Outage => s.durable.outage = Some((a, b)),
+            });
         }
     };
 

@@ -32,6 +32,12 @@ pub struct DurableParams {
     pub evict: Span,
     /// The object is unreachable from `start` to `end` (`outage`).
     pub outage: Option<(Span, Span)>,
+    /// Every decision takes `SLOW_BY` longer from `start` to `end` (`slow`).
+    pub slow: Option<(Span, Span)>,
+    /// Every object is evicted at this time, a deploy or a restart (`evict-at`).
+    pub evict_at: Option<Span>,
+    /// Up to this much extra on every network hop (`jitter`, milliseconds).
+    pub jitter: Span,
     /// One shard count for every key (`shards`); `None` uses the seed's prefix rule.
     pub shards: Option<u32>,
     pub shard_by: ShardBy,
@@ -42,6 +48,10 @@ pub struct DurableParams {
     /// Cloudflare's Rate Limiting binding instead of the object (`tier=binding`, `period=`).
     pub tier: Tier,
 }
+
+/// How much longer every decision takes during a slow period (`slow=`): a cold start, a noisy
+/// neighbour, storage having a bad minute.
+pub const SLOW_BY: Span = Span::from_millis(250);
 
 impl Default for DurableParams {
     fn default() -> DurableParams {
@@ -58,6 +68,9 @@ impl Default for DurableParams {
             persist: sim.persist,
             evict: sim.evict_after,
             outage: None,
+            slow: None,
+            evict_at: None,
+            jitter: sim.jitter,
             shards: None,
             shard_by: sim.shard_by,
             placement: sim.placement,
@@ -100,6 +113,13 @@ impl DurableParams {
         if let Some((start, end)) = self.outage {
             config.faults.push(Fault { kind: FaultKind::Unreachable, start, end });
         }
+        if let Some((start, end)) = self.slow {
+            config.faults.push(Fault { kind: FaultKind::Slow(SLOW_BY), start, end });
+        }
+        if let Some(at) = self.evict_at {
+            config.faults.push(Fault { kind: FaultKind::Evict, start: at, end: at });
+        }
+        config.jitter = self.jitter;
         config
     }
 
