@@ -61,13 +61,23 @@ async function million() {
   // harness, not the app): the clock starts once the page holds the file.
   await page.setInputFiles('[data-testid="import-file"]', { name: 'million.txt', mimeType: 'text/plain', buffer });
   const start = await page.evaluate(() => performance.now());
-  await page.waitForSelector('[data-testid="import-ok"]', { timeout: 120000 });
-  await page.waitForFunction(() => performance.getEntriesByName('timeline-draw').length > 0);
+  // The run is shown when the lede counts the million requests; its first redraw follows.
+  await page.waitForFunction(() => document.querySelector('[data-testid="lede"]').innerText.includes('same 1000000 requests'), null, { timeout: 120000 });
   const done = await page.evaluate(() => performance.now());
+  await page.waitForTimeout(1000);
+  // Then the pointer sweeps the timeline, as for the presets above.
+  await page.locator('[data-testid="timeline-canvas"]').scrollIntoViewIfNeeded();
+  const box = await page.locator('[data-testid="timeline-canvas"]').boundingBox();
+  const first = await page.evaluate(() => Math.max(...performance.getEntriesByName('timeline-draw').map((e) => e.duration)));
+  await page.evaluate(() => performance.clearMeasures('timeline-draw'));
+  for (let i = 0; i < 20; i++) {
+    await page.mouse.move(box.x + 20 + (i * (box.width - 40)) / 20, box.y + 20);
+    await page.waitForTimeout(20);
+  }
   const tasks = await page.evaluate((t0) => window.longTasks, start);
   const draws = await page.evaluate(() => performance.getEntriesByName('timeline-draw').map((e) => e.duration));
   console.log(
-    `${'a million-line file, read and run'.padEnd(44)} 1000000 requests   shown ${(done - start).toFixed(0).padStart(5)} ms   app tasks over 50 ms: ${tasks.slice(1).map((t) => t.toFixed(0)).join(', ') || 'none'}   redraw ${Math.max(...draws).toFixed(0)} ms`,
+    `${'a million-line file, read and run'.padEnd(44)} 1000000 requests   shown ${(done - start).toFixed(0).padStart(5)} ms   tasks over 50 ms: ${tasks.slice(1).map((t) => t.toFixed(0)).join(', ') || 'none'}   first draw ${first.toFixed(0)} ms   redraw median ${median(draws).toFixed(1)} ms, max ${Math.max(...draws).toFixed(1)} ms`,
   );
   await page.close();
 }
