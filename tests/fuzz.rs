@@ -101,7 +101,16 @@ proptest! {
         let text = lines.join("\n");
         match import(&text) {
             Ok(imported) => {
-                let points = imported.requests.into_iter().map(|r| ratelab::core::traffic::Point { at: r.at, key: r.key, origin: r.region, route: r.route }).collect();
+                let points = imported
+                    .requests
+                    .into_iter()
+                    .map(|r| ratelab::core::traffic::Point {
+                        at: r.at,
+                        key: if r.key.is_empty() { ratelab::core::traffic::DEFAULT_KEY.to_string() } else { r.key },
+                        origin: r.region,
+                        route: r.route,
+                    })
+                    .collect();
                 let trace = ratelab::core::traffic::Pattern::from_points(points).generate(5, Span::from_secs(10));
                 prop_assert!(trace.requests().windows(2).all(|w| w[0].at <= w[1].at));
             }

@@ -13,7 +13,6 @@
 
 use super::durable::Region;
 use super::time::{parse_seconds, Time, MICROS_PER_SEC};
-use super::traffic::DEFAULT_KEY;
 use super::url_state::MAX_KEY_LEN;
 
 /// The most lines read from one file or paste.
@@ -42,6 +41,8 @@ impl Format {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImportedRequest {
     pub at: Time,
+    /// The key; empty for a line of the times-only format, which means the lab's default key
+    /// (a million such lines then hold no million copies of it).
     pub key: String,
     pub region: Option<Region>,
     pub route: Option<String>,
@@ -184,7 +185,7 @@ impl Reader {
                 continue;
             }
             let parsed = match self.format {
-                Format::Times => parse_time(line.trim()).map(|at| ImportedRequest { at, key: DEFAULT_KEY.to_string(), region: None, route: None }),
+                Format::Times => parse_time(line.trim()).map(|at| ImportedRequest { at, key: String::new(), region: None, route: None }),
                 Format::Csv => {
                     if std::mem::replace(&mut self.header_allowed, false) && looks_like_header(line) {
                         self.skipped += 1;
@@ -327,7 +328,7 @@ mod tests {
         assert_eq!(imported.format, Format::Times);
         let ms: Vec<u64> = imported.requests.iter().map(|r| r.at.micros() / 1000).collect();
         assert_eq!(ms, [8000, 9592, 8398], "in file order");
-        let points = imported.requests.into_iter().map(|r| crate::core::traffic::Point::new(r.at, r.key)).collect();
+        let points = imported.requests.into_iter().map(|r| crate::core::traffic::Point::new(r.at, crate::core::traffic::DEFAULT_KEY)).collect();
         let trace = crate::core::traffic::Pattern::from_points(points).generate(5, crate::core::time::Span::from_secs(10));
         let ms: Vec<u64> = trace.requests().iter().map(|r| r.at.micros() / 1000).collect();
         assert_eq!(ms, [8000, 8398, 9592], "replayed in time order");

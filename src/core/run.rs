@@ -103,7 +103,9 @@ impl RunBuilder {
             algorithm,
             template: algorithm.build(settings)?,
             per_key: vec![None; trace.keys().len()],
-            decisions: Vec::with_capacity(trace.len()),
+            // Grown as decided, not reserved at once: a million decisions reserved in one go is a
+            // single allocation long enough to stall a frame.
+            decisions: Vec::new(),
             counts: (0, 0, 0),
             served: vec![Vec::new(); trace.keys().len()],
         })

@@ -11,7 +11,7 @@ use crate::core::import::{detect, piece_end, Format, Imported, Reader};
 use crate::core::traffic::{Pattern, Point};
 use crate::core::url_state::MAX_REQUESTS_IN_LINK;
 
-use super::state::{permille, Lab, MAX_STORED_REQUESTS};
+use super::state::{permille, Lab, MAX_STORED_REQUESTS, SLICE_MS};
 
 /// Bytes of text read between two looks at the clock.
 const PIECE_BYTES: usize = 64 * 1024;
@@ -29,7 +29,7 @@ fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result
         let end = piece_end(&text, from, PIECE_BYTES);
         reader.read(&text[from..end]);
         from = end;
-        if from < text.len() && super::perf_now() - started > 25.0 {
+        if from < text.len() && super::perf_now() - started > SLICE_MS {
             lab.progress.set(Some(("Reading your traffic", permille(from, text.len()))));
             super::soon(move || read_from(lab, text, from, reader, result));
             return;
@@ -42,11 +42,16 @@ fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result
             // A CSV's route column names routes on purpose; an access log's paths are too many
             // and too fine to each get a failure policy, so they are not carried as routes.
             let routes = format == Format::Csv;
-            let points: Vec<Point> =
-                requests.into_iter().map(|r| Point { at: r.at, key: r.key, origin: r.region, route: r.route.filter(|_| routes) }).collect();
+            let pattern = if format == Format::Times {
+                Pattern::Trace(requests.iter().map(|r| r.at).collect())
+            } else {
+                Pattern::from_points(
+                    requests.into_iter().map(|r| Point { at: r.at, key: r.key, origin: r.region, route: r.route.filter(|_| routes) }).collect(),
+                )
+            };
             lab.playhead.set(None);
             lab.change(|s| {
-                s.pattern = Pattern::from_points(points);
+                s.pattern = pattern;
                 s.trace_in_storage = false;
             });
             let mut message = format!("Read {total} requests ({}).", format.name());
