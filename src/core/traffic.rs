@@ -210,6 +210,16 @@ impl Pattern {
         }
     }
 
+    /// How many requests a person gave (a pasted or uploaded trace, or their clicks); 0 for a
+    /// preset, whose size follows the limit and window.
+    pub fn given_len(&self) -> usize {
+        match self {
+            Pattern::Trace(times) => times.len(),
+            Pattern::Keyed(points) => points.len(),
+            _ => 0,
+        }
+    }
+
     /// The same requests as an explicit list of points: what "Send a request" extends.
     pub fn to_keyed(trace: &Trace) -> Pattern {
         let points: Vec<Point> = trace

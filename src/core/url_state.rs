@@ -707,12 +707,11 @@ pub fn to_query(state: &LabState) -> String {
         // Not yet brought back from storage: the link still says where the trace is.
         _ if state.trace_in_storage => parts.push(format!("trace={STORED_TRACE}")),
         Pattern::Edge => {}
-        Pattern::Trace(times) if times.len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
-        Pattern::Keyed(points) if points.len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
-        pattern @ (Pattern::Trace(_) | Pattern::Keyed(_)) if trace_list(pattern).is_some() => {
-            parts.push(format!("trace={}", trace_list(pattern).unwrap_or_default()));
-        }
-        other => parts.push(format!("pattern={}", other.slug())),
+        pattern if pattern.given_len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
+        pattern => match trace_list(pattern) {
+            Some(list) => parts.push(format!("trace={list}")),
+            None => parts.push(format!("pattern={}", pattern.slug())),
+        },
     }
     if state.algorithms != defaults.algorithms {
         let list: Vec<&str> = state.algorithms.iter().map(|a| a.slug()).collect();

@@ -125,11 +125,7 @@ impl Lab {
 
     /// Keeps a trace too long for a link in the page's storage, or says why it could not.
     fn keep_trace(&self, pattern: &Pattern) {
-        let count = match pattern {
-            Pattern::Trace(times) => times.len(),
-            Pattern::Keyed(points) => points.len(),
-            _ => 0,
-        };
+        let count = pattern.given_len();
         let Some(storage) = super::window().and_then(|w| w.local_storage().ok().flatten()) else {
             if count > MAX_REQUESTS_IN_LINK {
                 self.notices.update(|n| n.push("This page may not use storage here, so the trace lasts until the page is closed.".into()));
