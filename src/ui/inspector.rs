@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::core::decision::Verdict;
 use crate::core::http::{respond, Policy};
 use crate::core::lab::LabRun;
+use crate::core::limiter::Algorithm;
 use crate::core::run::product_reply;
 use crate::core::time::format_seconds;
 
@@ -13,9 +14,8 @@ use super::draw::time_label;
 use super::state::Lab;
 
 /// One line per algorithm for `index`, used by the inspector and the live announcement: the row's
-/// id, its name, the decision in words, the HTTP status, the response, and for a product profile
-/// the product's own reply.
-pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(&'static str, String, String, u16, String, Option<String>)> {
+/// id, its name, the decision in words, the HTTP status and the response.
+pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(&'static str, String, String, u16, String)> {
     let policy = Policy::new("default", run.settings.limit, run.settings.window);
     let mut lines = Vec::new();
     for r in &run.runs {
@@ -29,11 +29,7 @@ pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(&'static str, String, 
                 None => "rejected: costs more than the limit".to_string(),
             },
         };
-        let reply = product_reply(&run.trace, r.algorithm, &run.settings, index).map(|reply| {
-            let fields: Vec<String> = reply.fields.iter().map(|(name, value)| format!("{name}: {value}")).collect();
-            format!("{} replies:\n{}", r.algorithm.label(), fields.join("\n"))
-        });
-        lines.push((r.algorithm.slug(), r.algorithm.label().to_string(), word, response.status, response.to_text(), reply));
+        lines.push((r.algorithm.slug(), r.algorithm.label().to_string(), word, response.status, response.to_text()));
     }
     if let Some(Ok(report)) = &run.durable {
         if let Some(record) = report.records.iter().filter(|r| r.attempt == 0).nth(index) {
@@ -42,10 +38,19 @@ pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(&'static str, String, 
             if record.late {
                 word.push_str(" (the object decided after the Worker gave up)");
             }
-            lines.push(("do", "Durable Object".to_string(), word, response.status, response.to_text(), None));
+            lines.push(("do", "Durable Object".to_string(), word, response.status, response.to_text()));
         }
     }
     lines
+}
+
+/// A product profile's own reply to request `index`, as the inspector shows it. Only the
+/// inspector asks: it replays the key's earlier requests, which the announcement does not need.
+fn reply_text(run: &LabRun, id: &str, index: usize) -> Option<String> {
+    let algorithm = Algorithm::from_slug(id)?;
+    let reply = product_reply(&run.trace, algorithm, &run.settings, index)?;
+    let fields: Vec<String> = reply.fields.iter().map(|(name, value)| format!("{name}: {value}")).collect();
+    Some(format!("{} replies:\n{}", algorithm.label(), fields.join("\n")))
 }
 
 /// The sentence read out after a decision is shown.
@@ -74,7 +79,8 @@ pub fn Inspector() -> impl IntoView {
             view! {
                 <h3 data-testid="inspector-title">{format!("Request {} at {} ({key})", index + 1, time_label(req.at))}</h3>
                 <div class="responses">
-                    {lines.into_iter().map(|(id, name, word, status, text, reply)| {
+                    {lines.into_iter().map(|(id, name, word, status, text)| {
+                        let reply = reply_text(run, id, index);
                         let refused = status >= 400;
                         view! {
                         <div class="response" class:rejected=refused data-status=status.to_string()>
