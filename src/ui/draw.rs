@@ -422,20 +422,12 @@ fn draw_columns(
         ctx.set_stroke_style_str(&css(palette.delayed));
         ctx.set_line_width(dpr.round().max(1.0));
         ctx.stroke();
-        ctx.begin_path();
-        for (c, _) in marked().filter(|(_, &bits)| bits & RELEASED != 0) {
-            ctx.move_to(centre(c) + 2.0 * dpr, y);
-            ctx.arc(centre(c), y, 2.0 * dpr, 0.0, std::f64::consts::TAU).map_err(err)?;
-        }
+        circles(ctx, marked().filter(|(_, &bits)| bits & RELEASED != 0).map(|(c, _)| centre(c)), y, 2.0 * dpr)?;
         ctx.set_fill_style_str(&css(palette.delayed));
         ctx.fill();
     }
     // Allowed: filled dots.
-    ctx.begin_path();
-    for (c, _) in marked().filter(|(_, &bits)| has(bits, Mark::Allowed)) {
-        ctx.move_to(centre(c) + r, y);
-        ctx.arc(centre(c), y, r, 0.0, std::f64::consts::TAU).map_err(err)?;
-    }
+    circles(ctx, marked().filter(|(_, &bits)| has(bits, Mark::Allowed)).map(|(c, _)| centre(c)), y, r)?;
     ctx.set_fill_style_str(&css(palette.allowed));
     ctx.fill();
     // Rejected: crosses; delayed: hollow rings.
@@ -451,17 +443,24 @@ fn draw_columns(
     }
     ctx.set_stroke_style_str(&css(palette.rejected));
     ctx.stroke();
-    ctx.begin_path();
-    for (c, _) in marked().filter(|(_, &bits)| has(bits, Mark::Delayed)) {
-        ctx.move_to(centre(c) + r, y);
-        ctx.arc(centre(c), y, r, 0.0, std::f64::consts::TAU).map_err(err)?;
-    }
+    circles(ctx, marked().filter(|(_, &bits)| has(bits, Mark::Delayed)).map(|(c, _)| centre(c)), y, r)?;
     ctx.set_stroke_style_str(&css(palette.delayed));
     ctx.stroke();
     for (c, &bits) in marked() {
         for mark in [Mark::Degraded, Mark::FailedClosed].into_iter().filter(|&m| has(bits, m)) {
             painter.mark(mark, centre(c) / dpr, mark_y, palette)?;
         }
+    }
+    Ok(())
+}
+
+/// Starts a path of circles of radius `r` centred at each x on the line `y` (device pixels), for
+/// the caller to fill or stroke in one call.
+fn circles(ctx: &CanvasRenderingContext2d, xs: impl Iterator<Item = f64>, y: f64, r: f64) -> Result<(), String> {
+    ctx.begin_path();
+    for x in xs {
+        ctx.move_to(x + r, y);
+        ctx.arc(x, y, r, 0.0, std::f64::consts::TAU).map_err(err)?;
     }
     Ok(())
 }
