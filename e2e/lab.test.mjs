@@ -7,6 +7,17 @@ import { useBrowser, doRowFigures, openPage, gotoLab, SCREENSHOT_DIR } from './h
 
 const shared = useBrowser();
 
+/** Drags across the latency chart from one time to another (seconds on its 60 s axis). */
+async function dragAcross(page, from, to) {
+  await page.locator('[data-testid="latency-canvas"]').scrollIntoViewIfNeeded();
+  const box = await page.locator('[data-testid="latency-canvas"]').boundingBox();
+  const x = (seconds) => box.x + 16 + (seconds / 60) * (box.width - 32);
+  await page.mouse.move(x(from), box.y + 50);
+  await page.mouse.down();
+  await page.mouse.move(x(to), box.y + 50, { steps: 5 });
+  await page.mouse.up();
+}
+
 async function scenario(page, id) {
   await page.click(`[data-testid="scenario-${id}"]`);
   await page.waitForSelector('[data-testid="scenario-text"]');
@@ -82,13 +93,7 @@ test('dragging across the chart schedules an outage that degrades the requests i
   const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1');
   assert.equal((await doRowFigures(page)).degraded, 0);
-  await page.locator('[data-testid="latency-canvas"]').scrollIntoViewIfNeeded();
-  const box = await page.locator('[data-testid="latency-canvas"]').boundingBox();
-  const x = (seconds) => box.x + 16 + (seconds / 60) * (box.width - 32);
-  await page.mouse.move(x(20.05), box.y + 50);
-  await page.mouse.down();
-  await page.mouse.move(x(29.95), box.y + 50, { steps: 5 });
-  await page.mouse.up();
+  await dragAcross(page, 20.05, 29.95);
   await page.waitForURL(/outage=/);
   assert.match(await page.locator('[data-testid="outage"]').innerText(), /Outage from 2\d(\.\d)? s to 29\.\d s/);
   const degraded = (await doRowFigures(page)).degraded;
@@ -103,19 +108,10 @@ test('dragging can schedule a slow period or an eviction instead, and jitter mov
   // Steady traffic from the object's own region: answers well inside the 120 ms timeout.
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1&limit=100&window=10');
   assert.equal((await doRowFigures(page)).degraded, 0);
-  await page.locator('[data-testid="latency-canvas"]').scrollIntoViewIfNeeded();
-  const box = await page.locator('[data-testid="latency-canvas"]').boundingBox();
-  const x = (seconds) => box.x + 16 + (seconds / 60) * (box.width - 32);
-  const drag = async (from, to) => {
-    await page.mouse.move(x(from), box.y + 50);
-    await page.mouse.down();
-    await page.mouse.move(x(to), box.y + 50, { steps: 5 });
-    await page.mouse.up();
-  };
   // A slow period: each decision 250 ms longer, so every call inside it misses the 120 ms
   // timeout and is let through unmetered (fail open).
   await page.selectOption('[data-testid="drag-kind"]', 'slow');
-  await drag(20.05, 29.95);
+  await dragAcross(page, 20.05, 29.95);
   await page.waitForURL(/slow=2\d(\.\d)?-29\.\d/);
   assert.match(await page.locator('[data-testid="outage"]').innerText(), /Slow from 2\d(\.\d)? s to 29\.\d s: every decision 250 ms longer/);
   const slowed = (await doRowFigures(page)).degraded;
@@ -123,7 +119,7 @@ test('dragging can schedule a slow period or an eviction instead, and jitter mov
   // An eviction at 40 s, with persistence off: the object forgets, and the request after it is
   // decided by a fresh object (the URL and the text say so; the figures are the simulation's).
   await page.selectOption('[data-testid="drag-kind"]', 'evict');
-  await drag(40.05, 44);
+  await dragAcross(page, 40.05, 44);
   await page.waitForURL(/evict-at=40(\.\d)?/);
   assert.match(await page.locator('[data-testid="outage"]').innerText(), /Every object evicted at 40(\.\d)? s/);
   await page.click('[data-testid="clear-outage"]');
