@@ -73,7 +73,7 @@ proptest! {
         let run = LabRun::compute(&state);
         prop_assert!(run.error.is_some() || run.runs.len() == state.algorithms.len());
         for r in &run.runs {
-            prop_assert_eq!(r.decisions.len(), run.trace.len());
+            prop_assert_eq!(r.verdicts.len(), run.trace.len());
         }
     }
 

@@ -150,6 +150,50 @@ proptest! {
     }
 
     #[test]
+    fn admit_gives_the_verdict_decide_gives_and_leaves_the_same_state(
+        limit in 1u64..1_000_000, window_us in 1u64..100_000_000_000,
+        requests in prop::collection::vec((any::<u64>(), 0u64..2_000_000, any::<bool>()), 0..60)
+    ) {
+        // Extreme inputs: unsorted, repeated and huge times, costs up to above any limit.
+        for algorithm in Algorithm::ALL {
+            let Ok(mut deciding) = algorithm.build(&settings(limit, window_us)) else { continue };
+            let mut mixed = deciding.clone();
+            for &(t, cost, use_admit) in &requests {
+                let decided = deciding.decide(Time(t), cost);
+                let verdict = if use_admit { mixed.admit(Time(t), cost) } else { mixed.decide(Time(t), cost).verdict };
+                prop_assert_eq!(verdict, decided.verdict, "{:?}", algorithm);
+                prop_assert_eq!(mixed.peek(Time(t), 1), deciding.peek(Time(t), 1), "{:?}: the states differ", algorithm);
+            }
+        }
+    }
+
+    #[test]
+    fn admit_agrees_with_decide_on_busy_traces_of_every_shape(
+        limit in 1u64..12, window_ms in 1u64..4_000, burst in 1u64..12, delay in 0u64..12,
+        times in sorted_times(16_000_000), costs in prop::collection::vec(0u64..4, 120), pattern in any::<u128>()
+    ) {
+        let w = window_ms * 1000;
+        let s = Settings {
+            capacity: Some(burst),
+            gcra_burst: Some(burst),
+            leak_burst: Some(burst),
+            leak_delay: LeakDelay::After(delay.min(burst)),
+            ..settings(limit, w)
+        };
+        for algorithm in Algorithm::ALL {
+            let Ok(mut deciding) = algorithm.build(&s) else { continue };
+            let mut mixed = deciding.clone();
+            for (i, &t) in times.iter().enumerate() {
+                let cost = costs[i % costs.len()];
+                let decided = deciding.decide(Time(t), cost);
+                let verdict = if pattern >> (i % 128) & 1 == 1 { mixed.admit(Time(t), cost) } else { mixed.decide(Time(t), cost).verdict };
+                prop_assert_eq!(verdict, decided.verdict, "{:?} at {}", algorithm, t);
+                prop_assert_eq!(mixed.peek(Time(t + w / 2), 1), deciding.peek(Time(t + w / 2), 1), "{:?}: the states differ", algorithm);
+            }
+        }
+    }
+
+    #[test]
     fn a_rejection_names_the_exact_moment_the_same_request_would_pass(
         limit in 1u64..6, window_ms in 1u64..3_000, times in sorted_times(8_000_000)
     ) {

@@ -70,6 +70,13 @@ pub trait Limiter {
     /// Decides a request of `cost` units at `now` and updates the state.
     fn decide(&mut self, now: Time, cost: u64) -> Decision;
 
+    /// The verdict `decide` would give, with exactly the same change of state, but without the
+    /// remaining count and the waits a response carries. A run keeps only verdicts, so this is
+    /// the path every request of a trace takes; the algorithms answer it without a division.
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        self.decide(now, cost).verdict
+    }
+
     /// What `decide` would answer at `now`, without consuming anything.
     fn peek(&self, now: Time, cost: u64) -> Decision;
 

@@ -9,6 +9,7 @@
 
 use super::http::{respond, HttpResponse, Policy};
 use super::lab::LabRun;
+use super::run::{AlgorithmRun, DecisionReplay};
 use super::time::format_seconds;
 
 pub const CSV_HEADER: &str = "time_s,key,limiter,outcome,status,headers";
@@ -20,10 +21,13 @@ pub fn decisions_csv(run: &LabRun) -> String {
     let mut out = String::with_capacity(64 * requests.len() * (run.runs.len() + 1) + 64);
     out.push_str(CSV_HEADER);
     out.push('\n');
-    for (index, request) in requests.iter().enumerate() {
-        for algorithm_run in &run.runs {
-            let Some(decision) = algorithm_run.decisions.get(index) else { continue };
-            let response = respond(&policy, decision);
+    // The runs keep verdicts only: each row's full decisions are made again, in order.
+    let mut replays: Vec<(&AlgorithmRun, DecisionReplay)> =
+        run.runs.iter().filter_map(|r| Some((r, DecisionReplay::new(&run.trace, r.algorithm, &run.settings).ok()?))).collect();
+    for request in requests {
+        for (algorithm_run, replay) in &mut replays {
+            let decision = replay.decide(request);
+            let response = respond(&policy, &decision);
             let time = format_seconds(request.at.micros());
             push_row(&mut out, &time, run.trace.key_name(request.key), algorithm_run.algorithm.slug(), decision.verdict.word(), &response);
         }

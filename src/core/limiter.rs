@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::algorithms::{FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket};
 use super::config::{ConfigError, Quota, Rate};
-use super::decision::{Decision, Gauge, Limiter};
+use super::decision::{Decision, Gauge, Limiter, Verdict};
 use super::profiles::cf_binding::CfRateLimitBinding;
 use super::profiles::envoy::EnvoyLocalRateLimit;
 use super::profiles::governor::Governor;
@@ -322,6 +322,11 @@ impl Limiter for AnyLimiter {
     #[inline(never)]
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         each!(self, l => l.decide(now, cost))
+    }
+
+    #[inline]
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        each!(self, l => l.admit(now, cost))
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {

@@ -6,14 +6,15 @@ use super::decision::{Decision, Limiter, Verdict};
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::profiles::ProductReply;
 use super::time::{Span, Time};
-use super::traffic::Trace;
+use super::traffic::{Request, Trace};
 
 /// What one algorithm did with the whole trace.
 #[derive(Clone, Debug)]
 pub struct AlgorithmRun {
     pub algorithm: Algorithm,
-    /// One decision per request, in the trace's order.
-    pub decisions: Vec<Decision>,
+    /// One verdict per request, in the trace's order. The full decision (remaining count, reset
+    /// and retry times) of any request is worked out again on demand by [`decision_at`].
+    pub verdicts: Vec<Verdict>,
     /// Served at once.
     pub allowed: u64,
     /// Accepted but held back (leaky bucket without `nodelay`).
@@ -26,8 +27,8 @@ pub struct AlgorithmRun {
     pub max_window_end: Time,
     /// Which key had it.
     pub max_window_key: u32,
-    /// Per key, the times requests were served (sorted; a request of cost `c` appears `c` times).
-    pub served: Vec<Vec<Time>>,
+    /// Per key, the times requests were served.
+    pub served: ServedTimes,
 }
 
 impl AlgorithmRun {
@@ -38,12 +39,65 @@ impl AlgorithmRun {
 
     /// How many of `key`'s requests were served inside the window `(end - window, end]`.
     pub fn served_in_window(&self, key: u32, end: Time, window: Span) -> u64 {
-        self.served.get(key as usize).map(|times| count_in_window(times, end, window)).unwrap_or(0)
+        count_in_window(self.served.of(key), end, window)
     }
 
     /// The most any one key had served inside the window `(end - window, end]`.
     pub fn busiest_key_in_window(&self, end: Time, window: Span) -> u64 {
-        self.served.iter().map(|times| count_in_window(times, end, window)).max().unwrap_or(0)
+        self.served.per_key().map(|times| count_in_window(times, end, window)).max().unwrap_or(0)
+    }
+}
+
+/// Every key's served times in one allocation: key `k`'s sorted times are
+/// `times[starts[k]..starts[k + 1]]` (a request of cost `c` appears `c` times).
+#[derive(Clone, Debug, Default)]
+pub struct ServedTimes {
+    starts: Vec<usize>,
+    times: Vec<Time>,
+}
+
+impl ServedTimes {
+    /// Groups `(key, time)` pairs by key, keeping each key's times in order, for `keys` keys.
+    fn group(keys: usize, served: &[(u32, Time)]) -> ServedTimes {
+        let mut starts = vec![0usize; keys + 1];
+        for &(key, _) in served {
+            // A request naming no key of the trace is decided alone and counted nowhere.
+            if let Some(count) = starts.get_mut(key as usize + 1) {
+                *count += 1;
+            }
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut times = vec![Time::ZERO; starts[keys]];
+        for &(key, at) in served {
+            if let Some(slot) = next.get_mut(key as usize).filter(|_| (key as usize) < keys) {
+                times[*slot] = at;
+                *slot += 1;
+            }
+        }
+        let mut grouped = ServedTimes { starts, times };
+        for k in 0..keys {
+            let (from, to) = (grouped.starts[k], grouped.starts[k + 1]);
+            // Already in order unless delays reordered them; the sort is then nearly free.
+            grouped.times[from..to].sort_unstable();
+        }
+        grouped
+    }
+
+    /// `key`'s served times, sorted; empty for an unknown key.
+    pub fn of(&self, key: u32) -> &[Time] {
+        let k = key as usize;
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&from), Some(&to)) => &self.times[from..to],
+            _ => &[],
+        }
+    }
+
+    /// Every key's served times, in key order.
+    pub fn per_key(&self) -> impl Iterator<Item = &[Time]> {
+        self.starts.windows(2).map(|w| &self.times[w[0]..w[1]])
     }
 }
 
@@ -62,21 +116,49 @@ pub fn run_all(trace: &Trace, algorithms: &[Algorithm], settings: &Settings) -> 
     algorithms.iter().map(|&a| run_one(trace, a, settings)).collect()
 }
 
-/// What the product behind `algorithm` answered to request `index` of `trace`: its key's earlier
-/// requests are replayed through a fresh limiter, so the reply is the one the run's decision came
-/// with. `None` for the textbook algorithms, which have no product reply, and for an index past
-/// the end.
-pub fn product_reply(trace: &Trace, algorithm: Algorithm, settings: &Settings, index: usize) -> Option<ProductReply> {
-    if !algorithm.is_product() {
-        return None;
-    }
+/// The full decision `algorithm` made on request `index` of `trace`, and for a product its own
+/// reply. The key's earlier requests are replayed through a fresh limiter (verdicts only, the
+/// fast path), so the answer is exactly the one the run's verdict came with. `None` for an index
+/// past the end or settings the algorithm refuses.
+pub fn decision_at(trace: &Trace, algorithm: Algorithm, settings: &Settings, index: usize) -> Option<(Decision, Option<ProductReply>)> {
     let requests = trace.requests();
     let target = requests.get(index)?;
     let mut limiter = algorithm.build(settings).ok()?;
     for earlier in requests[..index].iter().filter(|r| r.key == target.key) {
-        limiter.decide(earlier.at, u64::from(earlier.cost));
+        limiter.admit(earlier.at, u64::from(earlier.cost));
     }
-    limiter.decide_with_reply(target.at, u64::from(target.cost)).1
+    Some(limiter.decide_with_reply(target.at, u64::from(target.cost)))
+}
+
+/// What the product behind `algorithm` answered to request `index` of `trace` (see
+/// [`decision_at`]). `None` for the textbook algorithms, which have no product reply.
+pub fn product_reply(trace: &Trace, algorithm: Algorithm, settings: &Settings, index: usize) -> Option<ProductReply> {
+    if !algorithm.is_product() {
+        return None;
+    }
+    decision_at(trace, algorithm, settings, index)?.1
+}
+
+/// Every full decision of one algorithm over a trace, in request order, one limiter per key,
+/// made as they are asked for (the export walks the whole trace without keeping them all).
+pub struct DecisionReplay {
+    template: AnyLimiter,
+    per_key: Vec<Option<AnyLimiter>>,
+}
+
+impl DecisionReplay {
+    pub fn new(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<DecisionReplay, ConfigError> {
+        Ok(DecisionReplay { template: algorithm.build(settings)?, per_key: vec![None; trace.keys().len()] })
+    }
+
+    /// The decision on `request`, which must come after the ones already asked for.
+    pub fn decide(&mut self, request: &Request) -> Decision {
+        let cost = u64::from(request.cost);
+        match self.per_key.get_mut(request.key as usize) {
+            Some(slot) => slot.get_or_insert_with(|| self.template.clone()).decide(request.at, cost),
+            None => self.template.clone().decide(request.at, cost),
+        }
+    }
 }
 
 /// Runs `trace` through one algorithm, keeping a separate limiter per key.
@@ -92,9 +174,10 @@ pub struct RunBuilder {
     algorithm: Algorithm,
     template: AnyLimiter,
     per_key: Vec<Option<AnyLimiter>>,
-    decisions: Vec<Decision>,
+    verdicts: Vec<Verdict>,
     counts: (u64, u64, u64),
-    served: Vec<Vec<Time>>,
+    /// `(key, time)` of every serving, in decision order; grouped by key when finished.
+    served: Vec<(u32, Time)>,
 }
 
 impl RunBuilder {
@@ -103,56 +186,58 @@ impl RunBuilder {
             algorithm,
             template: algorithm.build(settings)?,
             per_key: vec![None; trace.keys().len()],
-            // Grown as decided, not reserved at once: a million decisions reserved in one go is a
-            // single allocation long enough to stall a frame.
-            decisions: Vec::new(),
+            // Reserved at once: growing a million verdicts by doubling copies them again and again,
+            // and the last copies are long enough to stall a frame.
+            verdicts: Vec::with_capacity(trace.len()),
             counts: (0, 0, 0),
-            served: vec![Vec::new(); trace.keys().len()],
+            served: Vec::new(),
         })
     }
 
     /// Requests decided so far.
     pub fn done(&self) -> usize {
-        self.decisions.len()
+        self.verdicts.len()
     }
 
     /// Decides up to `budget` more requests of `trace` (the trace this builder was made for).
     pub fn advance(&mut self, trace: &Trace, budget: usize) {
-        let from = self.decisions.len();
+        let from = self.verdicts.len();
         let to = from.saturating_add(budget).min(trace.len());
         for request in &trace.requests()[from..to] {
-            let slot = self.per_key.get_mut(request.key as usize);
-            let decision = match slot {
-                Some(slot) => slot.get_or_insert_with(|| self.template.clone()).decide(request.at, u64::from(request.cost)),
-                None => self.template.clone().decide(request.at, u64::from(request.cost)),
+            let cost = u64::from(request.cost);
+            let verdict = match self.per_key.get_mut(request.key as usize) {
+                Some(slot) => slot.get_or_insert_with(|| self.template.clone()).admit(request.at, cost),
+                None => self.template.clone().admit(request.at, cost),
             };
-            let served_at = match decision.verdict {
+            let served_at = match verdict {
                 Verdict::Allowed => {
                     self.counts.0 += 1;
-                    Some(request.at)
+                    request.at
                 }
                 Verdict::Delayed { by } => {
                     self.counts.1 += 1;
-                    Some(request.at.plus(by))
+                    request.at.plus(by)
                 }
                 Verdict::Rejected => {
                     self.counts.2 += 1;
-                    None
+                    self.verdicts.push(verdict);
+                    continue;
                 }
             };
-            if let (Some(at), Some(times)) = (served_at, self.served.get_mut(request.key as usize)) {
-                times.extend(std::iter::repeat_n(at, request.cost as usize));
+            if request.cost == 1 {
+                self.served.push((request.key, served_at));
+            } else {
+                self.served.extend(std::iter::repeat_n((request.key, served_at), request.cost as usize));
             }
-            self.decisions.push(decision);
+            self.verdicts.push(verdict);
         }
     }
 
     /// The run, with each key's busiest window under `window`.
-    pub fn finish(mut self, window: Span) -> AlgorithmRun {
+    pub fn finish(self, window: Span) -> AlgorithmRun {
+        let served = ServedTimes::group(self.per_key.len(), &self.served);
         let mut best = (0u64, Time::ZERO, 0u32);
-        for (key, times) in self.served.iter_mut().enumerate() {
-            // Already in order unless delays reordered them; the sort is then nearly free.
-            times.sort_unstable();
+        for (key, times) in served.per_key().enumerate() {
             let (count, end) = busiest_window(times, window);
             if count > best.0 || (count == best.0 && count > 0 && end < best.1) {
                 best = (count, end, key as u32);
@@ -162,14 +247,14 @@ impl RunBuilder {
         let (allowed, delayed, rejected) = self.counts;
         AlgorithmRun {
             algorithm: self.algorithm,
-            decisions: self.decisions,
+            verdicts: self.verdicts,
             allowed,
             delayed,
             rejected,
             max_in_window,
             max_window_end,
             max_window_key,
-            served: self.served,
+            served,
         }
     }
 }
@@ -249,6 +334,36 @@ mod tests {
     }
 
     #[test]
+    fn a_decision_made_again_on_demand_is_the_one_the_verdict_came_with() {
+        let settings = Settings { limit: 3, window: Span::from_secs(2), ..Settings::default() };
+        let mut trace = Pattern::BurstTrickle.generate(settings.limit, settings.window);
+        trace.push_key_requests("b", &(0..40).map(|i| Time::from_millis(i * 170)).collect::<Vec<_>>());
+        for algorithm in Algorithm::ALL {
+            let run = run_one(&trace, algorithm, &settings).unwrap();
+            let mut replay = DecisionReplay::new(&trace, algorithm, &settings).unwrap();
+            for (index, request) in trace.requests().iter().enumerate() {
+                let in_order = replay.decide(request);
+                assert_eq!(in_order.verdict, run.verdicts[index], "{algorithm:?} #{index}");
+                let (on_demand, reply) = decision_at(&trace, algorithm, &settings, index).unwrap();
+                assert_eq!(on_demand, in_order, "{algorithm:?} #{index}");
+                assert_eq!(reply.is_some(), algorithm.is_product());
+            }
+            assert!(decision_at(&trace, algorithm, &settings, trace.len()).is_none());
+        }
+    }
+
+    #[test]
+    fn served_times_are_grouped_by_key_in_order_and_an_unknown_key_has_none() {
+        let t = |ms| Time::from_millis(ms);
+        let grouped = ServedTimes::group(3, &[(2, t(5)), (0, t(1)), (2, t(3)), (9, t(4)), (0, t(7))]);
+        assert_eq!(grouped.of(0), &[t(1), t(7)]);
+        assert_eq!(grouped.of(1), &[] as &[Time]);
+        assert_eq!(grouped.of(2), &[t(3), t(5)]);
+        assert_eq!(grouped.of(9), &[] as &[Time]);
+        assert_eq!(grouped.per_key().count(), 3);
+    }
+
+    #[test]
     fn a_second_key_is_never_affected_by_the_first() {
         let settings = Settings::default();
         let mut trace_a = Pattern::Edge.generate(5, settings.window);
@@ -261,8 +376,8 @@ mod tests {
         let a_passed = both
             .requests()
             .iter()
-            .zip(&runs.decisions)
-            .filter(|(r, d)| r.key == 0 && d.allowed())
+            .zip(&runs.verdicts)
+            .filter(|(r, v)| r.key == 0 && v.passes())
             .count() as u64;
         assert_eq!(a_passed, alone);
     }

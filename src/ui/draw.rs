@@ -349,10 +349,10 @@ impl MarkColumns {
                         if r.delayed > 0 {
                             reach = vec![0f32; columns];
                         }
-                        for (request, decision) in requests.iter().zip(&r.decisions) {
+                        for (request, verdict) in requests.iter().zip(&r.verdicts) {
                             let x = layout.x(request.at);
                             let c = column(x);
-                            let mark = match decision.verdict {
+                            let mark = match *verdict {
                                 Verdict::Allowed => Mark::Allowed,
                                 Verdict::Rejected => Mark::Rejected,
                                 Verdict::Delayed { by } => {
@@ -549,13 +549,13 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
                     | (1u8 << Mark::Rejected as u8)
                     | if r.delayed > 0 { 1u8 << Mark::Delayed as u8 } else { 0 };
                 let mut i = 0;
-                while let (Some(request), Some(decision)) = (requests.get(i), r.decisions.get(i)) {
+                while let (Some(request), Some(&verdict)) = (requests.get(i), r.verdicts.get(i)) {
                     if request.at > visible_until {
                         break;
                     }
                     let x = layout.x(request.at);
                     let column = (x * view.dpr) as i32;
-                    let kind = match decision.verdict {
+                    let kind = match verdict {
                         Verdict::Allowed => Mark::Allowed,
                         Verdict::Rejected => Mark::Rejected,
                         Verdict::Delayed { by } => {

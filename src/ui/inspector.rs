@@ -7,7 +7,7 @@ use crate::core::decision::Verdict;
 use crate::core::http::{respond, Policy};
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
-use crate::core::run::product_reply;
+use crate::core::run::{decision_at, product_reply};
 use crate::core::time::format_seconds;
 
 use super::draw::time_label;
@@ -19,7 +19,9 @@ pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(&'static str, String, 
     let policy = Policy::new("default", run.settings.limit, run.settings.window);
     let mut lines = Vec::new();
     for r in &run.runs {
-        let Some(d) = r.decisions.get(index) else { continue };
+        // The run kept the verdict; the full decision is made again by replaying the key.
+        let Some((decision, _)) = decision_at(&run.trace, r.algorithm, &run.settings, index) else { continue };
+        let d = &decision;
         let response = respond(&policy, d);
         let word = match d.verdict {
             Verdict::Allowed => format!("allowed, {} left", d.remaining),

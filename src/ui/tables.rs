@@ -142,7 +142,7 @@ pub fn DecisionTable() -> impl IntoView {
                     let cells = run
                         .runs
                         .iter()
-                        .map(|r| r.decisions.get(i).map(|d| d.verdict.word()).unwrap_or("-"))
+                        .map(|r| r.verdicts.get(i).map(|v| v.word()).unwrap_or("-"))
                         .map(|w| view! { <td>{w}</td> }.into_any())
                         .collect::<Vec<_>>();
                     view! {

@@ -14,13 +14,15 @@ use crate::core::time::{Span, Time};
 pub struct FixedWindow {
     quota: Quota,
     slice: u64,
+    /// Where `slice` ends, so that `admit` finds the slice without dividing.
+    slice_end: u64,
     count: u64,
     latest: Time,
 }
 
 impl FixedWindow {
     pub fn new(quota: Quota) -> FixedWindow {
-        FixedWindow { quota, slice: 0, count: 0, latest: Time::ZERO }
+        FixedWindow { quota, slice: 0, slice_end: quota.window().micros(), count: 0, latest: Time::ZERO }
     }
 
     /// The slice `now` falls in, and how many passed in it so far.
@@ -30,11 +32,15 @@ impl FixedWindow {
         (slice, count)
     }
 
+    fn end_of(&self, slice: u64) -> u64 {
+        slice.saturating_add(1).saturating_mul(self.quota.window().micros())
+    }
+
     fn assess(&self, now: Time, cost: u64) -> (Decision, u64, u64) {
         let now = now.max(self.latest);
         let (slice, count) = self.current(now);
         let limit = self.quota.limit();
-        let slice_end = slice.saturating_add(1).saturating_mul(self.quota.window().micros());
+        let slice_end = self.end_of(slice);
         let until_next_slice = Span(slice_end.saturating_sub(now.micros()));
         let passes = count.saturating_add(cost) <= limit;
         let used = if passes { count + cost } else { count };
@@ -57,9 +63,31 @@ impl Limiter for FixedWindow {
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         let (decision, slice, used) = self.assess(now, cost);
         self.latest = now.max(self.latest);
-        self.slice = slice;
+        if slice != self.slice {
+            self.slice = slice;
+            self.slice_end = self.end_of(slice);
+        }
         self.count = used;
         decision
+    }
+
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        let now = now.max(self.latest);
+        self.latest = now;
+        if now.micros() >= self.slice_end {
+            let slice = now.micros() / self.quota.window().micros();
+            if slice != self.slice {
+                self.slice = slice;
+                self.slice_end = self.end_of(slice);
+                self.count = 0;
+            }
+        }
+        if self.count.saturating_add(cost) <= self.quota.limit() {
+            self.count += cost;
+            Verdict::Allowed
+        } else {
+            Verdict::Rejected
+        }
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {

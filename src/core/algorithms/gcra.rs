@@ -101,6 +101,22 @@ impl Limiter for Gcra {
         decision
     }
 
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        let now = now.max(self.latest);
+        self.latest = now;
+        if cost == 0 {
+            return Verdict::Allowed;
+        }
+        let now_s = self.scaled(now);
+        let tat = self.tat.unwrap_or(now_s);
+        let additional = self.t() * u128::from(cost - 1);
+        if additional > self.tau() || now_s < (tat + additional).saturating_sub(self.tau()) {
+            return Verdict::Rejected;
+        }
+        self.tat = Some(tat.max(now_s) + self.t() + additional);
+        Verdict::Allowed
+    }
+
     fn peek(&self, now: Time, cost: u64) -> Decision {
         self.assess(now, cost).0
     }

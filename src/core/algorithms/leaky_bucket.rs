@@ -124,6 +124,27 @@ impl Limiter for LeakyBucket {
         decision
     }
 
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        let now = now.max(self.latest);
+        self.latest = now;
+        let one = self.one() as i128;
+        let left = self.leaked(now);
+        let cost = i128::from(cost);
+        let excess = if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one };
+        if excess > i128::from(self.config.burst) * one {
+            return Verdict::Rejected;
+        }
+        if cost > 0 {
+            self.state = Some((excess as u128, now));
+        }
+        let delay_units = excess - i128::from(self.config.delay) * one;
+        if delay_units > 0 {
+            Verdict::Delayed { by: span_from_u128(div_ceil_u128(delay_units as u128, self.rate())) }
+        } else {
+            Verdict::Allowed
+        }
+    }
+
     fn peek(&self, now: Time, cost: u64) -> Decision {
         self.assess(now, cost).0
     }

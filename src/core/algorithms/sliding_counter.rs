@@ -21,6 +21,8 @@ use crate::core::time::{Span, Time};
 pub struct SlidingCounter {
     quota: Quota,
     bucket: u64,
+    /// Where `bucket` starts (`bucket × window`), so that `admit` finds the bucket without dividing.
+    start: u64,
     current: u64,
     previous: u64,
     latest: Time,
@@ -38,7 +40,7 @@ struct View {
 
 impl SlidingCounter {
     pub fn new(quota: Quota) -> SlidingCounter {
-        SlidingCounter { quota, bucket: 0, current: 0, previous: 0, latest: Time::ZERO }
+        SlidingCounter { quota, bucket: 0, start: 0, current: 0, previous: 0, latest: Time::ZERO }
     }
 
     fn view(&self, now: Time) -> View {
@@ -47,7 +49,7 @@ impl SlidingCounter {
         let elapsed = now.micros() % w;
         let (current, previous) = if bucket == self.bucket {
             (self.current, self.previous)
-        } else if bucket == self.bucket + 1 {
+        } else if Some(bucket) == self.bucket.checked_add(1) {
             (0, self.current)
         } else {
             (0, 0)
@@ -128,9 +130,33 @@ impl Limiter for SlidingCounter {
         let (decision, v) = self.assess(now, cost);
         self.latest = now.max(self.latest);
         self.bucket = v.bucket;
+        self.start = self.latest.micros() - v.elapsed;
         self.current = v.current;
         self.previous = v.previous;
         decision
+    }
+
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        let now = now.max(self.latest);
+        self.latest = now;
+        let w = self.quota.window().micros();
+        let mut elapsed = now.micros() - self.start;
+        if elapsed >= w {
+            let bucket = now.micros() / w;
+            self.previous = if Some(bucket) == self.bucket.checked_add(1) { self.current } else { 0 };
+            self.current = 0;
+            self.bucket = bucket;
+            elapsed = now.micros() % w;
+            self.start = now.micros() - elapsed;
+        }
+        let (w, limit) = (u128::from(w), u128::from(self.quota.limit()));
+        let estimate = u128::from(self.previous) * (w - u128::from(elapsed)) + u128::from(self.current) * w;
+        if estimate + u128::from(cost) * w <= limit * w {
+            self.current += cost;
+            Verdict::Allowed
+        } else {
+            Verdict::Rejected
+        }
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {

@@ -77,6 +77,12 @@ impl SlidingLog {
 
 impl Limiter for SlidingLog {
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        let passes = self.admit(now, cost).passes();
+        let now = self.latest;
+        self.answer(now, passes, self.log.len(), self.log.front().copied())
+    }
+
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         let now = now.max(self.latest);
         self.latest = now;
         if let Some(cutoff) = self.cutoff(now) {
@@ -84,12 +90,17 @@ impl Limiter for SlidingLog {
                 self.log.pop_front();
             }
         }
-        let passes = (self.log.len() as u64).saturating_add(cost) <= self.quota.limit();
-        if passes {
+        if (self.log.len() as u64).saturating_add(cost) <= self.quota.limit() {
             // cost <= limit here, so the log never holds more than `limit` entries.
-            self.log.extend(std::iter::repeat_n(now, cost as usize));
+            if cost == 1 {
+                self.log.push_back(now);
+            } else {
+                self.log.extend(std::iter::repeat_n(now, cost as usize));
+            }
+            Verdict::Allowed
+        } else {
+            Verdict::Rejected
         }
-        self.answer(now, passes, self.log.len(), self.log.front().copied())
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {

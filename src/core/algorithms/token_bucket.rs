@@ -95,6 +95,19 @@ impl Limiter for TokenBucket {
         decision
     }
 
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        let (level, at) = self.level_at(now);
+        self.last = at;
+        let need = u128::from(cost) * self.unit();
+        if level >= need {
+            self.level = level - need;
+            Verdict::Allowed
+        } else {
+            self.level = level;
+            Verdict::Rejected
+        }
+    }
+
     fn peek(&self, now: Time, cost: u64) -> Decision {
         self.assess(now, cost).0
     }
