@@ -33,18 +33,22 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
     )
 }
 
-/// One limiter on one key deciding `requests` requests, `gap_us` apart: the core's own cost, with
-/// no bookkeeping. `full` asks for the whole decision (remaining, reset and retry times, which the
-/// inspector and the export show); otherwise only the verdict, which is what a run keeps.
+/// One limiter deciding a trace of `requests` requests of one key, `gap_us` apart: the core's own
+/// cost, with no bookkeeping. `full` asks for the whole decision per request (remaining, reset and
+/// retry times, which the inspector and the export show); otherwise the verdict alone, which is
+/// what a run keeps, decided as the inspector's replay does (the algorithm matched once).
 fn decide_loop(algorithm: Algorithm, settings: &Settings, requests: u64, gap_us: u64, full: bool) -> Duration {
     use ratelab::core::decision::Limiter;
+    let trace: Vec<Request> = (0..requests).map(|i| Request::new(Time(i * gap_us), 0)).collect();
     time(5, || {
         let mut limiter = algorithm.build(settings).expect("valid settings");
         let mut passed = 0u64;
-        for i in 0..requests {
-            let at = Time(i * gap_us);
-            let passes = if full { limiter.decide(at, 1).allowed() } else { limiter.admit(at, 1).passes() };
-            passed += u64::from(passes);
+        if full {
+            for r in &trace {
+                passed += u64::from(limiter.decide(r.at, u64::from(r.cost)).allowed());
+            }
+        } else {
+            limiter.admit_each(trace.iter(), |v| passed += u64::from(v.passes()));
         }
         passed
     })

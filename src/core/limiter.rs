@@ -16,6 +16,7 @@ use super::profiles::settings::ProductSettings;
 use super::profiles::upstash::{Upstash, UpstashKind};
 use super::profiles::{Product, ProductReply};
 use super::time::{Span, Time};
+use super::traffic::Request;
 
 /// Every algorithm the lab runs, in the order rows are shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -301,6 +302,17 @@ macro_rules! each {
 }
 
 impl AnyLimiter {
+    /// Decides `requests` (one key's, in order) on the fast path, telling `verdict` each answer.
+    /// The algorithm is matched once for the whole run instead of once per request, so each
+    /// decision is the algorithm's own inlined arithmetic.
+    pub fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, mut verdict: impl FnMut(Verdict)) {
+        each!(self, l => {
+            for r in requests {
+                verdict(l.admit(r.at, u64::from(r.cost)));
+            }
+        })
+    }
+
     /// Decides like [`Limiter::decide`]; a product profile also gives the product's own reply.
     pub fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, Option<ProductReply>) {
         let (decision, reply) = match self {

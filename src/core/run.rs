@@ -124,9 +124,7 @@ pub fn decision_at(trace: &Trace, algorithm: Algorithm, settings: &Settings, ind
     let requests = trace.requests();
     let target = requests.get(index)?;
     let mut limiter = algorithm.build(settings).ok()?;
-    for earlier in requests[..index].iter().filter(|r| r.key == target.key) {
-        limiter.admit(earlier.at, u64::from(earlier.cost));
-    }
+    limiter.admit_each(requests[..index].iter().filter(|r| r.key == target.key), |_| ());
     Some(limiter.decide_with_reply(target.at, u64::from(target.cost)))
 }
 

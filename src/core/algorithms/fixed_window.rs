@@ -71,6 +71,7 @@ impl Limiter for FixedWindow {
         decision
     }
 
+    #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         let now = now.max(self.latest);
         self.latest = now;

@@ -20,6 +20,8 @@ use crate::core::time::{Span, Time};
 pub struct Gcra {
     rate: Rate,
     burst: u64,
+    /// The tolerance, `T × (burst - 1)` in scaled time, worked out once.
+    tolerance: u128,
     /// In scaled time (microseconds × `rate.amount`), or `None` for a key never seen.
     tat: Option<u128>,
     latest: Time,
@@ -34,7 +36,8 @@ impl Gcra {
         if burst > MAX_COUNT {
             return Err(ConfigError::TooLarge("burst"));
         }
-        Ok(Gcra { rate, burst, tat: None, latest: Time::ZERO })
+        let tolerance = u128::from(rate.per().micros()) * u128::from(burst - 1);
+        Ok(Gcra { rate, burst, tolerance, tat: None, latest: Time::ZERO })
     }
 
     /// The emission interval in scaled time.
@@ -43,7 +46,7 @@ impl Gcra {
     }
 
     fn tau(&self) -> u128 {
-        self.t() * u128::from(self.burst - 1)
+        self.tolerance
     }
 
     fn scaled(&self, now: Time) -> u128 {
@@ -101,6 +104,7 @@ impl Limiter for Gcra {
         decision
     }
 
+    #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         let now = now.max(self.latest);
         self.latest = now;
@@ -110,7 +114,8 @@ impl Limiter for Gcra {
         let now_s = self.scaled(now);
         let tat = self.tat.unwrap_or(now_s);
         let additional = self.t() * u128::from(cost - 1);
-        if additional > self.tau() || now_s < (tat + additional).saturating_sub(self.tau()) {
+        // Conforms when now >= TAT + additional - tau, kept in additions so nothing wraps.
+        if additional > self.tolerance || now_s + self.tolerance < tat + additional {
             return Verdict::Rejected;
         }
         self.tat = Some(tat.max(now_s) + self.t() + additional);

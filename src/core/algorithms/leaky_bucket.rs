@@ -47,6 +47,9 @@ impl LeakyBucketConfig {
 #[derive(Clone, Debug)]
 pub struct LeakyBucket {
     config: LeakyBucketConfig,
+    /// `burst` and `delay` in units of 1/`per` request, worked out once.
+    burst_units: i128,
+    delay_units: i128,
     /// Excess (in units of 1/`per` request) and when it was last updated; `None` for a new key.
     state: Option<(u128, Time)>,
     latest: Time,
@@ -54,7 +57,14 @@ pub struct LeakyBucket {
 
 impl LeakyBucket {
     pub fn new(config: LeakyBucketConfig) -> LeakyBucket {
-        LeakyBucket { config, state: None, latest: Time::ZERO }
+        let one = i128::from(config.rate.per().micros());
+        LeakyBucket {
+            config,
+            burst_units: i128::from(config.burst) * one,
+            delay_units: i128::from(config.delay) * one,
+            state: None,
+            latest: Time::ZERO,
+        }
     }
 
     fn one(&self) -> u128 {
@@ -124,6 +134,7 @@ impl Limiter for LeakyBucket {
         decision
     }
 
+    #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         let now = now.max(self.latest);
         self.latest = now;
@@ -131,13 +142,13 @@ impl Limiter for LeakyBucket {
         let left = self.leaked(now);
         let cost = i128::from(cost);
         let excess = if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one };
-        if excess > i128::from(self.config.burst) * one {
+        if excess > self.burst_units {
             return Verdict::Rejected;
         }
         if cost > 0 {
             self.state = Some((excess as u128, now));
         }
-        let delay_units = excess - i128::from(self.config.delay) * one;
+        let delay_units = excess - self.delay_units;
         if delay_units > 0 {
             Verdict::Delayed { by: span_from_u128(div_ceil_u128(delay_units as u128, self.rate())) }
         } else {

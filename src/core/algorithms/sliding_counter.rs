@@ -136,6 +136,7 @@ impl Limiter for SlidingCounter {
         decision
     }
 
+    #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         let now = now.max(self.latest);
         self.latest = now;

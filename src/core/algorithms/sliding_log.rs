@@ -82,6 +82,7 @@ impl Limiter for SlidingLog {
         self.answer(now, passes, self.log.len(), self.log.front().copied())
     }
 
+    #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         let now = now.max(self.latest);
         self.latest = now;

@@ -19,6 +19,8 @@ use crate::core::time::Time;
 pub struct TokenBucket {
     capacity: u64,
     refill: Rate,
+    /// A full bucket, `capacity × refill.per`, worked out once.
+    full: u128,
     /// Tokens × `refill.per` microseconds.
     level: u128,
     last: Time,
@@ -32,9 +34,8 @@ impl TokenBucket {
         if capacity > MAX_COUNT {
             return Err(ConfigError::TooLarge("capacity"));
         }
-        let mut bucket = TokenBucket { capacity, refill, level: 0, last: Time::ZERO };
-        bucket.level = bucket.full();
-        Ok(bucket)
+        let full = u128::from(capacity) * u128::from(refill.per().micros());
+        Ok(TokenBucket { capacity, refill, full, level: full, last: Time::ZERO })
     }
 
     pub fn capacity(&self) -> u64 {
@@ -50,7 +51,7 @@ impl TokenBucket {
     }
 
     fn full(&self) -> u128 {
-        u128::from(self.capacity) * self.unit()
+        self.full
     }
 
     /// The level at `now` after the lazy refill, and the time it is measured at.
@@ -95,6 +96,7 @@ impl Limiter for TokenBucket {
         decision
     }
 
+    #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         let (level, at) = self.level_at(now);
         self.last = at;
