@@ -404,3 +404,30 @@ fn an_answer_exactly_at_the_deadline_is_in_time_whether_or_not_timeouts_are_even
         assert_eq!(report.records[0].latency(), Span(8_250));
     }
 }
+
+#[test]
+fn an_emulation_run_a_slice_at_a_time_is_the_emulation_run_at_once() {
+    use ratelab::core::durable::Simulation;
+    // Retries, jitter, a fault and the first-tier cache: every random draw and every queue.
+    let config = SimConfig {
+        retry: RetryPolicy::AfterRetryAfter { max_retries: 3, jitter: Span::from_millis(400) },
+        first_tier_cache: true,
+        faults: vec![Fault { kind: FaultKind::Unreachable, start: Span::from_secs(3), end: Span::from_secs(5) }],
+        ..SimConfig::default()
+    };
+    let traffic = SimTraffic::from_trace(&Pattern::SeveralKeys.generate(5, Span::from_secs(10)), Region::Frankfurt, 0);
+    let whole = run(&config, &traffic);
+    for budget in [1, 3, 50] {
+        let mut simulation = Simulation::new(config.clone(), traffic.clone()).expect("valid configuration");
+        let mut slices = 0;
+        while simulation.advance(budget) {
+            slices += 1;
+            let (sent, total) = simulation.progress();
+            assert!(sent <= total);
+        }
+        assert!(slices > traffic.requests.len() / budget, "budget {budget}: {slices} slices");
+        let sliced = simulation.finish();
+        assert_eq!(format!("{:?}", sliced.records), format!("{:?}", whole.records), "budget {budget}");
+        assert_eq!(sliced.passed(), whole.passed());
+    }
+}

@@ -2,7 +2,7 @@
 //! run, the Durable Object's run, and the levels drawn under the rows. The UI only draws this.
 
 use super::decision::Limiter;
-use super::durable::{simulate, DurableParams, SimReport};
+use super::durable::{DurableParams, SimReport, Simulation};
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
@@ -55,7 +55,8 @@ impl LabRun {
 
 /// A [`LabRun`] computed a slice at a time, so the page can run a large trace between frames
 /// and show how far it has got: every algorithm's row request by request, then the Durable
-/// Object and the level strips in the last step. The result equals `LabRun::compute`'s.
+/// Object's emulation event by event, and the level strips (one key, at most
+/// `MAX_GAUGE_REQUESTS` requests) when finished. The result equals `LabRun::compute`'s.
 pub struct Computation {
     /// What the rows need of the state (not the pattern: a person's trace can be a million
     /// requests, and the trace below holds it already).
@@ -68,6 +69,9 @@ pub struct Computation {
     /// The row being run, and its index in `state.algorithms`.
     current: Option<(usize, RunBuilder)>,
     next_algorithm: usize,
+    /// The Durable Object's emulation, once every row is run, and then its report.
+    simulation: Option<Simulation>,
+    durable_report: Option<Result<SimReport, String>>,
 }
 
 impl Computation {
@@ -82,6 +86,8 @@ impl Computation {
             refusals: Vec::new(),
             current: None,
             next_algorithm: 0,
+            simulation: None,
+            durable_report: None,
         }
     }
 
@@ -90,20 +96,35 @@ impl Computation {
         &self.trace
     }
 
-    /// Decisions made so far, and the number to make in all.
+    /// Work done so far, and the work in all: one unit per decision of each row, and one per
+    /// request the Durable Object's emulation has sent.
     pub fn progress(&self) -> (usize, usize) {
         let per_row = self.trace.len();
         let finished = self.runs.len() * per_row;
         let current = self.current.as_ref().map_or(0, |(_, b)| b.done());
-        (finished + self.refusals.len() * per_row + current, self.algorithms.len() * per_row)
+        let rows = (finished + self.refusals.len() * per_row + current, self.algorithms.len() * per_row);
+        if !self.durable.enabled {
+            return rows;
+        }
+        let sent = match (&self.simulation, &self.durable_report) {
+            (Some(simulation), _) => simulation.progress().0,
+            (None, Some(_)) => per_row,
+            (None, None) => 0,
+        };
+        (rows.0 + sent, rows.1 + per_row)
     }
 
-    /// Makes up to `budget` more decisions; false once every row is run.
+    /// True once the rows are run and the Durable Object's emulation is under way.
+    pub fn emulating(&self) -> bool {
+        self.simulation.is_some()
+    }
+
+    /// Makes up to `budget` more decisions (or emulation events); false once all is done.
     pub fn step(&mut self, budget: usize) -> bool {
         let mut budget = budget.max(1);
         loop {
             if self.current.is_none() {
-                let Some(&algorithm) = self.algorithms.get(self.next_algorithm) else { return false };
+                let Some(&algorithm) = self.algorithms.get(self.next_algorithm) else { return self.emulate(budget) };
                 self.next_algorithm += 1;
                 // Each row stands alone: a product refusing these settings (Envoy's 50 ms
                 // floor) is named, and every other row is still computed.
@@ -126,26 +147,49 @@ impl Computation {
                 self.runs.push(builder.finish(self.settings.window));
             }
             if budget == 0 {
-                return self.next_algorithm < self.algorithms.len();
+                return self.next_algorithm < self.algorithms.len() || (self.durable.enabled && self.durable_report.is_none());
             }
         }
     }
 
-    /// The Durable Object's run and the level strips, and the whole result.
-    pub fn finish(self) -> LabRun {
-        let Computation { settings, algorithms, durable, trace, runs, refusals, .. } = self;
+    /// Advances the Durable Object's emulation by up to `budget` events; false once it is done
+    /// (or not asked for).
+    fn emulate(&mut self, budget: usize) -> bool {
+        if !self.durable.enabled || self.durable_report.is_some() {
+            return false;
+        }
+        let simulation = match &mut self.simulation {
+            Some(simulation) => simulation,
+            None => {
+                let config = self.durable.sim_config(&self.settings, self.trace.routes());
+                match Simulation::new(config, self.durable.traffic(&self.trace)) {
+                    Ok(simulation) => self.simulation.insert(simulation),
+                    Err(e) => {
+                        self.durable_report = Some(Err(e.to_string()));
+                        return false;
+                    }
+                }
+            }
+        };
+        if simulation.advance(budget) {
+            return true;
+        }
+        self.durable_report = self.simulation.take().map(|s| Ok(s.finish()));
+        false
+    }
+
+    /// The level strips, and the whole result (anything not yet computed is computed first).
+    pub fn finish(mut self) -> LabRun {
+        while self.step(usize::MAX) {}
+        let Computation { settings, algorithms, trace, runs, refusals, durable_report, .. } = self;
         let horizon = horizon_for(&trace, settings.window);
         let error = (!refusals.is_empty()).then(|| refusals.join(" "));
-        let durable = durable.enabled.then(|| {
-            let config = durable.sim_config(&settings, trace.routes());
-            simulate(&config, &durable.traffic(&trace)).map_err(|e| e.to_string())
-        });
         let gauges = [Algorithm::TokenBucket, Algorithm::SlidingLog]
             .into_iter()
             .filter(|a| algorithms.contains(a))
             .filter_map(|a| gauge_series(&trace, a, &settings, 0))
             .collect();
-        LabRun { trace, settings, runs, durable, gauges, horizon, error }
+        LabRun { trace, settings, runs, durable: durable_report, gauges, horizon, error }
     }
 }
 
@@ -232,15 +276,17 @@ mod tests {
             }
             assert_eq!(computation.progress().0, computation.progress().1);
             let sliced = computation.finish();
-            // One decision a step: every request of the three rows that run is its own step,
-            // and a last step finds the refused Envoy row (last in row order) and ends.
+            // One decision a step: every request of the three rows that run is its own step;
+            // then every send and every event of the Durable Object's emulation is one.
             if budget == 1 {
-                assert_eq!(steps, whole.trace.len() * 3);
+                assert!(steps > whole.trace.len() * 4, "{steps} steps");
             }
             assert_eq!(format!("{:?}", sliced.runs), format!("{:?}", whole.runs), "budget {budget}");
             assert_eq!(sliced.error, whole.error);
             assert_eq!(sliced.gauges, whole.gauges);
-            assert_eq!(sliced.durable.as_ref().map(|d| d.as_ref().map(|r| r.records.len()).ok()), whole.durable.as_ref().map(|d| d.as_ref().map(|r| r.records.len()).ok()));
+            let records = |run: &LabRun| run.durable.as_ref().map(|d| d.as_ref().map(|r| format!("{:?}", r.records)).ok());
+            assert!(records(&whole).is_some_and(|r| r.is_some()));
+            assert_eq!(records(&sliced), records(&whole), "budget {budget}");
         }
     }
 

@@ -98,7 +98,8 @@ impl Lab {
         while computation.step(DECISIONS_PER_CHECK) {
             if super::perf_now() - started > SLICE_MS {
                 let (done, total) = computation.progress();
-                self.progress.set(Some(("Running the limiters", permille(done, total))));
+                let what = if computation.emulating() { "Emulating the Durable Object" } else { "Running the limiters" };
+                self.progress.set(Some((what, permille(done, total))));
                 super::soon(move || self.compute(job, next, computation));
                 return;
             }

@@ -16,5 +16,5 @@ pub use config::{FailMode, Fault, FaultKind, Placement, RetryPolicy, Route, SimC
 pub use regions::Region;
 pub use report::{KeyStats, Outcome, RequestRecord, SimReport};
 pub use shard::{ShardBy, ShardRule};
-pub use sim::{simulate, ObjectInfo};
+pub use sim::{simulate, ObjectInfo, Simulation};
 pub use traffic::{SimRequest, SimTraffic};

@@ -79,9 +79,9 @@ enum Event {
     Alarm(u32),
 }
 
-struct Sim<'a> {
-    config: &'a SimConfig,
-    traffic: &'a SimTraffic,
+struct Sim {
+    config: SimConfig,
+    traffic: SimTraffic,
     rng: SeededRng,
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
     seq: u64,
@@ -111,51 +111,87 @@ struct Sim<'a> {
 
 /// Runs `traffic` through the emulated Workers and Durable Objects.
 pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, SimConfigError> {
-    config.validate()?;
-    let binding_quota = match config.tier {
-        Tier::Binding { period_secs } => {
-            Some(Quota::new(config.settings.limit, Span::from_secs(period_secs)).map_err(SimConfigError::Limiter)?)
-        }
-        Tier::DurableObject => None,
-    };
-    let mut sim = Sim {
-        config,
-        traffic,
-        rng: SeededRng::new(config.seed),
-        events: BinaryHeap::new(),
-        seq: 0,
-        records: Vec::with_capacity(traffic.requests.len()),
-        finalized: Vec::with_capacity(traffic.requests.len()),
-        objects: Vec::new(),
-        states: Vec::new(),
-        by_name: vec![Vec::new(); traffic.keys.len()],
-        smart_home: if config.placement == Placement::Smart { heaviest_origins(traffic) } else { Vec::new() },
-        blocked_until: if config.first_tier_cache { vec![[None; REGIONS]; traffic.keys.len()] } else { Vec::new() },
-        binding: if binding_quota.is_some() { vec![Default::default(); traffic.keys.len()] } else { Vec::new() },
-        binding_quota,
-        stored_changes: Vec::new(),
-        key_shards: vec![None; traffic.keys.len()],
-        causal: config.retry != RetryPolicy::Never || config.first_tier_cache,
-        now: Time::ZERO,
-    };
-    let mut next_original = 0usize;
-    loop {
-        let next_event_time = sim.events.peek().map(|Reverse((t, _, _))| *t);
-        let next_send = traffic.requests.get(next_original).map(|r| r.at);
-        match (next_send, next_event_time) {
-            (Some(send_at), Some(event_at)) if event_at < send_at => sim.step(),
-            (Some(_), _) => {
-                let request = traffic.requests[next_original];
-                next_original += 1;
-                sim.now = request.at;
-                let id = sim.new_record(request.key, request.origin, request.route, 0, request.at);
-                sim.send(id, request.at);
+    let mut simulation = Simulation::new(config.clone(), traffic.clone())?;
+    while simulation.advance(usize::MAX) {}
+    Ok(simulation.finish())
+}
+
+/// A simulation run a slice at a time, so that a page can emulate a large trace between frames.
+/// Slicing changes nothing: the events are the same, in the same order, with the same random
+/// draws, as [`simulate`] running it at once.
+pub struct Simulation {
+    sim: Sim,
+    /// The next request of the traffic to send.
+    next_original: usize,
+}
+
+impl Simulation {
+    pub fn new(config: SimConfig, traffic: SimTraffic) -> Result<Simulation, SimConfigError> {
+        config.validate()?;
+        let binding_quota = match config.tier {
+            Tier::Binding { period_secs } => {
+                Some(Quota::new(config.settings.limit, Span::from_secs(period_secs)).map_err(SimConfigError::Limiter)?)
             }
-            (None, Some(_)) => sim.step(),
-            (None, None) => break,
-        }
+            Tier::DurableObject => None,
+        };
+        let keys = traffic.keys.len();
+        let requests = traffic.requests.len();
+        let sim = Sim {
+            rng: SeededRng::new(config.seed),
+            events: BinaryHeap::new(),
+            seq: 0,
+            records: Vec::with_capacity(requests),
+            finalized: Vec::with_capacity(requests),
+            objects: Vec::new(),
+            states: Vec::new(),
+            by_name: vec![Vec::new(); keys],
+            smart_home: if config.placement == Placement::Smart { heaviest_origins(&traffic) } else { Vec::new() },
+            blocked_until: if config.first_tier_cache { vec![[None; REGIONS]; keys] } else { Vec::new() },
+            binding: if binding_quota.is_some() { vec![Default::default(); keys] } else { Vec::new() },
+            binding_quota,
+            stored_changes: Vec::new(),
+            key_shards: vec![None; keys],
+            causal: config.retry != RetryPolicy::Never || config.first_tier_cache,
+            now: Time::ZERO,
+            config,
+            traffic,
+        };
+        Ok(Simulation { sim, next_original: 0 })
     }
-    Ok(SimReport::build(config, traffic, sim.records, sim.objects, stored_series(sim.stored_changes)))
+
+    /// Requests of the traffic sent so far, and how many there are.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next_original, self.sim.traffic.requests.len())
+    }
+
+    /// Handles up to `budget` more sends and events; false once nothing is left to happen.
+    pub fn advance(&mut self, budget: usize) -> bool {
+        let sim = &mut self.sim;
+        for _ in 0..budget.max(1) {
+            let next_event_time = sim.events.peek().map(|Reverse((t, _, _))| *t);
+            let next_send = sim.traffic.requests.get(self.next_original).map(|r| r.at);
+            match (next_send, next_event_time) {
+                (Some(send_at), Some(event_at)) if event_at < send_at => sim.step(),
+                (Some(_), _) => {
+                    let request = sim.traffic.requests[self.next_original];
+                    self.next_original += 1;
+                    sim.now = request.at;
+                    let id = sim.new_record(request.key, request.origin, request.route, 0, request.at);
+                    sim.send(id, request.at);
+                }
+                (None, Some(_)) => sim.step(),
+                (None, None) => return false,
+            }
+        }
+        true
+    }
+
+    /// The report; events not yet handled are handled first.
+    pub fn finish(mut self) -> SimReport {
+        while self.advance(usize::MAX) {}
+        let Sim { config, traffic, records, objects, stored_changes, .. } = self.sim;
+        SimReport::build(&config, &traffic, records, objects, stored_series(stored_changes))
+    }
 }
 
 /// The number of stored keys over time, from its changes: a write is stamped when its answer
@@ -198,7 +234,7 @@ fn heaviest_origins(traffic: &SimTraffic) -> Vec<Option<Region>> {
         .collect()
 }
 
-impl Sim<'_> {
+impl Sim {
     fn schedule(&mut self, at: Time, event: Event) {
         self.seq += 1;
         self.events.push(Reverse((at, self.seq, event)));
