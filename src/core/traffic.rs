@@ -120,15 +120,55 @@ fn sort_by_time(requests: &mut [Request]) {
     requests.sort_by_key(|r| r.at);
 }
 
-/// The index of `name` in `names`, adding it if new. `index` keeps (name, position) sorted by
-/// name, so a log of many addresses stays fast without a hash map (which costs the bundle more).
-fn intern<'a>(index: &mut Vec<(&'a str, usize)>, names: &mut Vec<String>, name: &'a str) -> usize {
-    match index.binary_search_by(|(n, _)| (*n).cmp(name)) {
-        Ok(found) => index[found].1,
-        Err(at) => {
-            names.push(name.to_string());
-            index.insert(at, (name, names.len() - 1));
-            names.len() - 1
+/// Gives each distinct name a number, in the order names are first seen: an open-addressing
+/// table of indices into `names`, hashed with FNV-1a. A million requests over ten thousand keys
+/// take one hash and usually one comparison each (a sorted table took ten times as long, its
+/// insertions shifting thousands of entries per new key), and the code is smaller than a
+/// `HashMap`'s.
+#[derive(Default)]
+struct Interner {
+    names: Vec<String>,
+    /// Indices into `names`, or `EMPTY`; its length is zero or a power of two above twice the
+    /// number of names.
+    slots: Vec<u32>,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl Interner {
+    fn hash(name: &str) -> usize {
+        name.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)) as usize
+    }
+
+    /// The number of `name`, adding it if new.
+    fn id(&mut self, name: &str) -> usize {
+        if (self.names.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = Interner::hash(name) & mask;
+        loop {
+            match self.slots[i] {
+                EMPTY => {
+                    self.slots[i] = self.names.len() as u32;
+                    self.names.push(name.to_string());
+                    return self.names.len() - 1;
+                }
+                id if self.names[id as usize] == name => return id as usize,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(16);
+        self.slots = vec![EMPTY; size];
+        for (id, name) in self.names.iter().enumerate() {
+            let mut i = Interner::hash(name) & (size - 1);
+            while self.slots[i] != EMPTY {
+                i = (i + 1) & (size - 1);
+            }
+            self.slots[i] = id as u32;
         }
     }
 }
@@ -262,20 +302,19 @@ impl Pattern {
                 trace
             }
             Pattern::Keyed(points) => {
-                let (mut keys, mut key_index) = (Vec::new(), Vec::new());
-                let (mut routes, mut route_index) = (Vec::new(), Vec::new());
+                let (mut keys, mut routes) = (Interner::default(), Interner::default());
                 let mut requests = Vec::with_capacity(points.len());
                 for point in points {
-                    let key = intern(&mut key_index, &mut keys, &point.key) as u32;
+                    let key = keys.id(&point.key) as u32;
                     // Routes past u16 share the last index: no real service has that many.
                     let route = match &point.route {
-                        Some(name) => (intern(&mut route_index, &mut routes, name) + 1).min(usize::from(u16::MAX)) as u16,
+                        Some(name) => (routes.id(name) + 1).min(usize::from(u16::MAX)) as u16,
                         None => 0,
                     };
                     requests.push(Request { origin: point.origin, route, ..Request::new(point.at, key) });
                 }
-                let mut trace = Trace::new(keys, requests);
-                trace.routes = routes;
+                let mut trace = Trace::new(keys.names, requests);
+                trace.routes = routes.names;
                 trace
             }
             _ => Trace::single_key(DEFAULT_KEY, self.times(limit, window)),
@@ -363,6 +402,27 @@ impl fmt::Display for Pattern {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interner_numbers_names_in_the_order_first_seen_through_every_growth() {
+        let mut interner = Interner::default();
+        let names: Vec<String> = (0..5_000).map(|i| format!("tenant:{}", (i * 7919) % 3_000)).collect();
+        let ids: Vec<usize> = names.iter().map(|n| interner.id(n)).collect();
+        assert_eq!(interner.names.len(), 3_000);
+        for (name, &id) in names.iter().zip(&ids) {
+            assert_eq!(&interner.names[id], name);
+        }
+        // First seen, first numbered: the ids appear in increasing order of first appearance.
+        let mut next = 0;
+        for &id in &ids {
+            assert!(id <= next);
+            if id == next {
+                next += 1;
+            }
+        }
+        assert_eq!(interner.id(""), 3_000, "an empty name is a name");
+        assert_eq!(interner.id("tenant:0"), 0);
+    }
 
     #[test]
     fn the_edge_preset_at_five_per_ten_seconds_is_the_explainers_ten_requests() {

@@ -4,6 +4,8 @@
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
+use web_sys::CanvasRenderingContext2d;
 
 use crate::core::durable::{Outcome, SimReport};
 use crate::core::time::{Span, Time};
@@ -88,51 +90,80 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
         x += 14.0;
     }
     let r = 4.0;
-    // One mark per pixel, kind and outcome: a sorted list of what was drawn is smaller code
-    // than a hash set, and a trace's marks mostly arrive in order.
-    let mut last: Option<(i32, i32, u8)> = None;
+    // One mark per outcome per 2×2 device-pixel cell: a million answers become at most one mark
+    // per spot the eye can tell apart, and the two common kinds are drawn in one path each.
+    let cell = |v: f64| ((v * d) / 2.0).max(0.0) as usize;
+    let (cols, rows) = (cell(view.width) + 1, cell(LATENCY_H) + 1);
+    let mut seen = vec![0u8; cols * rows];
+    let mut spots: [Vec<(f64, f64)>; 5] = Default::default();
     for record in &report.records {
         let (x, y) = (view.x(record.sent), y_lat(record.latency()));
-        let spot = ((x * d) as i32, (y * d) as i32, record.outcome as u8);
-        if last == Some(spot) {
-            continue;
-        }
-        last = Some(spot);
-        match record.outcome {
-            Outcome::Allowed | Outcome::Delayed => {
-                area.draw(&Circle::new(p(x, y), (r * d) as i32, palette.allowed.filled())).map_err(err)?;
-            }
-            Outcome::Rejected => {
-                let s = palette.rejected.stroke_width(stroke(2.0));
-                area.draw(&PathElement::new(vec![p(x - r, y - r), p(x + r, y + r)], s)).map_err(err)?;
-                area.draw(&PathElement::new(vec![p(x - r, y + r), p(x + r, y - r)], s)).map_err(err)?;
-            }
-            Outcome::DegradedAllowed => {
-                let s = palette.degraded.stroke_width(stroke(2.0));
-                for arc in dashed_ring(x, y, r) {
-                    let pts: Vec<(i32, i32)> = arc.into_iter().map(|(x, y)| p(x, y)).collect();
-                    area.draw(&PathElement::new(pts, s)).map_err(err)?;
-                }
-            }
-            Outcome::FailedClosed => {
-                let s = palette.rejected.stroke_width(stroke(1.5));
-                let q = r + 1.0;
-                area.draw(&PathElement::new(vec![p(x - q, y - q), p(x + q, y - q), p(x + q, y + q), p(x - q, y + q), p(x - q, y - q)], s)).map_err(err)?;
-                area.draw(&PathElement::new(vec![p(x - r + 1.0, y - r + 1.0), p(x + r - 1.0, y + r - 1.0)], s)).map_err(err)?;
-            }
+        let bit = 1u8 << record.outcome as u8;
+        let Some(slot) = seen.get_mut(cell(y).min(rows - 1) * cols + cell(x).min(cols - 1)) else { continue };
+        if *slot & bit == 0 {
+            *slot |= bit;
+            spots[record.outcome as usize].push((x, y));
         }
     }
+    let ctx: CanvasRenderingContext2d = canvas.get_context("2d").map_err(err)?.ok_or("this browser gave no 2D canvas")?.unchecked_into();
+    let css = |c: RGBColor| format!("rgb({},{},{})", c.0, c.1, c.2);
+    let device = |(x, y): (f64, f64)| ((x * d).round(), (y * d).round());
+    let allowed = spots[Outcome::Allowed as usize].iter().chain(&spots[Outcome::Delayed as usize]);
+    ctx.begin_path();
+    for &spot in allowed {
+        let (x, y) = device(spot);
+        ctx.move_to(x + r * d, y);
+        ctx.arc(x, y, (r * d).round(), 0.0, std::f64::consts::TAU).map_err(err)?;
+    }
+    ctx.set_fill_style_str(&css(palette.allowed));
+    ctx.fill();
+    ctx.begin_path();
+    for &spot in &spots[Outcome::Rejected as usize] {
+        let (x, y) = device(spot);
+        let q = r * d;
+        ctx.move_to(x - q, y - q);
+        ctx.line_to(x + q, y + q);
+        ctx.move_to(x - q, y + q);
+        ctx.line_to(x + q, y - q);
+    }
+    ctx.set_stroke_style_str(&css(palette.rejected));
+    ctx.set_line_width(f64::from(stroke(2.0)));
+    ctx.stroke();
+    for &(x, y) in &spots[Outcome::DegradedAllowed as usize] {
+        let s = palette.degraded.stroke_width(stroke(2.0));
+        for arc in dashed_ring(x, y, r) {
+            let pts: Vec<(i32, i32)> = arc.into_iter().map(|(x, y)| p(x, y)).collect();
+            area.draw(&PathElement::new(pts, s)).map_err(err)?;
+        }
+    }
+    for &(x, y) in &spots[Outcome::FailedClosed as usize] {
+        let s = palette.rejected.stroke_width(stroke(1.5));
+        let q = r + 1.0;
+        area.draw(&PathElement::new(vec![p(x - q, y - q), p(x + q, y - q), p(x + q, y + q), p(x - q, y + q), p(x - q, y - q)], s)).map_err(err)?;
+        area.draw(&PathElement::new(vec![p(x - r + 1.0, y - r + 1.0), p(x + r - 1.0, y + r - 1.0)], s)).map_err(err)?;
+    }
 
-    // Queue strip: how many the object held when each request arrived.
+    // Queue strip: how many the object held when each request arrived, the tallest per device
+    // pixel column, in one path.
     let top = LATENCY_H + GAP;
     let max_queue = report.records.iter().map(|r| r.queue_depth).max().unwrap_or(0).max(1) as f64;
     area.draw(&PathElement::new(vec![p(0.0, top + QUEUE_H), p(view.width, top + QUEUE_H)], palette.grid.stroke_width(1))).map_err(err)?;
+    let mut tallest = vec![0u32; (view.width * d) as usize + 1];
     for record in report.records.iter().filter(|r| r.queue_depth > 0) {
         let Some(at) = record.arrived else { continue };
-        let x = view.x(at);
-        let h = (f64::from(record.queue_depth) / max_queue) * (QUEUE_H - 6.0);
-        area.draw(&PathElement::new(vec![p(x, top + QUEUE_H), p(x, top + QUEUE_H - h)], palette.delayed.stroke_width(stroke(1.5)))).map_err(err)?;
+        if let Some(column) = tallest.get_mut((view.x(at) * d).round().max(0.0) as usize) {
+            *column = (*column).max(record.queue_depth);
+        }
     }
+    ctx.begin_path();
+    for (column, &depth) in tallest.iter().enumerate().filter(|(_, &depth)| depth > 0) {
+        let h = (f64::from(depth) / max_queue) * (QUEUE_H - 6.0);
+        ctx.move_to(column as f64, ((top + QUEUE_H) * d).round());
+        ctx.line_to(column as f64, ((top + QUEUE_H - h) * d).round());
+    }
+    ctx.set_stroke_style_str(&css(palette.delayed));
+    ctx.set_line_width(f64::from(stroke(1.5)));
+    ctx.stroke();
 
     // Stored keys strip, as steps.
     let top = LATENCY_H + GAP + QUEUE_H + GAP;
