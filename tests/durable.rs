@@ -431,3 +431,17 @@ fn an_emulation_run_a_slice_at_a_time_is_the_emulation_run_at_once() {
         assert_eq!(sliced.passed(), whole.passed());
     }
 }
+
+#[test]
+fn the_percentiles_are_the_nearest_ranks_of_every_latency_and_the_slowest_is_the_largest() {
+    // A hot key with jitter: latencies of every size, from the queue and the network.
+    let config = SimConfig { jitter: Span::from_millis(30), ..SimConfig::default() };
+    let traffic = SimTraffic::from_trace(&Pattern::Double.generate(400, Span::from_secs(1)), Region::Frankfurt, 0);
+    let report = run(&config, &traffic);
+    let mut sorted: Vec<Span> = report.records.iter().map(|r| r.latency()).collect();
+    sorted.sort();
+    let nearest_rank = |p: usize| sorted[(p * sorted.len()).div_ceil(100) - 1];
+    assert!(sorted.len() > 1000 && sorted[0] < sorted[sorted.len() - 1]);
+    assert_eq!((report.p50, report.p95, report.p99), (nearest_rank(50), nearest_rank(95), nearest_rank(99)));
+    assert_eq!(report.slowest, sorted[sorted.len() - 1]);
+}

@@ -24,7 +24,7 @@ pub fn chart_height() -> f64 {
 /// The latency axis: a little above the timeout, or above the slowest answers if they are
 /// later (they cannot be, since the Worker gives up at the timeout, but faults can delay it).
 pub fn latency_ceiling(report: &SimReport, timeout: Span) -> Span {
-    let slowest = report.records.iter().map(|r| r.latency()).max().unwrap_or(Span::ZERO);
+    let slowest = report.slowest;
     Span(timeout.micros().max(slowest.micros()).saturating_mul(5) / 4).max(Span::from_millis(10))
 }
 
