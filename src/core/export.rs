@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn keys_that_look_like_formulas_or_hold_commas_are_made_harmless() {
         let mut state = parse_query("limit=2&window=10&algos=fixed").state;
-        state.pattern = Pattern::Keyed(vec![Point::new(Time::ZERO, "=cmd()"), Point::new(Time::from_secs(1), "a,b")]);
+        state.pattern = Pattern::Keyed(vec![Point::new(Time::ZERO, "=cmd()"), Point::new(Time::from_secs(1), "a,b")].into());
         let csv = decisions_csv(&LabRun::compute(&state));
         assert!(csv.contains("\n0,'=cmd(),fixed,"), "{csv}");
         assert!(csv.contains("\n1,\"a,b\",fixed,"), "{csv}");

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use std::sync::Arc;
+
 use super::durable::Region;
 use super::rng::SeededRng;
 use super::time::{Span, Time, MICROS_PER_SEC};
@@ -199,8 +201,9 @@ pub enum Pattern {
     /// Request times given by a person (a pasted list, or their clicks), in seconds.
     Trace(Vec<Time>),
     /// Requests with their keys (and origins and routes, when given), for traffic of several
-    /// keys given by a person.
-    Keyed(Vec<Point>),
+    /// keys given by a person. Shared: the page copies its state on every change, and a million
+    /// named points copied each time would stall it.
+    Keyed(Arc<Vec<Point>>),
 }
 
 /// Keys of the several-keys preset, in key-table order.
@@ -280,7 +283,7 @@ impl Pattern {
         if points.iter().all(|p| p.key == DEFAULT_KEY && p.origin.is_none() && p.route.is_none()) {
             Pattern::Trace(points.into_iter().map(|p| p.at).collect())
         } else {
-            Pattern::Keyed(points)
+            Pattern::Keyed(Arc::new(points))
         }
     }
 
@@ -304,7 +307,7 @@ impl Pattern {
             Pattern::Keyed(points) => {
                 let (mut keys, mut routes) = (Interner::default(), Interner::default());
                 let mut requests = Vec::with_capacity(points.len());
-                for point in points {
+                for point in points.iter() {
                     let key = keys.id(&point.key) as u32;
                     // Routes past u16 share the last index: no real service has that many.
                     let route = match &point.route {
@@ -482,7 +485,7 @@ mod tests {
 
     #[test]
     fn a_keyed_list_gives_one_limiter_key_per_name_in_order_of_first_use() {
-        let pattern = Pattern::Keyed(vec![Point::new(Time(3), "b"), Point::new(Time(1), "a"), Point::new(Time(2), "b")]);
+        let pattern = Pattern::Keyed(vec![Point::new(Time(3), "b"), Point::new(Time(1), "a"), Point::new(Time(2), "b")].into());
         let trace = pattern.generate(5, Span::from_secs(1));
         assert_eq!(trace.keys(), ["b", "a"]);
         let order: Vec<(u64, &str)> = trace.requests().iter().map(|r| (r.at.micros(), trace.key_name(r.key))).collect();
@@ -491,7 +494,7 @@ mod tests {
     }
 
     fn pattern_sorted() -> Pattern {
-        Pattern::Keyed(vec![Point::new(Time(1), "a"), Point::new(Time(2), "b"), Point::new(Time(3), "b")])
+        Pattern::Keyed(vec![Point::new(Time(1), "a"), Point::new(Time(2), "b"), Point::new(Time(3), "b")].into())
     }
 
     #[test]

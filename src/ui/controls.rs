@@ -141,6 +141,9 @@ pub fn reset(lab: Lab) {
     lab.selected.set(None);
 }
 
+/// The most keys offered in the "Send a request for" menu.
+const MAX_SEND_KEYS: usize = 200;
+
 /// Adds a request at the playhead (or just after the last one) for the chosen key.
 pub fn send_request(lab: Lab) {
     let (points, first_key, end, window, limit) = lab.run.with_untracked(|r| {
@@ -154,7 +157,7 @@ pub fn send_request(lab: Lab) {
     });
     let key = lab.send_key.get_untracked().unwrap_or(first_key);
     let mut points = match points {
-        Pattern::Keyed(points) => points,
+        Pattern::Keyed(points) => std::sync::Arc::unwrap_or_clone(points),
         Pattern::Trace(times) => times.into_iter().map(|t| Point::new(t, DEFAULT_KEY)).collect(),
         _ => Vec::new(),
     };
@@ -285,9 +288,16 @@ pub fn Controls() -> impl IntoView {
                 <label class="send-key">"for "
                     <select data-testid="send-key" on:change=super::boxed(move |ev| lab.send_key.set(Some(event_target_value(&ev))))>
                         {move || {
-                            let keys = lab.run.with(|r| r.trace.keys().to_vec());
-                            let keys = if keys.is_empty() { vec![DEFAULT_KEY.to_string()] } else { keys };
+                            // The first keys of the trace, and the chosen one: a menu of ten
+                            // thousand keys helps nobody and costs the page a long rebuild.
+                            let mut keys = lab.run.with(|r| r.trace.keys().iter().take(MAX_SEND_KEYS).cloned().collect::<Vec<_>>());
+                            if keys.is_empty() {
+                                keys.push(DEFAULT_KEY.to_string());
+                            }
                             let chosen = lab.send_key.get().unwrap_or_else(|| keys[0].clone());
+                            if !keys.contains(&chosen) {
+                                keys.push(chosen.clone());
+                            }
                             keys.into_iter().map(|k| {
                                 let selected = k == chosen;
                                 view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()

@@ -337,6 +337,9 @@ impl MarkColumns {
         // The nearest device pixel, as plotters rounds: a mark sits exactly where it did.
         let column = |x: f64| ((x * dpr).round().max(0.0) as usize).min(columns - 1);
         let requests = run.trace.requests();
+        // Each request's column, worked out once for every row: a row is then one pass of
+        // look-ups, not a million conversions of time to pixels.
+        let request_columns: Vec<u32> = requests.iter().map(|r| column(layout.x(r.at)) as u32).collect();
         let rows = layout
             .rows
             .iter()
@@ -349,9 +352,8 @@ impl MarkColumns {
                         if r.delayed > 0 {
                             reach = vec![0f32; columns];
                         }
-                        for (request, verdict) in requests.iter().zip(&r.verdicts) {
-                            let x = layout.x(request.at);
-                            let c = column(x);
+                        for ((request, verdict), &c) in requests.iter().zip(&r.verdicts).zip(&request_columns) {
+                            let c = c as usize;
                             let mark = match *verdict {
                                 Verdict::Allowed => Mark::Allowed,
                                 Verdict::Rejected => Mark::Rejected,

@@ -35,6 +35,14 @@ fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result
             return;
         }
     }
+    // The requests become the page's traffic in tasks of their own: the last slice of reading,
+    // turning a million lines into a trace, and the first slice of the run would together
+    // hold the page for longer than a frame.
+    lab.progress.set(Some(("Reading your traffic", 1000)));
+    super::soon(move || use_read(lab, reader, result));
+}
+
+fn use_read(lab: Lab, reader: Reader, result: RwSignal<Result<String, Vec<String>>>) {
     lab.progress.set(None);
     match reader.finish() {
         Ok(Imported { format, requests, .. }) => {

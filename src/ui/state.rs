@@ -27,6 +27,8 @@ pub const MAX_STORED_CHARS: usize = 4_000_000;
 pub const SLICE_MS: f64 = 25.0;
 /// Decisions made between two looks at the clock.
 const DECISIONS_PER_CHECK: usize = 4_096;
+/// From this many requests, building the trace and running it are separate tasks.
+const RUN_LATER_FROM: usize = 100_000;
 
 #[derive(Clone, Copy)]
 pub struct Lab {
@@ -85,7 +87,14 @@ impl Lab {
         let job = self.job.get_untracked().wrapping_add(1);
         self.job.set(job);
         let computation = Computation::new(&next);
-        self.compute(job, next, computation);
+        if computation.trace().len() > RUN_LATER_FROM {
+            // Building a large trace was this task's work; the run starts in the next one.
+            self.progress.set(Some(("Running the limiters", 0)));
+            let lab = *self;
+            super::soon(move || lab.compute(job, next, computation));
+        } else {
+            self.compute(job, next, computation);
+        }
     }
 
     /// Runs `computation` for a frame's work; finishes, or comes back after the page has had a
