@@ -39,6 +39,7 @@ for (const r of runs) {
   const d = r[r.length - 1][0] - r[0][0];
   if (d < 40) continue;
   const m = new Map(); for (const [, id] of r) { const seen = new Set(); let x = id; while (x !== undefined) { const k = name(x).replace(/::h[0-9a-f]{16}$/, ''); if (k.startsWith('ratelab::') || k.startsWith('tachys') || k.startsWith('reactive_graph') || k.startsWith('alloc') || k.startsWith('core::') || k.startsWith('plotters')) { if (!seen.has(k)) { m.set(k, (m.get(k) ?? 0) + 0.5); seen.add(k); } } x = parent.get(x); } }
+  if (d > 200) { const selfm = new Map(); for (const [, id] of r) { const k = name(id).replace(/::h[0-9a-f]{16}$/, ''); selfm.set(k, (selfm.get(k) ?? 0) + 0.5); } console.log('   self:', [...selfm].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, v]) => `${v} ${k}`).join(' | ')); }
   console.log(`task ${d.toFixed(0)} ms:`, [...m].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => `${v} ${k}`).join(' | '));
 }
 console.log('self ms:', agg(samples.filter(([, id]) => name(id) !== '(idle)' && name(id) !== '(program)')));

@@ -444,4 +444,5 @@ fn the_percentiles_are_the_nearest_ranks_of_every_latency_and_the_slowest_is_the
     assert!(sorted.len() > 1000 && sorted[0] < sorted[sorted.len() - 1]);
     assert_eq!((report.p50, report.p95, report.p99), (nearest_rank(50), nearest_rank(95), nearest_rank(99)));
     assert_eq!(report.slowest, sorted[sorted.len() - 1]);
+    assert_eq!(report.longest_queue, report.records.iter().map(|r| r.queue_depth).max().unwrap(), "the chart scales its queue strip by it");
 }

@@ -114,6 +114,12 @@ impl Computation {
         (rows.0 + sent, rows.1 + per_row)
     }
 
+    /// True when the next step makes the Durable Object's report, a long step for a large
+    /// trace that a page gives a fresh slice.
+    pub fn report_next(&self) -> bool {
+        self.simulation.as_ref().is_some_and(Simulation::has_ended)
+    }
+
     /// True once the rows are run and the Durable Object's emulation is under way.
     pub fn emulating(&self) -> bool {
         self.simulation.is_some()
@@ -171,9 +177,12 @@ impl Computation {
                 }
             }
         };
-        if simulation.advance(budget) {
+        if !simulation.has_ended() {
+            simulation.advance(budget);
             return true;
         }
+        // A step of its own: the report walks every record, a long piece of work for a large
+        // trace.
         self.durable_report = self.simulation.take().map(|s| Ok(s.finish()));
         false
     }

@@ -96,13 +96,22 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
     let (cols, rows) = (cell(view.width) + 1, cell(LATENCY_H) + 1);
     let mut seen = vec![0u8; cols * rows];
     let mut spots: [Vec<(f64, f64)>; 5] = Default::default();
+    // The queue strip's tallest bar per device-pixel column, found in the same pass: a million
+    // records are long to walk, so they are walked once.
+    let mut tallest = vec![0u32; (view.width * d) as usize + 1];
     for record in &report.records {
         let (x, y) = (view.x(record.sent), y_lat(record.latency()));
         let bit = 1u8 << record.outcome as u8;
-        let Some(slot) = seen.get_mut(cell(y).min(rows - 1) * cols + cell(x).min(cols - 1)) else { continue };
-        if *slot & bit == 0 {
-            *slot |= bit;
-            spots[record.outcome as usize].push((x, y));
+        if let Some(slot) = seen.get_mut(cell(y).min(rows - 1) * cols + cell(x).min(cols - 1)) {
+            if *slot & bit == 0 {
+                *slot |= bit;
+                spots[record.outcome as usize].push((x, y));
+            }
+        }
+        if let (true, Some(at)) = (record.queue_depth > 0, record.arrived) {
+            if let Some(column) = tallest.get_mut((view.x(at) * d + 0.5).max(0.0) as usize) {
+                *column = (*column).max(record.queue_depth);
+            }
         }
     }
     let ctx: CanvasRenderingContext2d = canvas.get_context("2d").map_err(err)?.ok_or("this browser gave no 2D canvas")?.unchecked_into();
@@ -146,15 +155,8 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
     // Queue strip: how many the object held when each request arrived, the tallest per device
     // pixel column, in one path.
     let top = LATENCY_H + GAP;
-    let max_queue = report.records.iter().map(|r| r.queue_depth).max().unwrap_or(0).max(1) as f64;
+    let max_queue = f64::from(report.longest_queue.max(1));
     area.draw(&PathElement::new(vec![p(0.0, top + QUEUE_H), p(view.width, top + QUEUE_H)], palette.grid.stroke_width(1))).map_err(err)?;
-    let mut tallest = vec![0u32; (view.width * d) as usize + 1];
-    for record in report.records.iter().filter(|r| r.queue_depth > 0) {
-        let Some(at) = record.arrived else { continue };
-        if let Some(column) = tallest.get_mut((view.x(at) * d).round().max(0.0) as usize) {
-            *column = (*column).max(record.queue_depth);
-        }
-    }
     ctx.begin_path();
     for (column, &depth) in tallest.iter().enumerate().filter(|(_, &depth)| depth > 0) {
         let h = (f64::from(depth) / max_queue) * (QUEUE_H - 6.0);

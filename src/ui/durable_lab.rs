@@ -385,19 +385,24 @@ fn LatencyChart() -> impl IntoView {
         let horizon = lab.run.with(|r| r.horizon);
         (LatencyView { width: width.get(), horizon, timeout, outage, slow, evict_at, dpr: super::device_pixel_ratio() }, dark)
     };
+    let first_draw = super::FirstDraw::default();
     Effect::new(move |_| {
         let (view, dark) = view_now();
         let Some(canvas) = canvas_ref.get() else { return };
+        let run = lab.run.get();
+        let paint = move || {
         let h = chart_height();
         canvas.set_width((view.width * view.dpr).round() as u32);
         canvas.set_height((h * view.dpr).round() as u32);
         super::set_css_size(&canvas, view.width, h);
         let palette = if dark { Palette::dark() } else { Palette::light() };
         // Nothing to draw while the lab is hidden; the canvas keeps its last picture.
-        let _ = lab.run.with(|run| match &run.durable {
+        let _ = lab.run.with_untracked(|run| match &run.durable {
             Some(Ok(report)) => draw_latency(&canvas, report, &view, &palette),
             _ => Ok(()),
         });
+        };
+        first_draw.paint(&run, paint);
     });
 
     let x_of = move |ev: &web_sys::MouseEvent| f64::from(ev.offset_x());

@@ -96,6 +96,28 @@ pub(crate) fn soon(f: impl FnOnce() + 'static) {
     let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
 }
 
+/// Remembers which run a chart last drew, so that the first drawing of a large run gets a task
+/// of its own: finishing a run, working out a million marks and drawing each chart are then
+/// separate stalls of the page, each short, instead of one long one. Redraws of the same run
+/// (the pointer moving, a drag) are drawn at once.
+#[derive(Clone, Default)]
+pub(crate) struct FirstDraw(std::rc::Rc<std::cell::Cell<usize>>);
+
+/// From this many requests, a run's first drawing waits for its own task.
+const DRAW_LATER_FROM: usize = 100_000;
+
+impl FirstDraw {
+    pub(crate) fn paint(&self, run: &std::sync::Arc<crate::core::lab::LabRun>, paint: impl FnOnce() + 'static) {
+        let id = std::sync::Arc::as_ptr(run) as usize;
+        let new_run = self.0.replace(id) != id;
+        if new_run && run.trace.len() > DRAW_LATER_FROM {
+            soon(paint);
+        } else {
+            paint();
+        }
+    }
+}
+
 /// Runs `f` before the next repaint.
 pub(crate) fn next_frame(f: impl FnOnce() + 'static) {
     let Some(w) = window() else { return };

@@ -105,7 +105,8 @@ impl Lab {
         }
         let started = super::perf_now();
         while computation.step(DECISIONS_PER_CHECK) {
-            if super::perf_now() - started > SLICE_MS {
+            // The Durable Object's report is long work for a large trace: it opens a slice.
+            if computation.report_next() || super::perf_now() - started > SLICE_MS {
                 let (done, total) = computation.progress();
                 let what = if computation.emulating() { "Emulating the Durable Object" } else { "Running the limiters" };
                 self.progress.set(Some((what, permille(done, total))));
@@ -113,8 +114,19 @@ impl Lab {
                 return;
             }
         }
-        self.progress.set(None);
-        self.apply(next, computation.finish());
+        if computation.trace().len() > RUN_LATER_FROM {
+            // The run's last slice was this task's work; showing it starts the next one.
+            let lab = self;
+            super::soon(move || {
+                if lab.job.get_untracked() == job {
+                    lab.progress.set(None);
+                    lab.apply(next, computation.finish());
+                }
+            });
+        } else {
+            self.progress.set(None);
+            self.apply(next, computation.finish());
+        }
     }
 
     fn apply(&self, next: LabState, run: LabRun) {

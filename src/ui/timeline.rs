@@ -96,12 +96,14 @@ pub fn Timelines() -> impl IntoView {
     });
 
     // Redraw whenever the data or the view changes.
+    let first_draw = super::FirstDraw::default();
     Effect::new(move |_| {
         let layout = layout.get();
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
         let view = View { playhead: lab.playhead.get(), cursor: lab.cursor.get(), selected: lab.selected.get(), dpr };
         let Some(canvas) = canvas_ref.get() else { return };
+        let paint = move || {
         canvas.set_width((layout.width * dpr).round() as u32);
         canvas.set_height((layout.height * dpr).round() as u32);
         super::set_css_size(&canvas, layout.width, layout.height);
@@ -118,6 +120,8 @@ pub fn Timelines() -> impl IntoView {
         draw_error.set(result.err());
         let _ = canvas.set_attribute("data-drawn", "true");
         super::mark_ready();
+        };
+        first_draw.paint(&lab.run.get(), paint);
     });
 
     let time_at = move |ev: &web_sys::MouseEvent| layout.with_untracked(|l| l.time_at(f64::from(ev.offset_x())));

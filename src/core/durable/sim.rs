@@ -123,6 +123,7 @@ pub struct Simulation {
     sim: Sim,
     /// The next request of the traffic to send.
     next_original: usize,
+    ended: bool,
 }
 
 impl Simulation {
@@ -156,7 +157,7 @@ impl Simulation {
             config,
             traffic,
         };
-        Ok(Simulation { sim, next_original: 0 })
+        Ok(Simulation { sim, next_original: 0, ended: false })
     }
 
     /// Requests of the traffic sent so far, and how many there are.
@@ -180,10 +181,18 @@ impl Simulation {
                     sim.send(id, request.at);
                 }
                 (None, Some(_)) => sim.step(),
-                (None, None) => return false,
+                (None, None) => {
+                    self.ended = true;
+                    return false;
+                }
             }
         }
         true
+    }
+
+    /// True once a call to `advance` has found nothing left to happen (the report can be made).
+    pub fn has_ended(&self) -> bool {
+        self.ended
     }
 
     /// The report; events not yet handled are handled first.
