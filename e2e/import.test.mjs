@@ -66,6 +66,22 @@ test('an uploaded access log is read, keyed by address', async () => {
   assert.deepEqual(keys.sort(), ['ip:198.51.100.2', 'ip:203.0.113.7']);
 });
 
+test('an uploaded file is copied in pieces without splitting a line or a character at their seams', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page);
+  await page.click('text=Use your own traffic');
+  // 40,000 lines of 11 and 12 UTF-16 units (the emoji is two) after a 21-unit comment: the seam
+  // of the first 262,144-unit piece falls inside a line, between the emoji's two halves.
+  const lines = [`# ${'x'.repeat(19)}`];
+  for (let i = 0; i < 40000; i++) lines.push(`${(i / 100).toFixed(2).padStart(6, '0')},k\u{1F600}${i % 2 ? 'a' : 'bb'}`);
+  assert.equal(lines.join('\n').charCodeAt(262143), 0xd83d, 'the seam splits the emoji');
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'seams.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+  await page.waitForSelector('[data-testid="import-ok"]', { timeout: 30000 });
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 40000 requests \(CSV/);
+  const keys = await page.locator('[data-testid="send-key"] option').allInnerTexts();
+  assert.deepEqual(keys.sort(), ['k\u{1F600}a', 'k\u{1F600}bb']);
+});
+
 test("a CSV's regions and routes reach the Durable Object: each request leaves from its own region, and a route can fail closed", async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page, 'do=1&home=fra&from=fra&shards=1');

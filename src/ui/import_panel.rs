@@ -15,6 +15,8 @@ use super::state::{permille, Lab, MAX_STORED_REQUESTS, SLICE_MS};
 
 /// Bytes of text read between two looks at the clock.
 const PIECE_BYTES: usize = 64 * 1024;
+/// UTF-16 units of a file's text copied from JavaScript into the Wasm at a time.
+const FILE_PIECE_UNITS: u32 = 256 * 1024;
 
 /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
 /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
@@ -35,6 +37,55 @@ fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result
             return;
         }
     }
+    finish_reading(lab, reader, result);
+}
+
+/// A file's text, still a JavaScript string, read a piece at a time: copying twenty megabytes
+/// into the Wasm at once would hold the page for a long moment by itself.
+struct FileText {
+    text: js_sys::JsString,
+    /// UTF-16 units copied so far.
+    from: u32,
+    /// The end of the last piece, after its last line break: the start of the next line.
+    carry: String,
+    reader: Option<Reader>,
+}
+
+fn read_file(lab: Lab, mut file: FileText, result: RwSignal<Result<String, Vec<String>>>) {
+    let started = super::perf_now();
+    let total = file.text.length();
+    while file.from < total {
+        let mut to = file.from.saturating_add(FILE_PIECE_UNITS).min(total);
+        // Never between the two halves of a character outside the Basic Multilingual Plane.
+        let last_unit = if to < total { file.text.char_code_at(to - 1) } else { 0.0 };
+        if (f64::from(0xD800u32)..f64::from(0xDC00u32)).contains(&last_unit) {
+            to -= 1;
+        }
+        let mut piece = std::mem::take(&mut file.carry);
+        piece.push_str(&String::from(file.text.slice(file.from, to)));
+        file.from = to;
+        // The reader takes whole lines; the unfinished last one waits for the next piece.
+        if file.from < total {
+            let cut = piece.rfind('\n').map_or(0, |i| i + 1);
+            file.carry = piece.split_off(cut);
+        }
+        if !piece.is_empty() {
+            file.reader.get_or_insert_with(|| Reader::new(detect(&piece))).read(&piece);
+        }
+        if file.from < total && super::perf_now() - started > SLICE_MS {
+            lab.progress.set(Some(("Reading your traffic", permille(file.from as usize, total as usize))));
+            super::soon(move || read_file(lab, file, result));
+            return;
+        }
+    }
+    let reader = match file.reader {
+        Some(reader) => reader,
+        None => Reader::new(detect("")),
+    };
+    finish_reading(lab, reader, result);
+}
+
+fn finish_reading(lab: Lab, reader: Reader, result: RwSignal<Result<String, Vec<String>>>) {
     // The requests become the page's traffic in tasks of their own: the last slice of reading,
     // turning a million lines into a trace, and the first slice of the run would together
     // hold the page for longer than a frame.
@@ -87,8 +138,8 @@ pub fn ImportPanel() -> impl IntoView {
         let Ok(reader) = web_sys::FileReader::new() else { return };
         let loaded = reader.clone();
         let onload = Closure::once_into_js(move || {
-            let content = loaded.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
-            apply(lab, content, result);
+            let text = loaded.result().ok().and_then(|v| v.dyn_into::<js_sys::JsString>().ok()).unwrap_or_default();
+            read_file(lab, FileText { text, from: 0, carry: String::new(), reader: None }, result);
         });
         reader.set_onload(Some(onload.unchecked_ref()));
         let _ = reader.read_as_text(&file);
