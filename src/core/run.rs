@@ -14,7 +14,7 @@ pub struct AlgorithmRun {
     pub algorithm: Algorithm,
     /// One verdict per request, in the trace's order. The full decision (remaining count, reset
     /// and retry times) of any request is worked out again on demand by [`decision_at`].
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Verdicts,
     /// Served at once.
     pub allowed: u64,
     /// Accepted but held back (leaky bucket without `nodelay`).
@@ -45,6 +45,63 @@ impl AlgorithmRun {
     /// The most any one key had served inside the window `(end - window, end]`.
     pub fn busiest_key_in_window(&self, end: Time, window: Span) -> u64 {
         self.served.per_key().map(|times| count_in_window(times, end, window)).max().unwrap_or(0)
+    }
+}
+
+/// A run's verdicts, a byte each (and a delay each only for a run that delays): a million
+/// requests take a megabyte per row, and the drawing walks them as fast as memory allows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdicts {
+    kinds: Vec<u8>,
+    /// Per request, the delay of a delayed one (empty until a request is delayed).
+    delays: Vec<Span>,
+}
+
+const ALLOWED: u8 = 0;
+const DELAYED: u8 = 1;
+const REJECTED: u8 = 2;
+
+impl Verdicts {
+    fn with_capacity(n: usize) -> Verdicts {
+        Verdicts { kinds: Vec::with_capacity(n), delays: Vec::new() }
+    }
+
+    fn push(&mut self, verdict: Verdict) {
+        let kind = match verdict {
+            Verdict::Allowed => ALLOWED,
+            Verdict::Delayed { by } => {
+                if self.delays.is_empty() {
+                    self.delays.reserve_exact(self.kinds.capacity());
+                }
+                self.delays.resize(self.kinds.len(), Span::ZERO);
+                self.delays.push(by);
+                DELAYED
+            }
+            Verdict::Rejected => REJECTED,
+        };
+        self.kinds.push(kind);
+    }
+
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
+    /// The verdict on request `index`.
+    pub fn get(&self, index: usize) -> Option<Verdict> {
+        Some(match *self.kinds.get(index)? {
+            ALLOWED => Verdict::Allowed,
+            DELAYED => Verdict::Delayed { by: self.delays.get(index).copied().unwrap_or(Span::ZERO) },
+            _ => Verdict::Rejected,
+        })
+    }
+
+    /// Every verdict, in request order.
+    pub fn iter(&self) -> impl Iterator<Item = Verdict> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
     }
 }
 
@@ -172,7 +229,7 @@ pub struct RunBuilder {
     algorithm: Algorithm,
     template: AnyLimiter,
     per_key: Vec<Option<AnyLimiter>>,
-    verdicts: Vec<Verdict>,
+    verdicts: Verdicts,
     counts: (u64, u64, u64),
     /// `(key, time)` of every serving, in decision order; grouped by key when finished.
     served: Vec<(u32, Time)>,
@@ -186,7 +243,7 @@ impl RunBuilder {
             per_key: vec![None; trace.keys().len()],
             // Reserved at once: growing a million verdicts by doubling copies them again and again,
             // and the last copies are long enough to stall a frame.
-            verdicts: Vec::with_capacity(trace.len()),
+            verdicts: Verdicts::with_capacity(trace.len()),
             counts: (0, 0, 0),
             served: Vec::new(),
         })
@@ -341,13 +398,33 @@ mod tests {
             let mut replay = DecisionReplay::new(&trace, algorithm, &settings).unwrap();
             for (index, request) in trace.requests().iter().enumerate() {
                 let in_order = replay.decide(request);
-                assert_eq!(in_order.verdict, run.verdicts[index], "{algorithm:?} #{index}");
+                assert_eq!(Some(in_order.verdict), run.verdicts.get(index), "{algorithm:?} #{index}");
                 let (on_demand, reply) = decision_at(&trace, algorithm, &settings, index).unwrap();
                 assert_eq!(on_demand, in_order, "{algorithm:?} #{index}");
                 assert_eq!(reply.is_some(), algorithm.is_product());
             }
             assert!(decision_at(&trace, algorithm, &settings, trace.len()).is_none());
         }
+    }
+
+    #[test]
+    fn verdicts_keep_each_kind_and_each_delay_in_a_byte_and_a_delay_each() {
+        let given = [
+            Verdict::Allowed,
+            Verdict::Rejected,
+            Verdict::Delayed { by: Span::from_millis(250) },
+            Verdict::Allowed,
+            Verdict::Delayed { by: Span(1) },
+        ];
+        let mut verdicts = Verdicts::with_capacity(given.len());
+        for v in given {
+            verdicts.push(v);
+        }
+        assert_eq!(verdicts.iter().collect::<Vec<_>>(), given);
+        assert_eq!((verdicts.len(), verdicts.get(5)), (5, None));
+        let mut plain = Verdicts::default();
+        plain.push(Verdict::Rejected);
+        assert!(plain.delays.is_empty(), "a run that never delays keeps no delays");
     }
 
     #[test]
@@ -374,7 +451,7 @@ mod tests {
         let a_passed = both
             .requests()
             .iter()
-            .zip(&runs.verdicts)
+            .zip(runs.verdicts.iter())
             .filter(|(r, v)| r.key == 0 && v.passes())
             .count() as u64;
         assert_eq!(a_passed, alone);

@@ -354,13 +354,14 @@ impl MarkColumns {
                         if r.delayed > 0 {
                             reach = vec![0f32; columns];
                         }
-                        for ((request, verdict), &c) in requests.iter().zip(&r.verdicts).zip(&request_columns) {
+                        // The request itself is read only for a delayed one, to find its release.
+                        for (i, (verdict, &c)) in r.verdicts.iter().zip(&request_columns).enumerate() {
                             let c = c as usize;
-                            let mark = match *verdict {
+                            let mark = match verdict {
                                 Verdict::Allowed => Mark::Allowed,
                                 Verdict::Rejected => Mark::Rejected,
                                 Verdict::Delayed { by } => {
-                                    let release = layout.x(request.at.plus(by));
+                                    let release = layout.x(requests[i].at.plus(by));
                                     kinds[column(release)] |= RELEASED;
                                     reach[c] = reach[c].max(release as f32);
                                     Mark::Delayed
@@ -553,7 +554,7 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
                     | (1u8 << Mark::Rejected as u8)
                     | if r.delayed > 0 { 1u8 << Mark::Delayed as u8 } else { 0 };
                 let mut i = 0;
-                while let (Some(request), Some(&verdict)) = (requests.get(i), r.verdicts.get(i)) {
+                while let (Some(request), Some(verdict)) = (requests.get(i), r.verdicts.get(i)) {
                     if request.at > visible_until {
                         break;
                     }
