@@ -218,7 +218,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             src, dst = pathlib.Path(tmp) / "in.wasm", pathlib.Path(tmp) / "out.wasm"
             src.write_bytes(module)
-            subprocess.run(["wasm-opt", "-Oz", "--converge", str(src), "-o", str(dst)], check=True)
+            # The same passes as trunk's (index.html: data-wasm-opt, data-wasm-opt-params).
+            subprocess.run(["wasm-opt", "-Os", "--converge", "--low-memory-unused", str(src), "-o", str(dst)], check=True)
             module = dst.read_bytes()
 
     # 2. Short names for every import and export, in the module and the glue alike.
