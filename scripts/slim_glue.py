@@ -219,7 +219,7 @@ def main() -> None:
             src, dst = pathlib.Path(tmp) / "in.wasm", pathlib.Path(tmp) / "out.wasm"
             src.write_bytes(module)
             # The same passes as trunk's (index.html: data-wasm-opt, data-wasm-opt-params).
-            subprocess.run(["wasm-opt", "-Os", "--converge", "--low-memory-unused", str(src), "-o", str(dst)], check=True)
+            subprocess.run(["wasm-opt", "-Os", "--converge", "--low-memory-unused", "--one-caller-inline-max-function-size=30", str(src), "-o", str(dst)], check=True)
             module = dst.read_bytes()
 
     # 2. Short names for every import and export, in the module and the glue alike.
