@@ -20,6 +20,10 @@ import subprocess
 import sys
 import tempfile
 
+# The passes trunk runs (index.html: data-wasm-opt="s", data-wasm-opt-params, which add -g so
+# that the names reach this script).
+WASM_OPT = ("-Os", "--converge", "--low-memory-unused", "--one-caller-inline-max-function-size=30")
+
 # Exported classes nothing on the page uses (wasm-streams, linked by Leptos through server_fn).
 UNUSED_CLASSES = ("IntoUnderlyingByteSource", "IntoUnderlyingSink", "IntoUnderlyingSource")
 
@@ -197,6 +201,118 @@ def drop_import_entries(js: str, keep: set[str]) -> str:
     return js[:start] + "\n".join(out)
 
 
+def function_names(parts: list[tuple[int, bytes]]) -> dict[int, str]:
+    """Function index -> name, from the module's name section (empty without one)."""
+    names: dict[int, str] = {}
+    for sid, body in parts:
+        if sid != 0:
+            continue
+        title, i = read_name(body, 0)
+        if title != "name":
+            continue
+        while i < len(body):
+            sub = body[i]
+            size, i = read_leb(body, i + 1)
+            end = i + size
+            if sub == 1:
+                count, k = read_leb(body, i)
+                for _ in range(count):
+                    index, k = read_leb(body, k)
+                    names[index], k = read_name(body, k)
+            i = end
+    return names
+
+
+def direct_calls(module: bytes) -> list[set[str]]:
+    """For each function (imports first, in index order), the names of the functions it calls
+    directly, read from binaryen's text form of the module (wasm-dis prints the name section)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = pathlib.Path(tmp) / "in.wasm"
+        src.write_bytes(module)
+        text = subprocess.run(["wasm-dis", str(src)], check=True, capture_output=True, text=True).stdout
+    out: list[set[str]] = []
+    name = r'(\$"(?:[^"\\]|\\.)*"|\$[^\s()]+)'
+    for line in text.split("\n"):
+        if line.startswith(" (import ") and " (func " in line:
+            out.append(set())
+        elif line.startswith(" (func "):
+            out.append(set())
+        elif out and line.startswith("  "):
+            for m in re.finditer(r"\((?:call|return_call) " + name, line):
+                out[-1].add(m.group(1).strip("$").strip('"'))
+    return out
+
+
+def drop_dead_table_entries(module: bytes, marker: str) -> tuple[bytes, int]:
+    """Points the function-table entries that only serve `marker`'s types (their name, or the
+    name of a function they call directly, names a `marker` type) at a function that traps, so
+    wasm-opt can drop them. Such entries are reached only through values of those types, which
+    nothing creates once their exports are gone (checked by the caller after optimising)."""
+    parts = sections(module)
+    names = function_names(parts)
+    if not names:
+        fail("the module has no name section (trunk's wasm-opt must keep names: -g)")
+    element = section(parts, 9)
+    count, i = read_leb(element, 0)
+    flags, i = read_leb(element, i)
+    if count != 1 or flags != 0 or element[i] != 0x41:
+        fail("the function table is not one active segment at a constant offset")
+    offset, i = read_leb(element, i + 1)
+    if element[i] != 0x0B:
+        fail("the function table's offset is not a plain constant")
+    length, i = read_leb(element, i + 1)
+    entries = []
+    for _ in range(length):
+        f, i = read_leb(element, i)
+        entries.append(f)
+    calls = direct_calls(module)
+    imported = sum(1 for _, _, d in parse_imports(section(parts, 2)) if d[0] == 0)
+    functions = section(parts, 3)
+    defined, j = read_leb(functions, 0)
+    if len(calls) != imported + defined:
+        fail(f"wasm-dis listed {len(calls)} functions, the module has {imported + defined}")
+
+    def dead(f: int) -> bool:
+        return marker in names.get(f, "") or any(marker in callee for callee in calls[f])
+
+    stub = imported + defined
+    doomed = {f for f in entries if dead(f)}
+    if not doomed:
+        return module, 0
+    # The trap: a new function of type () -> (), whose body is `unreachable`.
+    types = section(parts, 1)
+    type_count, k = read_leb(types, 0)
+    unit = None
+    for t in range(type_count):
+        if types[k] != 0x60:
+            fail("a type that is not a function type")
+        params, k = read_leb(types, k + 1)
+        k += params
+        results, k = read_leb(types, k)
+        k += results
+        if params == 0 and results == 0 and unit is None:
+            unit = t
+    if unit is None:
+        unit = type_count
+        parts = replace_section(parts, 1, leb(type_count + 1) + types[len(leb(type_count)) :] + b"\x60\x00\x00")
+    parts = replace_section(parts, 3, leb(defined + 1) + functions[j:] + leb(unit))
+    code = section(parts, 10)
+    bodies, k = read_leb(code, 0)
+    parts = replace_section(parts, 10, leb(bodies + 1) + code[k:] + b"\x03\x00\x00\x0b")
+    table = [stub if f in doomed else f for f in entries]
+    body = leb(1) + leb(0) + b"\x41" + leb(offset) + b"\x0b" + leb(len(table)) + b"".join(leb(f) for f in table)
+    parts = replace_section(parts, 9, body)
+    return assemble(parts), len(doomed)
+
+
+def wasm_opt(module: bytes, *flags: str) -> bytes:
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = pathlib.Path(tmp) / "in.wasm", pathlib.Path(tmp) / "out.wasm"
+        src.write_bytes(module)
+        subprocess.run(["wasm-opt", *WASM_OPT, *flags, str(src), "-o", str(dst)], check=True)
+        return dst.read_bytes()
+
+
 def main() -> None:
     dist = pathlib.Path(sys.argv[1])
     wasms, scripts = list(dist.glob("*_bg.wasm")), [p for p in dist.glob("*.js")]
@@ -209,18 +325,19 @@ def main() -> None:
     # 1. The unused stream classes: their exports, their glue, then the code only they reached.
     parts = sections(module)
     exports = parse_exports(section(parts, 7))
+    doomed = 0
     unused = [n for n, _ in exports if re.fullmatch(r"(__wbg_)?intounderlying[a-z]*(_[A-Za-z]+)?", n)]
     if unused:
         kept = [(n, d) for n, d in exports if n not in unused]
         body = leb(len(kept)) + b"".join(name_bytes(n) + d for n, d in kept)
         module = assemble(replace_section(parts, 7, body))
         js = remove_unused_classes(js)
-        with tempfile.TemporaryDirectory() as tmp:
-            src, dst = pathlib.Path(tmp) / "in.wasm", pathlib.Path(tmp) / "out.wasm"
-            src.write_bytes(module)
-            # The same passes as trunk's (index.html: data-wasm-opt, data-wasm-opt-params).
-            subprocess.run(["wasm-opt", "-Os", "--converge", "--low-memory-unused", "--one-caller-inline-max-function-size=30", str(src), "-o", str(dst)], check=True)
-            module = dst.read_bytes()
+        module, doomed = drop_dead_table_entries(module, "wasm_streams")
+        # -g keeps the names for the check; the custom sections go at the end.
+        module = wasm_opt(module, "-g")
+        left = sorted(n for n in function_names(sections(module)).values() if "wasm_streams" in n)
+        if left:
+            fail(f"code of the stream classes is still reachable: {left[:3]}")
 
     # 2. Short names for every import and export, in the module and the glue alike.
     parts = sections(module)
@@ -260,7 +377,10 @@ def main() -> None:
     wasm_path.write_bytes(module)
     js_path.write_text(js, encoding="utf-8")
     after = len(module) + len(js.encode())
-    print(f"slim_glue: {len(renames)} names shortened, {len(unused)} unused exports removed, {before - after} bytes less")
+    print(
+        f"slim_glue: {len(renames)} names shortened, {len(unused)} unused exports and {doomed} table entries"
+        f" removed, {before - after} bytes less"
+    )
 
 
 if __name__ == "__main__":
