@@ -8,7 +8,9 @@ Run on a trunk-built site folder, after trunk and before the JavaScript is minif
 2. Every import and export between the module and its glue has a long name, most with a random
    hash (`__wbg_setAttribute_1a2b3c4d5e6f7a8b`), written once in the module and once in the glue,
    where a minifier cannot shorten it (it is a property name). Each gets a short name in both.
-3. Custom sections the browser ignores (producers, target features) are dropped.
+3. Custom sections the browser ignores (producers, target features) are dropped; the glue loses
+   initSync and trunk's loader in index.html only starts the module (no window.wasmBindings,
+   no "TrunkApplicationStarted" event: nothing here uses them).
 
 Every step checks what it expects to find and stops the build when it does not, so a new
 wasm-bindgen output shape fails loudly instead of shipping a broken page.
@@ -370,8 +372,29 @@ def main() -> None:
     body = leb(len(exports)) + b"".join(name_bytes(renames.get(n, n)) + d for n, d in exports)
     parts = replace_section(parts, 7, body)
 
-    # 3. No custom sections: the browser reads none of them.
+    # 3. The page starts the module asynchronously (index.html's loader): initSync goes.
+    exports_line = "export { initSync, __wbg_init as default };"
+    if js.count(exports_line) != 1:
+        fail("the glue's exports are not shaped as expected")
+    js = js.replace(exports_line, "export { __wbg_init as default };")
+
+    # 4. No custom sections: the browser reads none of them.
     parts = [(s, b) for s, b in parts if s != 0]
+
+    # 5. Trunk's loader also hands the bindings to `window.wasmBindings` and announces
+    # "TrunkApplicationStarted", which nothing here listens to: it only starts the module.
+    index = dist / "index.html"
+    html = index.read_text(encoding="utf-8")
+    loader = re.compile(
+        r"<script type=\"?module\"?>import init, \* as bindings from '(\./[^']+\.js)';\s*"
+        r"const wasm = await init\(\{ module_or_path: '(\./[^']+\.wasm)' \}\);\s*"
+        r"window\.wasmBindings = bindings;\s*"
+        r"dispatchEvent\(new CustomEvent\(\"TrunkApplicationStarted\", \{detail: \{wasm\}\}\)\);</script>"
+    )
+    html, n = loader.subn(lambda m: f"<script type=module>import init from '{m.group(1)}';init({{module_or_path:'{m.group(2)}'}})</script>", html)
+    if n != 1:
+        fail("index.html has no loader script of the expected shape")
+    index.write_text(html, encoding="utf-8")
 
     module = assemble(parts)
     wasm_path.write_bytes(module)
