@@ -144,6 +144,20 @@ pub fn reset(lab: Lab) {
 /// The most keys offered in the "Send a request for" menu.
 const MAX_SEND_KEYS: usize = 200;
 
+/// The keys the "Send a request for" menu offers, and the one chosen: the trace's first keys
+/// and the chosen one (a menu of ten thousand keys helps nobody and costs a long rebuild).
+fn send_keys(trace_keys: &[String], chosen: Option<String>) -> (Vec<String>, String) {
+    let mut keys: Vec<String> = trace_keys.iter().take(MAX_SEND_KEYS).cloned().collect();
+    if keys.is_empty() {
+        keys.push(DEFAULT_KEY.to_string());
+    }
+    let chosen = chosen.unwrap_or_else(|| keys[0].clone());
+    if !keys.contains(&chosen) {
+        keys.push(chosen.clone());
+    }
+    (keys, chosen)
+}
+
 /// Adds a request at the playhead (or just after the last one) for the chosen key.
 pub fn send_request(lab: Lab) {
     let (points, first_key, end, window, limit) = lab.run.with_untracked(|r| {
@@ -288,16 +302,7 @@ pub fn Controls() -> impl IntoView {
                 <label class="send-key">"for "
                     <select data-testid="send-key" on:change=super::boxed(move |ev| lab.send_key.set(Some(event_target_value(&ev))))>
                         {move || {
-                            // The first keys of the trace, and the chosen one: a menu of ten
-                            // thousand keys helps nobody and costs the page a long rebuild.
-                            let mut keys = lab.run.with(|r| r.trace.keys().iter().take(MAX_SEND_KEYS).cloned().collect::<Vec<_>>());
-                            if keys.is_empty() {
-                                keys.push(DEFAULT_KEY.to_string());
-                            }
-                            let chosen = lab.send_key.get().unwrap_or_else(|| keys[0].clone());
-                            if !keys.contains(&chosen) {
-                                keys.push(chosen.clone());
-                            }
+                            let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.send_key.get()));
                             keys.into_iter().map(|k| {
                                 let selected = k == chosen;
                                 view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()

@@ -91,6 +91,11 @@ pub(crate) fn device_pixel_ratio() -> f64 {
 /// Runs `f` as soon as the page has handled what is waiting (a zero-delay timer), so long work
 /// can continue in slices while the page stays responsive.
 pub(crate) fn soon(f: impl FnOnce() + 'static) {
+    soon_boxed(Box::new(f));
+}
+
+/// One copy of the timer's glue for every caller of [`soon`], whatever its closure.
+fn soon_boxed(f: Box<dyn FnOnce()>) {
     let Some(w) = window() else { return };
     let callback = Closure::once_into_js(f);
     let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
