@@ -150,9 +150,12 @@ impl Limiter for SlidingCounter {
             elapsed = now.micros() % w;
             self.start = now.micros() - elapsed;
         }
-        let (w, limit) = (u128::from(w), u128::from(self.quota.limit()));
-        let estimate = u128::from(self.previous) * (w - u128::from(elapsed)) + u128::from(self.current) * w;
-        if estimate + u128::from(cost) * w <= limit * w {
+        // previous × (w - elapsed) + (current + cost) × w <= limit × w, with current + cost and
+        // limit in u64 (both at most MAX_COUNT plus a cost) before the one wide comparison.
+        let w = u128::from(w);
+        let after = u128::from(self.current.saturating_add(cost));
+        let limit = u128::from(self.quota.limit());
+        if u128::from(self.previous) * (w - u128::from(elapsed)) + after * w <= limit * w {
             self.current += cost;
             Verdict::Allowed
         } else {
