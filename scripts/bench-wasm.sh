@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
 ensure_browser_tools
 cd "$ROOT"
-CHROMEDRIVER=/usr/bin/chromedriver \
+WASM_BINDGEN_TEST_TIMEOUT=900 CHROMEDRIVER=/usr/bin/chromedriver \
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --offline --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture 2>&1 \
-  | grep -E "per decision|decisions, one every"
+  | grep -E "per decision|decisions, one every|requests over|verdict"

@@ -44,6 +44,18 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// `a × b`, or `None` past 2^64. Two factors under 2^32 need no check: in Wasm, a checked 64-bit
+/// product is a 128-bit library call, and the limiters' hot paths multiply small numbers.
+/// (Natively, the processor's own overflow flag is cheaper still.)
+#[inline]
+pub fn checked_mul_u64(a: u64, b: u64) -> Option<u64> {
+    if cfg!(target_arch = "wasm32") && (a | b) >> 32 == 0 {
+        Some(a * b)
+    } else {
+        a.checked_mul(b)
+    }
+}
+
 /// The largest limit, capacity or burst accepted: large enough for any real policy, small
 /// enough that every product in the exact arithmetic fits in 128 bits.
 pub const MAX_COUNT: u64 = 1_000_000_000;
@@ -184,6 +196,16 @@ pub(crate) fn span_from_u128(micros: u128) -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quick_checked_product_agrees_with_the_checked_product_on_both_sides_of_2_to_the_32() {
+        let values = [0, 1, 2, 3, (1 << 32) - 1, 1 << 32, (1 << 32) + 1, u64::MAX / 3, u64::MAX - 1, u64::MAX];
+        for a in values {
+            for b in values {
+                assert_eq!(checked_mul_u64(a, b), a.checked_mul(b), "{a} × {b}");
+            }
+        }
+    }
 
     #[test]
     fn a_zero_limit_or_window_is_an_error_not_a_panic() {

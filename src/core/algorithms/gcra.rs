@@ -12,7 +12,7 @@
 //! numerator so that `T` is an exact integer: GCRA then agrees decision for decision with a
 //! token bucket of capacity `b` refilling one token per `T` (a property test checks it).
 
-use crate::core::config::{div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
+use crate::core::config::{checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{Span, Time};
 
@@ -20,8 +20,9 @@ use crate::core::time::{Span, Time};
 pub struct Gcra {
     rate: Rate,
     burst: u64,
-    /// The tolerance, `T × (burst - 1)` in scaled time, worked out once.
+    /// The tolerance, `T × (burst - 1)` in scaled time, worked out once (and in 64 bits if it fits).
     tolerance: u128,
+    narrow_tolerance: Option<u64>,
     /// In scaled time (microseconds × `rate.amount`), or `None` for a key never seen.
     tat: Option<u128>,
     latest: Time,
@@ -37,7 +38,8 @@ impl Gcra {
             return Err(ConfigError::TooLarge("burst"));
         }
         let tolerance = u128::from(rate.per().micros()) * u128::from(burst - 1);
-        Ok(Gcra { rate, burst, tolerance, tat: None, latest: Time::ZERO })
+        let narrow_tolerance = u64::try_from(tolerance).ok();
+        Ok(Gcra { rate, burst, tolerance, narrow_tolerance, tat: None, latest: Time::ZERO })
     }
 
     /// The emission interval in scaled time.
@@ -109,6 +111,28 @@ impl Limiter for Gcra {
         let now = now.max(self.latest);
         self.latest = now;
         if cost == 0 {
+            return Verdict::Allowed;
+        }
+        // Usually every figure fits in 64 bits (one instruction per step in Wasm); a figure that
+        // would not leaves this block for the 128-bit arithmetic below, so both are exact.
+        'narrow: {
+            let Some(tolerance) = self.narrow_tolerance else { break 'narrow };
+            let Some(now_s) = checked_mul_u64(now.micros(), self.rate.amount()) else { break 'narrow };
+            let tat = match self.tat {
+                None => now_s,
+                Some(tat) => match u64::try_from(tat) {
+                    Ok(tat) => tat,
+                    Err(_) => break 'narrow,
+                },
+            };
+            let Some(additional) = checked_mul_u64(self.rate.per().micros(), cost - 1) else { break 'narrow };
+            let Some(due) = tat.checked_add(additional) else { break 'narrow };
+            // A sum past 2^64 is past any TAT: saturating keeps the comparison exact.
+            if additional > tolerance || now_s.saturating_add(tolerance) < due {
+                return Verdict::Rejected;
+            }
+            let Some(next) = tat.max(now_s).checked_add(self.rate.per().micros()).and_then(|n| n.checked_add(additional)) else { break 'narrow };
+            self.tat = Some(u128::from(next));
             return Verdict::Allowed;
         }
         let now_s = self.scaled(now);

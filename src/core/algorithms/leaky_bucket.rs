@@ -14,7 +14,7 @@
 //! request and milliseconds; here it is exact: in units of 1/`per` request for a rate of `amount`
 //! per `per` microseconds. A request of cost `c` counts as `c` requests arriving together.
 
-use crate::core::config::{div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
+use crate::core::config::{checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
 use crate::core::time::Time;
 
@@ -120,6 +120,24 @@ impl LeakyBucket {
         (decision, state)
     }
 
+    /// `admit`'s new excess computed in 64 bits, or `None` when a figure does not fit.
+    fn excess_narrow(&self, now: Time, cost: u64) -> Option<i64> {
+        let one = i64::try_from(self.config.rate.per().micros()).ok()?;
+        let left = match self.state {
+            None => -one,
+            Some((excess, last)) => {
+                let drained = checked_mul_u64(now.since(last).micros(), self.config.rate.amount())?;
+                i64::try_from(excess).ok()?.checked_sub(i64::try_from(drained).ok()?)?
+            }
+        };
+        let cost = i64::try_from(cost).ok()?;
+        if cost == 0 {
+            return Some(left.max(0));
+        }
+        let extra = i64::try_from(checked_mul_u64((cost - 1) as u64, one as u64)?).ok()?;
+        left.checked_add(one)?.max(0).checked_add(extra)
+    }
+
     /// Requests currently ahead of the rate, for display.
     pub fn excess(&self, now: Time) -> f64 {
         (self.leaked(now.max(self.latest)).max(0)) as f64 / self.one() as f64
@@ -138,10 +156,31 @@ impl Limiter for LeakyBucket {
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         let now = now.max(self.latest);
         self.latest = now;
-        let one = self.one() as i128;
-        let left = self.leaked(now);
-        let cost = i128::from(cost);
-        let excess = if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one };
+        // The new excess, in 64 bits when every figure fits (one instruction per step in Wasm),
+        // else in 128: the same number either way.
+        let excess = match self.excess_narrow(now, cost) {
+            // All in 64 bits, the thresholds too.
+            Some(excess) if self.burst_units <= i128::from(i64::MAX) => {
+                let (burst, delay) = (self.burst_units as i64, self.delay_units as i64);
+                if excess > burst {
+                    return Verdict::Rejected;
+                }
+                if cost > 0 {
+                    self.state = Some((excess as u128, now));
+                }
+                return match excess - delay {
+                    over if over > 0 => Verdict::Delayed { by: span_from_u128(div_ceil_u128(over as u128, self.rate())) },
+                    _ => Verdict::Allowed,
+                };
+            }
+            Some(excess) => i128::from(excess),
+            None => {
+                let one = self.one() as i128;
+                let left = self.leaked(now);
+                let cost = i128::from(cost);
+                if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one }
+            }
+        };
         if excess > self.burst_units {
             return Verdict::Rejected;
         }

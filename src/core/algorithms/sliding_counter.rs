@@ -150,12 +150,19 @@ impl Limiter for SlidingCounter {
             elapsed = now.micros() % w;
             self.start = now.micros() - elapsed;
         }
-        // previous × (w - elapsed) + (current + cost) × w <= limit × w, with current + cost and
-        // limit in u64 (both at most MAX_COUNT plus a cost) before the one wide comparison.
-        let w = u128::from(w);
-        let after = u128::from(self.current.saturating_add(cost));
-        let limit = u128::from(self.quota.limit());
-        if u128::from(self.previous) * (w - u128::from(elapsed)) + after * w <= limit * w {
+        // previous × (w - elapsed) + (current + cost) × w <= limit × w. The counts are at most
+        // MAX_COUNT (< 2^30) and a window under 2^32 µs (71 minutes) keeps every product under
+        // 2^63, so the usual case is exact in 64 bits (one instruction per product in Wasm, where
+        // 128-bit products are a library call); otherwise it is done in 128 bits.
+        let after = self.current.saturating_add(cost);
+        let (previous, limit) = (self.previous, self.quota.limit());
+        let fits = if w < 1 << 32 && after < 1 << 31 {
+            previous * (w - elapsed) + after * w <= limit * w
+        } else {
+            let w = u128::from(w);
+            u128::from(previous) * (w - u128::from(elapsed)) + u128::from(after) * w <= u128::from(limit) * w
+        };
+        if fits {
             self.current += cost;
             Verdict::Allowed
         } else {

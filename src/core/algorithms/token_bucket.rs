@@ -11,7 +11,7 @@
 //! "this average rate, with bursts up to the capacity": in any span `t` it passes at most
 //! `capacity + rate × t`, which can be close to twice the capacity inside one window.
 
-use crate::core::config::{div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
+use crate::core::config::{checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
 use crate::core::time::Time;
 
@@ -98,6 +98,18 @@ impl Limiter for TokenBucket {
 
     #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        // A bucket whose full level fits below 2^64 (every real one) is decided in 64 bits:
+        // saturated products are then still exact, since they exceed anything the bucket holds.
+        if let Some(full) = u64::try_from(self.full).ok().filter(|&f| f < u64::MAX) {
+            let now = now.max(self.last);
+            let gained = checked_mul_u64(now.since(self.last).micros(), self.refill.amount()).unwrap_or(u64::MAX);
+            self.last = now;
+            let level = (self.level as u64).saturating_add(gained).min(full);
+            let need = checked_mul_u64(cost, self.refill.per().micros()).unwrap_or(u64::MAX);
+            let (level, verdict) = if need <= level { (level - need, Verdict::Allowed) } else { (level, Verdict::Rejected) };
+            self.level = u128::from(level);
+            return verdict;
+        }
         let (level, at) = self.level_at(now);
         self.last = at;
         let need = u128::from(cost) * self.unit();
