@@ -71,7 +71,7 @@ test('an uploaded file is copied in pieces without splitting a line or a charact
   await gotoLab(page);
   await page.click('text=Use your own traffic');
   // 40,000 lines of 11 and 12 UTF-16 units (the emoji is two) after a 21-unit comment: the seam
-  // of the first 262,144-unit piece falls inside a line, between the emoji's two halves.
+  // after the fourth 65,536-unit piece falls inside a line, between the emoji's two halves.
   const lines = [`# ${'x'.repeat(19)}`];
   for (let i = 0; i < 40000; i++) lines.push(`${(i / 100).toFixed(2).padStart(6, '0')},k\u{1F600}${i % 2 ? 'a' : 'bb'}`);
   assert.equal(lines.join('\n').charCodeAt(262143), 0xd83d, 'the seam splits the emoji');

@@ -333,56 +333,89 @@ const RELEASED: u8 = 1 << 7;
 
 impl MarkColumns {
     pub fn new(run: &LabRun, layout: &Layout, dpr: f64) -> MarkColumns {
+        let mut builder = MarkColumnsBuilder::new(run, layout, dpr);
+        while builder.add_row(run, layout) {}
+        builder.finish()
+    }
+}
+
+/// [`MarkColumns`] worked out a row at a time, so that a million requests over seven rows can be
+/// done in several short tasks rather than one long one.
+pub struct MarkColumnsBuilder {
+    columns: usize,
+    dpr: f64,
+    /// Each request's column, worked out once for every row: a row is then one pass of
+    /// look-ups, not a million conversions of time to pixels.
+    request_columns: Vec<u32>,
+    rows: Vec<(Vec<u8>, Vec<f32>)>,
+}
+
+impl MarkColumnsBuilder {
+    pub fn new(run: &LabRun, layout: &Layout, dpr: f64) -> MarkColumnsBuilder {
         let columns = (layout.width * dpr).ceil() as usize + 2;
-        // The nearest device pixel, as plotters rounds: a mark sits exactly where it did.
-        // (`floor(v + 0.5)` is `round` for these positive values, and a single instruction in
-        // Wasm where `round` is a library call: it runs a million times per row.)
-        let column = |x: f64| (((x * dpr) + 0.5).floor().max(0.0) as usize).min(columns - 1);
+        let column = |x: f64| column_at(x, dpr, columns);
+        let request_columns = run.trace.requests().iter().map(|r| column(layout.x(r.at)) as u32).collect();
+        MarkColumnsBuilder { columns, dpr, request_columns, rows: Vec::with_capacity(layout.rows.len()) }
+    }
+
+    /// Works out the next row; false once every row of `layout` is done.
+    pub fn add_row(&mut self, run: &LabRun, layout: &Layout) -> bool {
+        let Some(row) = layout.rows.get(self.rows.len()) else { return false };
+        let (columns, dpr) = (self.columns, self.dpr);
+        let column = |x: f64| column_at(x, dpr, columns);
         let requests = run.trace.requests();
-        // Each request's column, worked out once for every row: a row is then one pass of
-        // look-ups, not a million conversions of time to pixels.
-        let request_columns: Vec<u32> = requests.iter().map(|r| column(layout.x(r.at)) as u32).collect();
-        let rows = layout
-            .rows
-            .iter()
-            .map(|row| {
-                let mut kinds = vec![0u8; columns];
-                let mut reach = Vec::new();
-                match row.kind {
-                    RowKind::Algo(a) => {
-                        let Some(r) = run.run(a) else { return (kinds, reach) };
-                        if r.delayed > 0 {
-                            reach = vec![0f32; columns];
-                        }
-                        // The request itself is read only for a delayed one, to find its release.
-                        for (i, (verdict, &c)) in r.verdicts.iter().zip(&request_columns).enumerate() {
-                            let c = c as usize;
-                            let mark = match verdict {
-                                Verdict::Allowed => Mark::Allowed,
-                                Verdict::Rejected => Mark::Rejected,
-                                Verdict::Delayed { by } => {
-                                    let release = layout.x(requests[i].at.plus(by));
-                                    kinds[column(release)] |= RELEASED;
-                                    reach[c] = reach[c].max(release as f32);
-                                    Mark::Delayed
-                                }
-                            };
-                            kinds[c] |= 1 << mark as u8;
-                        }
+        let mut kinds = vec![0u8; columns];
+        let mut reach = Vec::new();
+        match row.kind {
+            RowKind::Algo(a) => {
+                if let Some(r) = run.run(a) {
+                    if r.delayed > 0 {
+                        reach = vec![0f32; columns];
                     }
-                    RowKind::Durable => {
-                        if let Some(Ok(report)) = &run.durable {
-                            for record in report.records.iter().filter(|r| r.attempt == 0) {
-                                kinds[column(layout.x(record.sent))] |= 1 << outcome_mark(record.outcome) as u8;
+                    // The request itself is read only for a delayed one, to find its release.
+                    for (i, (verdict, &c)) in r.verdicts.iter().zip(&self.request_columns).enumerate() {
+                        let c = c as usize;
+                        let mark = match verdict {
+                            Verdict::Allowed => Mark::Allowed,
+                            Verdict::Rejected => Mark::Rejected,
+                            Verdict::Delayed { by } => {
+                                let release = layout.x(requests[i].at.plus(by));
+                                kinds[column(release)] |= RELEASED;
+                                reach[c] = reach[c].max(release as f32);
+                                Mark::Delayed
                             }
-                        }
+                        };
+                        kinds[c] |= 1 << mark as u8;
                     }
                 }
-                (kinds, reach)
-            })
-            .collect();
-        MarkColumns { rows }
+            }
+            RowKind::Durable => {
+                if let Some(Ok(report)) = &run.durable {
+                    for record in report.records.iter().filter(|r| r.attempt == 0) {
+                        kinds[column(layout.x(record.sent))] |= 1 << outcome_mark(record.outcome) as u8;
+                    }
+                }
+            }
+        }
+        self.rows.push((kinds, reach));
+        self.rows.len() < layout.rows.len()
     }
+
+    /// Rows done so far.
+    pub fn rows_done(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn finish(self) -> MarkColumns {
+        MarkColumns { rows: self.rows }
+    }
+}
+
+/// The device-pixel column of CSS x, the nearest as plotters rounds, so a mark sits exactly where
+/// it did. (`floor(v + 0.5)` is `round` for these positive values, and a single instruction in
+/// Wasm where `round` is a library call: it runs a million times per row.)
+fn column_at(x: f64, dpr: f64, columns: usize) -> usize {
+    (((x * dpr) + 0.5).floor().max(0.0) as usize).min(columns - 1)
 }
 
 fn outcome_mark(outcome: Outcome) -> Mark {

@@ -16,7 +16,7 @@ use super::state::{permille, Lab, MAX_STORED_REQUESTS, SLICE_MS};
 /// Bytes of text read between two looks at the clock.
 const PIECE_BYTES: usize = 64 * 1024;
 /// UTF-16 units of a file's text copied from JavaScript into the Wasm at a time.
-const FILE_PIECE_UNITS: u32 = 256 * 1024;
+const FILE_PIECE_UNITS: u32 = 64 * 1024;
 
 /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
 /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.

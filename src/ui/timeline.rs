@@ -8,13 +8,55 @@ use leptos::prelude::*;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
-use super::draw::{draw, ticks, time_label, Layout, MarkColumns, Palette, RowKind, View};
+use super::draw::{draw, ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, Palette, RowKind, View};
 use super::state::Lab;
 use crate::core::url_state::Theme;
 
 /// CSS pixels, rounded: no float is formatted anywhere in the page.
 fn px(v: f64) -> String {
     format!("{}px", v.round() as i64)
+}
+
+/// From this many requests, the marks' columns are worked out a row per task.
+const COLUMNS_LATER_FROM: usize = 100_000;
+
+/// What a set of mark columns was worked out for: a run (by identity), a layout and a pixel ratio.
+#[derive(Clone, PartialEq)]
+struct ColumnsFor {
+    run: usize,
+    layout: Layout,
+    dpr: f64,
+}
+
+/// Works out rows of `builder` for up to a slice's time, then comes back in another task; when
+/// done, keeps the columns and asks the timeline to redraw. A newer run or layout stops it.
+#[allow(clippy::too_many_arguments)]
+fn add_column_rows(
+    lab: Lab,
+    run: std::sync::Arc<LabRun>,
+    layout: Layout,
+    wanted: ColumnsFor,
+    mut builder: MarkColumnsBuilder,
+    columns: StoredValue<Option<(ColumnsFor, std::sync::Arc<MarkColumns>)>>,
+    columns_job: StoredValue<Option<ColumnsFor>>,
+    columns_ready: RwSignal<u32>,
+) {
+    if columns_job.with_value(|job| job.as_ref() != Some(&wanted)) {
+        return;
+    }
+    let started = super::perf_now();
+    while builder.add_row(&run, &layout) {
+        if super::perf_now() - started > super::state::SLICE_MS {
+            let done = builder.rows_done() * 1000 / layout.rows.len().max(1);
+            lab.progress.set(Some(("Drawing the timelines", done as u32)));
+            super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
+            return;
+        }
+    }
+    lab.progress.set(None);
+    columns.set_value(Some((wanted, std::sync::Arc::new(builder.finish()))));
+    columns_job.set_value(None);
+    columns_ready.update(|n| *n = n.wrapping_add(1));
 }
 
 /// Whether the page is in the dark theme now.
@@ -89,21 +131,45 @@ pub fn Timelines() -> impl IntoView {
     let width = super::tracked_width(wrap_ref);
     let draw_error = RwSignal::new(None::<String>);
     let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
-    // Worked out again only when the run or the layout changes, not when the pointer moves.
-    let columns = Memo::new(move |_| {
-        let layout = layout.get();
-        lab.run.with(|run| MarkColumns::new(run, &layout, super::device_pixel_ratio()))
-    });
+    // Which marks each pixel column shows, worked out again only when the run or the layout
+    // changes, not when the pointer moves. For a large run it is worked out a row per task
+    // (`columns_job`), and `columns_ready` redraws once it is done.
+    let columns = StoredValue::new(None::<(ColumnsFor, std::sync::Arc<MarkColumns>)>);
+    let columns_job = StoredValue::new(None::<ColumnsFor>);
+    let columns_ready = RwSignal::new(0u32);
 
     // Redraw whenever the data or the view changes.
-    let first_draw = super::FirstDraw::default();
     Effect::new(move |_| {
         let layout = layout.get();
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
         let view = View { playhead: lab.playhead.get(), cursor: lab.cursor.get(), selected: lab.selected.get(), dpr };
         let Some(canvas) = canvas_ref.get() else { return };
-        let paint = move || {
+        columns_ready.track();
+        let run = lab.run.get();
+        let wanted = ColumnsFor { run: std::sync::Arc::as_ptr(&run) as usize, layout: layout.clone(), dpr };
+        let ready = columns.with_value(|c| c.as_ref().filter(|(of, _)| *of == wanted).map(|(_, m)| m.clone()));
+        let columns_now = match ready {
+            Some(ready) => ready,
+            None if run.trace.len() <= COLUMNS_LATER_FROM => {
+                if columns_job.with_value(Option::is_some) {
+                    columns_job.set_value(None); // a large run's columns are no longer wanted
+                    lab.progress.set(None);
+                }
+                let made = std::sync::Arc::new(MarkColumns::new(&run, &layout, dpr));
+                columns.set_value(Some((wanted, made.clone())));
+                made
+            }
+            None => {
+                if columns_job.with_value(|job| job.as_ref() != Some(&wanted)) {
+                    columns_job.set_value(Some(wanted.clone()));
+                    let builder = MarkColumnsBuilder::new(&run, &layout, dpr);
+                    super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
+                }
+                return;
+            }
+        };
+        {
         canvas.set_width((layout.width * dpr).round() as u32);
         canvas.set_height((layout.height * dpr).round() as u32);
         super::set_css_size(&canvas, layout.width, layout.height);
@@ -113,15 +179,14 @@ pub fn Timelines() -> impl IntoView {
         if let Some(p) = &performance {
             let _ = p.mark("timeline-draw-start");
         }
-        let result = columns.with(|columns| lab.run.with(|run| draw(&canvas, run, &layout, columns, &view, &palette)));
+        let result = draw(&canvas, &run, &layout, &columns_now, &view, &palette);
         if let Some(p) = &performance {
             let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
         }
         draw_error.set(result.err());
         let _ = canvas.set_attribute("data-drawn", "true");
         super::mark_ready();
-        };
-        first_draw.paint(&lab.run.get(), paint);
+        }
     });
 
     let time_at = move |ev: &web_sys::MouseEvent| layout.with_untracked(|l| l.time_at(f64::from(ev.offset_x())));
