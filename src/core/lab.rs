@@ -127,7 +127,7 @@ impl Computation {
 
     /// Makes up to `budget` more decisions (or emulation events); false once all is done.
     pub fn step(&mut self, budget: usize) -> bool {
-        let mut budget = budget.max(1);
+        let budget = budget.max(1);
         loop {
             if self.current.is_none() {
                 let Some(&algorithm) = self.algorithms.get(self.next_algorithm) else { return self.emulate(budget) };
@@ -143,19 +143,24 @@ impl Computation {
                 }
             }
             let Some((_, builder)) = self.current.as_mut() else { continue };
-            let before = builder.done();
+            if builder.done() == self.trace.len() {
+                // Every request decided in an earlier step: finishing the row (grouping what
+                // each key had served, finding its busiest window) is this step's first work.
+                if let Some((_, builder)) = self.current.take() {
+                    self.runs.push(builder.finish(self.settings.window));
+                }
+                continue;
+            }
             builder.advance(&self.trace, budget);
-            budget = budget.saturating_sub(builder.done() - before);
-            if builder.done() < self.trace.len() {
-                return true;
-            }
-            if let Some((_, builder)) = self.current.take() {
-                self.runs.push(builder.finish(self.settings.window));
-            }
-            if budget == 0 {
-                return self.next_algorithm < self.algorithms.len() || (self.durable.enabled && self.durable_report.is_none());
-            }
+            // Done or not, the step ends here: a finished row is wrapped up in the next one.
+            return true;
         }
+    }
+
+    /// True when the next step starts with long work for a large trace (wrapping up a row, or
+    /// making the Durable Object's report), which a page gives a fresh slice.
+    pub fn heavy_next(&self) -> bool {
+        self.current.as_ref().is_some_and(|(_, b)| b.done() == self.trace.len()) || self.report_next()
     }
 
     /// Advances the Durable Object's emulation by up to `budget` events; false once it is done

@@ -411,6 +411,46 @@ impl MarkColumnsBuilder {
     }
 }
 
+/// A polyline with at most four points per device-pixel column (the first, the lowest, the
+/// highest and the last there): the same picture as every point, for a level series of tens of
+/// thousands of points drawn on every redraw.
+fn thin_by_column(points: impl Iterator<Item = (f64, f64)>, dpr: f64) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    // The current column's first, lowest, highest and last points.
+    let mut current: Option<(i64, [(f64, f64); 4])> = None;
+    let flush = |out: &mut Vec<(f64, f64)>, group: [(f64, f64); 4]| {
+        for p in group {
+            if out.last() != Some(&p) {
+                out.push(p);
+            }
+        }
+    };
+    for p in points {
+        let column = (p.0 * dpr).floor() as i64;
+        match &mut current {
+            Some((c, group)) if *c == column => {
+                if p.1 < group[1].1 {
+                    group[1] = p;
+                }
+                if p.1 > group[2].1 {
+                    group[2] = p;
+                }
+                group[3] = p;
+            }
+            _ => {
+                if let Some((_, group)) = current.take() {
+                    flush(&mut out, group);
+                }
+                current = Some((column, [p; 4]));
+            }
+        }
+    }
+    if let Some((_, group)) = current {
+        flush(&mut out, group);
+    }
+    out
+}
+
 /// The device-pixel column of CSS x, the nearest as plotters rounds, so a mark sits exactly where
 /// it did. (`floor(v + 0.5)` is `round` for these positive values, and a single instruction in
 /// Wasm where `round` is a library call: it runs a million times per row.)
@@ -517,8 +557,10 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
         let x = layout.x(t);
         painter.line(vec![(x, 0.0), (x, layout.height)], palette.grid.stroke_width(1))?;
     }
+    // Seams closer than 3 CSS pixels would only grey the row over: they are drawn when apart.
+    let seams_apart = layout.x(Time(window.micros())) - layout.x(Time::ZERO) >= 3.0;
     for row in &layout.rows {
-        if matches!(row.kind, RowKind::Algo(Algorithm::FixedWindow) | RowKind::Algo(Algorithm::SlidingCounter)) {
+        if seams_apart && matches!(row.kind, RowKind::Algo(Algorithm::FixedWindow) | RowKind::Algo(Algorithm::SlidingCounter)) {
             let mut k = 1u64;
             while window.micros().saturating_mul(k) <= layout.horizon.micros() && k < 10_000 {
                 let x = layout.x(Time(window.micros() * k));
@@ -559,7 +601,7 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
         let max = series.max.max(1e-9);
         let y_of = |level: f64| top + height - 4.0 - (level / max).clamp(0.0, 1.0) * (height - 8.0);
         painter.line(vec![(PAD_X, y_of(0.0)), (layout.width - PAD_X, y_of(0.0))], palette.grid.stroke_width(1))?;
-        let pts: Vec<(f64, f64)> = series.points.iter().filter(|(t, _)| *t <= visible_until).map(|&(t, l)| (layout.x(t), y_of(l))).collect();
+        let pts = thin_by_column(series.points.iter().filter(|(t, _)| *t <= visible_until).map(|&(t, l)| (layout.x(t), y_of(l))), view.dpr);
         if pts.len() > 1 {
             painter.line(pts, palette.gauge.stroke_width(painter.px(1.5) as u32))?;
         }

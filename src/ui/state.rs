@@ -104,9 +104,11 @@ impl Lab {
             return; // a newer change superseded this one
         }
         let started = super::perf_now();
+        let large = computation.trace().len() > RUN_LATER_FROM;
         while computation.step(DECISIONS_PER_CHECK) {
-            // The Durable Object's report is long work for a large trace: it opens a slice.
-            if computation.report_next() || super::perf_now() - started > SLICE_MS {
+            // Wrapping up a row and the Durable Object's report are long work for a large trace:
+            // each opens a slice.
+            if (large && computation.heavy_next()) || super::perf_now() - started > SLICE_MS {
                 let (done, total) = computation.progress();
                 let what = if computation.emulating() { "Emulating the Durable Object" } else { "Running the limiters" };
                 self.progress.set(Some((what, permille(done, total))));

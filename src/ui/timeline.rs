@@ -163,8 +163,10 @@ pub fn Timelines() -> impl IntoView {
             None => {
                 if columns_job.with_value(|job| job.as_ref() != Some(&wanted)) {
                     columns_job.set_value(Some(wanted.clone()));
-                    let builder = MarkColumnsBuilder::new(&run, &layout, dpr);
-                    super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
+                    super::soon(move || {
+                        let builder = MarkColumnsBuilder::new(&run, &layout, dpr);
+                        super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
+                    });
                 }
                 return;
             }
