@@ -114,8 +114,8 @@ pub struct ServedTimes {
 }
 
 impl ServedTimes {
-    /// Groups `(key, time)` pairs by key, keeping each key's times in order, for `keys` keys.
-    fn group(keys: usize, served: &[(u32, Time)]) -> ServedTimes {
+    /// Groups `(key, time)` pairs by key, each key's times sorted, for `keys` keys.
+    pub(crate) fn group(keys: usize, served: &[(u32, Time)]) -> ServedTimes {
         let mut starts = vec![0usize; keys + 1];
         for &(key, _) in served {
             // A request naming no key of the trace is decided alone and counted nowhere.

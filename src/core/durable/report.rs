@@ -2,7 +2,7 @@
 
 use crate::core::decision::Decision;
 use crate::core::http::{respond, HttpResponse, Policy};
-use crate::core::run::busiest_window;
+use crate::core::run::{busiest_window, ServedTimes};
 use crate::core::time::{Span, Time};
 
 use super::config::{SimConfig, Tier};
@@ -141,7 +141,7 @@ pub struct SimReport {
     /// The most any key got through one window beyond the promised limit (0 if none).
     pub excess_over_limit: u64,
     /// Per key, when its requests reached the application (sorted).
-    pub served: Vec<Vec<Time>>,
+    pub served: ServedTimes,
     limit: u64,
     window: Span,
     tier: Tier,
@@ -155,22 +155,27 @@ impl SimReport {
         objects: Vec<ObjectInfo>,
         stored_keys: Vec<(Time, u32)>,
     ) -> SimReport {
+        // One pass over the records (a million of them are long to walk), then the times each
+        // key had served grouped in one allocation.
         let mut counts = [0u64; 5];
+        let (mut late, mut local) = (0u64, 0u64);
         let mut latencies: Vec<u64> = Vec::with_capacity(records.len());
-        let mut served: Vec<Vec<Time>> = vec![Vec::new(); traffic.keys.len()];
+        let mut served_at: Vec<(u32, Time)> = Vec::with_capacity(records.len());
         let mut requests_per_key = vec![0u64; traffic.keys.len()];
         for r in &records {
             counts[Outcome::ALL.iter().position(|&o| o == r.outcome).unwrap_or(0)] += 1;
+            late += u64::from(r.late);
+            local += u64::from(r.local);
             latencies.push(r.latency().micros());
             if let Some(n) = requests_per_key.get_mut(r.key as usize) {
                 *n += 1;
             }
             if r.outcome.passes() {
-                if let Some(list) = served.get_mut(r.key as usize) {
-                    list.push(r.served_at());
-                }
+                served_at.push((r.key, r.served_at()));
             }
         }
+        let served = ServedTimes::group(traffic.keys.len(), &served_at);
+        drop(served_at);
         let slowest = Span(latencies.iter().copied().max().unwrap_or(0));
         // Nearest rank: the smallest value with at least p% of samples at or below it. Selecting
         // the rank's element is linear, where sorting a million latencies stalled the page.
@@ -185,11 +190,8 @@ impl SimReport {
         let (p50, p95, p99) = (pct(50), pct(95), pct(99));
         let limit = config.settings.limit;
         let window = config.settings.window;
-        for times in served.iter_mut() {
-            times.sort_unstable();
-        }
         let keys: Vec<KeyStats> = served
-            .iter()
+            .per_key()
             .enumerate()
             .map(|(i, times)| KeyStats {
                 key: traffic.key_name(i as u32).to_string(),
@@ -201,8 +203,8 @@ impl SimReport {
         let most_in_window = keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
         SimReport {
             counts,
-            late: records.iter().filter(|r| r.late).count() as u64,
-            local: records.iter().filter(|r| r.local).count() as u64,
+            late,
+            local,
             p50,
             p95,
             p99,
@@ -238,7 +240,7 @@ impl SimReport {
 
     /// The most any one key had reach the application inside `(end - window, end]`.
     pub fn busiest_key_in_window(&self, end: Time, window: Span) -> u64 {
-        self.served.iter().map(|times| crate::core::run::count_in_window(times, end, window)).max().unwrap_or(0)
+        self.served.per_key().map(|times| crate::core::run::count_in_window(times, end, window)).max().unwrap_or(0)
     }
 
     pub fn key_stats(&self, key: &str) -> Option<&KeyStats> {
