@@ -63,6 +63,33 @@ test('a million-line file is read and run with a progress bar, and the page keep
   await page.close();
 });
 
+test('a large keyed file runs through the Durable Object a slice at a time, and every request reaches it', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=100&window=1&do=1');
+  // 150,000 requests over 100 keys, one every 2 ms: each key sends 5 a second.
+  const lines = ['time,key'];
+  for (let i = 0; i < 150_000; i++) lines.push(`${(i / 500).toFixed(3)},tenant:${i % 100}`);
+  await page.evaluate(() => {
+    window.progressSeen = [];
+    new MutationObserver(() => {
+      const bar = document.querySelector('[data-testid="progress"]');
+      if (bar) window.progressSeen.push(bar.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.click('text=Use your own traffic');
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'keyed.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+  await page.waitForSelector('[data-testid="import-ok"]', { timeout: 60000 });
+  await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]') && document.querySelector('[data-testid="lede"]').innerText.includes('same 150000 requests'), null, { timeout: 60000 });
+  const seen = [...new Set(await page.evaluate(() => window.progressSeen))];
+  assert.ok(seen.some((s) => s.startsWith('Emulating the Durable Object')), `the bar shows the emulation (${seen.join(', ')})`);
+  // Every key stays under its limit, so every request is let through, by the limiters and by the object.
+  const durable = await figures(page, 'do');
+  assert.equal(durable.passed + durable.rejected, 150_000);
+  const fixed = await figures(page, 'fixed');
+  assert.equal(fixed.passed, 150_000);
+  await page.close();
+});
+
 test('a trace too long for a link is kept in storage, survives a reload, and is named as missing elsewhere', async () => {
   const { page, context } = await openPage(shared.browser);
   await gotoLab(page, 'limit=3&window=1');
