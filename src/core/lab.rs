@@ -6,7 +6,7 @@ use super::durable::{DurableParams, SimReport, Simulation};
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
-use super::traffic::Trace;
+use super::traffic::{KeyedBuild, Pattern, Trace};
 use super::url_state::LabState;
 
 /// A level over time under one row (tokens in the bucket, entries in the log).
@@ -63,6 +63,11 @@ pub struct Computation {
     settings: Settings,
     algorithms: Vec<Algorithm>,
     durable: DurableParams,
+    /// A person's keyed requests being numbered into the trace, a slice at a time; the trace
+    /// below is empty until it is done.
+    building: Option<KeyedBuild>,
+    /// The requests so numbered, counted as done work once the trace is built.
+    built: usize,
     trace: Trace,
     runs: Vec<AlgorithmRun>,
     refusals: Vec<String>,
@@ -76,11 +81,16 @@ pub struct Computation {
 
 impl Computation {
     pub fn new(state: &LabState) -> Computation {
-        let trace = state.pattern.generate(state.settings.limit, state.settings.window);
+        let (building, trace) = match &state.pattern {
+            Pattern::Keyed(points) => (Some(KeyedBuild::new(points.clone())), Trace::new(Vec::new(), Vec::new())),
+            pattern => (None, pattern.generate(state.settings.limit, state.settings.window)),
+        };
         Computation {
             settings: state.settings.clone(),
             algorithms: state.algorithms.clone(),
             durable: state.durable.clone(),
+            building,
+            built: 0,
             trace,
             runs: Vec::new(),
             refusals: Vec::new(),
@@ -91,14 +101,30 @@ impl Computation {
         }
     }
 
-    /// The trace being run.
-    pub fn trace(&self) -> &Trace {
-        &self.trace
+    /// How many requests the trace holds (or will, while it is being built).
+    pub fn requests(&self) -> usize {
+        self.building.as_ref().map_or(self.trace.len(), |b| b.progress().1)
+    }
+
+    /// True while a person's keyed requests are being numbered into the trace.
+    pub fn building(&self) -> bool {
+        self.building.is_some()
     }
 
     /// Work done so far, and the work in all: one unit per decision of each row, and one per
     /// request the Durable Object's emulation has sent.
     pub fn progress(&self) -> (usize, usize) {
+        if let Some(build) = &self.building {
+            // Numbering the keys counts as one more row's work.
+            let (taken, total) = build.progress();
+            let rows = self.algorithms.len() + 1 + usize::from(self.durable.enabled);
+            return (taken, rows * total);
+        }
+        let (done, total) = self.rows_progress();
+        (done + self.built, total + self.built)
+    }
+
+    fn rows_progress(&self) -> (usize, usize) {
         let per_row = self.trace.len();
         let finished = self.runs.len() * per_row;
         let current = self.current.as_ref().map_or(0, |(_, b)| b.done());
@@ -128,6 +154,15 @@ impl Computation {
     /// Makes up to `budget` more decisions (or emulation events); false once all is done.
     pub fn step(&mut self, budget: usize) -> bool {
         let budget = budget.max(1);
+        if let Some(build) = &mut self.building {
+            if !build.advance(budget) {
+                if let Some(build) = self.building.take() {
+                    self.trace = build.finish();
+                    self.built = self.trace.len();
+                }
+            }
+            return true;
+        }
         loop {
             if self.current.is_none() {
                 let Some(&algorithm) = self.algorithms.get(self.next_algorithm) else { return self.emulate(budget) };
@@ -301,6 +336,31 @@ mod tests {
             let records = |run: &LabRun| run.durable.as_ref().map(|d| d.as_ref().map(|r| format!("{:?}", r.records)).ok());
             assert!(records(&whole).is_some_and(|r| r.is_some()));
             assert_eq!(records(&sliced), records(&whole), "budget {budget}");
+        }
+    }
+
+    #[test]
+    fn a_keyed_trace_numbered_a_slice_at_a_time_runs_as_the_trace_built_at_once() {
+        use crate::core::traffic::Point;
+        let points: Vec<Point> = (0..300u64)
+            .map(|i| Point { route: (i % 3 == 0).then(|| "POST /login".to_string()), ..Point::new(Time::from_millis(i * 37), format!("tenant:{}", i % 7)) })
+            .collect();
+        let mut state = crate::core::url_state::parse_query("algos=fixed,gcra,leaky-bucket&do=1").state;
+        state.pattern = Pattern::Keyed(points.into());
+        let whole = LabRun::compute(&state);
+        assert_eq!(whole.trace, state.pattern.generate(state.settings.limit, state.settings.window));
+        for budget in [1, 7, 1000] {
+            let mut computation = Computation::new(&state);
+            assert!(computation.building() && computation.requests() == 300);
+            let mut last = 0;
+            while computation.step(budget) {
+                let (done, total) = computation.progress();
+                assert!(done >= last && done <= total, "progress {done} of {total} after {last}");
+                last = done;
+            }
+            let sliced = computation.finish();
+            assert_eq!(sliced.trace, whole.trace, "budget {budget}");
+            assert_eq!(format!("{:?}", sliced.runs), format!("{:?}", whole.runs), "budget {budget}");
         }
     }
 

@@ -176,6 +176,52 @@ impl Interner {
     }
 }
 
+/// A person's keyed requests turned into a trace a slice of points at a time: numbering a
+/// million requests' keys takes longer than a frame. [`Pattern::generate`] builds one at once.
+pub struct KeyedBuild {
+    points: Arc<Vec<Point>>,
+    next: usize,
+    keys: Interner,
+    routes: Interner,
+    requests: Vec<Request>,
+}
+
+impl KeyedBuild {
+    pub fn new(points: Arc<Vec<Point>>) -> KeyedBuild {
+        let requests = Vec::with_capacity(points.len());
+        KeyedBuild { points, next: 0, keys: Interner::default(), routes: Interner::default(), requests }
+    }
+
+    /// Points taken so far, and how many there are.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.points.len())
+    }
+
+    /// Takes up to `budget` more points; false once every point is taken.
+    pub fn advance(&mut self, budget: usize) -> bool {
+        let to = self.next.saturating_add(budget.max(1)).min(self.points.len());
+        for point in &self.points[self.next..to] {
+            let key = self.keys.id(&point.key) as u32;
+            // Routes past u16 share the last index: no real service has that many.
+            let route = match &point.route {
+                Some(name) => (self.routes.id(name) + 1).min(usize::from(u16::MAX)) as u16,
+                None => 0,
+            };
+            self.requests.push(Request { origin: point.origin, route, ..Request::new(point.at, key) });
+        }
+        self.next = to;
+        self.next < self.points.len()
+    }
+
+    /// The trace, in arrival order (points not yet taken are taken first).
+    pub fn finish(mut self) -> Trace {
+        while self.advance(usize::MAX) {}
+        let mut trace = Trace::new(self.keys.names, self.requests);
+        trace.routes = self.routes.names;
+        trace
+    }
+}
+
 /// The key the presets use.
 pub const DEFAULT_KEY: &str = "tenant:demo";
 
@@ -305,22 +351,7 @@ impl Pattern {
                 trace.push_key_requests(SEVERAL_KEYS[2], &c);
                 trace
             }
-            Pattern::Keyed(points) => {
-                let (mut keys, mut routes) = (Interner::default(), Interner::default());
-                let mut requests = Vec::with_capacity(points.len());
-                for point in points.iter() {
-                    let key = keys.id(&point.key) as u32;
-                    // Routes past u16 share the last index: no real service has that many.
-                    let route = match &point.route {
-                        Some(name) => (routes.id(name) + 1).min(usize::from(u16::MAX)) as u16,
-                        None => 0,
-                    };
-                    requests.push(Request { origin: point.origin, route, ..Request::new(point.at, key) });
-                }
-                let mut trace = Trace::new(keys.names, requests);
-                trace.routes = routes.names;
-                trace
-            }
+            Pattern::Keyed(points) => KeyedBuild::new(points.clone()).finish(),
             _ => Trace::single_key(DEFAULT_KEY, self.times(limit, window)),
         }
     }

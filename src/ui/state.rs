@@ -87,7 +87,7 @@ impl Lab {
         let job = self.job.get_untracked().wrapping_add(1);
         self.job.set(job);
         let computation = Computation::new(&next);
-        if computation.trace().len() > RUN_LATER_FROM {
+        if computation.requests() > RUN_LATER_FROM {
             // Building a large trace was this task's work; the run starts in the next one.
             self.progress.set(Some(("Running the limiters", 0)));
             let lab = *self;
@@ -104,19 +104,25 @@ impl Lab {
             return; // a newer change superseded this one
         }
         let started = super::perf_now();
-        let large = computation.trace().len() > RUN_LATER_FROM;
+        let large = computation.requests() > RUN_LATER_FROM;
         while computation.step(DECISIONS_PER_CHECK) {
             // Wrapping up a row and the Durable Object's report are long work for a large trace:
             // each opens a slice.
             if (large && computation.heavy_next()) || super::perf_now() - started > SLICE_MS {
                 let (done, total) = computation.progress();
-                let what = if computation.emulating() { "Emulating the Durable Object" } else { "Running the limiters" };
+                let what = if computation.building() {
+                    "Reading your traffic"
+                } else if computation.emulating() {
+                    "Emulating the Durable Object"
+                } else {
+                    "Running the limiters"
+                };
                 self.progress.set(Some((what, permille(done, total))));
                 super::soon(move || self.compute(job, next, computation));
                 return;
             }
         }
-        if computation.trace().len() > RUN_LATER_FROM {
+        if computation.requests() > RUN_LATER_FROM {
             // The run's last slice was this task's work; showing it starts the next one.
             let lab = self;
             super::soon(move || {
