@@ -147,33 +147,64 @@ pub struct SimReport {
     tier: Tier,
 }
 
+/// A report made in two parts: a walk over the records, which a page can take a slice at a time
+/// (a million records of about 130 bytes are long to walk), then the figures worked out from
+/// what the walk gathered.
+pub(crate) struct ReportWalk {
+    next: usize,
+    counts: [u64; 5],
+    late: u64,
+    local: u64,
+    latencies: Vec<u64>,
+    served_at: Vec<(u32, Time)>,
+    requests_per_key: Vec<u64>,
+}
+
+impl ReportWalk {
+    pub(crate) fn new(keys: usize, records: usize) -> ReportWalk {
+        ReportWalk {
+            next: 0,
+            counts: [0; 5],
+            late: 0,
+            local: 0,
+            latencies: Vec::with_capacity(records),
+            served_at: Vec::with_capacity(records),
+            requests_per_key: vec![0; keys],
+        }
+    }
+
+    /// Walks up to `budget` more of `records`; false once every record is walked.
+    pub(crate) fn walk(&mut self, records: &[RequestRecord], budget: usize) -> bool {
+        let to = self.next.saturating_add(budget.max(1)).min(records.len());
+        for r in &records[self.next..to] {
+            self.counts[Outcome::ALL.iter().position(|&o| o == r.outcome).unwrap_or(0)] += 1;
+            self.late += u64::from(r.late);
+            self.local += u64::from(r.local);
+            self.latencies.push(r.latency().micros());
+            if let Some(n) = self.requests_per_key.get_mut(r.key as usize) {
+                *n += 1;
+            }
+            if r.outcome.passes() {
+                self.served_at.push((r.key, r.served_at()));
+            }
+        }
+        self.next = to;
+        self.next < records.len()
+    }
+}
+
 impl SimReport {
-    pub(crate) fn build(
+    /// The report from a finished walk over `records`.
+    pub(crate) fn from_walk(
+        mut walk: ReportWalk,
         config: &SimConfig,
         traffic: &SimTraffic,
         records: Vec<RequestRecord>,
         objects: Vec<ObjectInfo>,
         stored_keys: Vec<(Time, u32)>,
     ) -> SimReport {
-        // One pass over the records (a million of them are long to walk), then the times each
-        // key had served grouped in one allocation.
-        let mut counts = [0u64; 5];
-        let (mut late, mut local) = (0u64, 0u64);
-        let mut latencies: Vec<u64> = Vec::with_capacity(records.len());
-        let mut served_at: Vec<(u32, Time)> = Vec::with_capacity(records.len());
-        let mut requests_per_key = vec![0u64; traffic.keys.len()];
-        for r in &records {
-            counts[Outcome::ALL.iter().position(|&o| o == r.outcome).unwrap_or(0)] += 1;
-            late += u64::from(r.late);
-            local += u64::from(r.local);
-            latencies.push(r.latency().micros());
-            if let Some(n) = requests_per_key.get_mut(r.key as usize) {
-                *n += 1;
-            }
-            if r.outcome.passes() {
-                served_at.push((r.key, r.served_at()));
-            }
-        }
+        walk.walk(&records, usize::MAX);
+        let ReportWalk { counts, late, local, mut latencies, served_at, requests_per_key, .. } = walk;
         let served = ServedTimes::group(traffic.keys.len(), &served_at);
         drop(served_at);
         let slowest = Span(latencies.iter().copied().max().unwrap_or(0));

@@ -31,7 +31,7 @@ use crate::core::time::{Span, Time};
 
 use super::config::{FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimConfigError, Tier};
 use super::regions::Region;
-use super::report::{Outcome, RequestRecord, SimReport};
+use super::report::{Outcome, ReportWalk, RequestRecord, SimReport};
 use crate::core::rng::SeededRng;
 use super::shard::{object_name, per_shard_limit, pick_shard, shard_of_key, ShardBy};
 use super::traffic::SimTraffic;
@@ -123,7 +123,11 @@ pub struct Simulation {
     sim: Sim,
     /// The next request of the traffic to send.
     next_original: usize,
+    /// True once nothing is left to happen.
     ended: bool,
+    /// The report's walk over the records, after the events.
+    walk: Option<ReportWalk>,
+    walked: bool,
 }
 
 impl Simulation {
@@ -157,7 +161,7 @@ impl Simulation {
             config,
             traffic,
         };
-        Ok(Simulation { sim, next_original: 0, ended: false })
+        Ok(Simulation { sim, next_original: 0, ended: false, walk: None, walked: false })
     }
 
     /// Requests of the traffic sent so far, and how many there are.
@@ -165,10 +169,14 @@ impl Simulation {
         (self.next_original, self.sim.traffic.requests.len())
     }
 
-    /// Handles up to `budget` more sends and events; false once nothing is left to happen.
+    /// Handles up to `budget` more sends and events, then walks up to as many records for the
+    /// report; false once both are done.
     pub fn advance(&mut self, budget: usize) -> bool {
+        let budget = budget.max(1);
+        let mut used = 0;
         let sim = &mut self.sim;
-        for _ in 0..budget.max(1) {
+        while !self.ended && used < budget {
+            used += 1;
             let next_event_time = sim.events.peek().map(|Reverse((t, _, _))| *t);
             let next_send = sim.traffic.requests.get(self.next_original).map(|r| r.at);
             match (next_send, next_event_time) {
@@ -181,25 +189,33 @@ impl Simulation {
                     sim.send(id, request.at);
                 }
                 (None, Some(_)) => sim.step(),
-                (None, None) => {
-                    self.ended = true;
-                    return false;
-                }
+                (None, None) => self.ended = true,
             }
         }
-        true
+        if !self.ended || used == budget {
+            return !self.walked;
+        }
+        let walk = self.walk.get_or_insert_with(|| ReportWalk::new(sim.traffic.keys.len(), sim.records.len()));
+        if walk.walk(&sim.records, budget - used) {
+            return true;
+        }
+        self.walked = true;
+        false
     }
 
-    /// True once a call to `advance` has found nothing left to happen (the report can be made).
+    /// True once the events are over and the records walked: what is left of the report is
+    /// working out its figures, in `finish`.
     pub fn has_ended(&self) -> bool {
-        self.ended
+        self.walked
     }
 
     /// The report; events not yet handled are handled first.
     pub fn finish(mut self) -> SimReport {
         while self.advance(usize::MAX) {}
+        let walk = self.walk.take();
         let Sim { config, traffic, records, objects, stored_changes, .. } = self.sim;
-        SimReport::build(&config, &traffic, records, objects, stored_series(stored_changes))
+        let walk = walk.unwrap_or_else(|| ReportWalk::new(traffic.keys.len(), records.len()));
+        SimReport::from_walk(walk, &config, &traffic, records, objects, stored_series(stored_changes))
     }
 }
 
