@@ -22,9 +22,10 @@ const STORAGE_KEY: &str = "ratelab-trace";
 /// million characters, and writing the text must fit in a frame's work.
 pub const MAX_STORED_REQUESTS: usize = 200_000;
 pub const MAX_STORED_CHARS: usize = 4_000_000;
-/// Work done between two chances for the page to answer, in milliseconds: well under the 50 ms
-/// a task may take, since a slice ends only at its next look at the clock.
-pub const SLICE_MS: f64 = 25.0;
+/// Work done between two chances for the page to answer, in milliseconds: a frame's worth, well
+/// under the 50 ms a task may take, since a slice ends only at its next look at the clock and a
+/// busy machine can stretch it.
+pub const SLICE_MS: f64 = 16.0;
 /// Decisions made between two looks at the clock.
 const DECISIONS_PER_CHECK: usize = 4_096;
 /// From this many requests, building the trace and running it are separate tasks.
