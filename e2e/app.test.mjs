@@ -223,6 +223,17 @@ test('everything works from the keyboard alone', async () => {
   assert.deepEqual(problems, []);
 });
 
+test('the decision table is built when it is opened, one row per request', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=edge');
+  assert.equal(await page.locator('[data-testid="decision-table"]').count(), 0, 'closed, it holds no rows');
+  await page.click('text=Every decision as a table');
+  await page.waitForSelector('[data-testid="decision-table"]');
+  assert.equal(await page.locator('[data-testid="decision-table"] tbody tr').count(), 10);
+  assert.equal(await page.locator('[data-testid="decision-table"] tbody tr').first().locator('td').nth(3).innerText(), 'allowed');
+  assert.deepEqual(problems, []);
+});
+
 test('embed=1 gives a compact view with a link to the full lab, and the page offers the snippet', async () => {
   const { page, problems, requests } = await openPage(shared.browser, { width: 720, height: 460 });
   await gotoLab(page, 'pattern=edge&embed=1');

@@ -2,6 +2,7 @@
 //! `stats-<algo>` rows), and every decision for screen readers and for anyone who prefers text.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::core::durable::Outcome;
 use crate::core::time::format_seconds;
@@ -173,10 +174,17 @@ pub fn DecisionTable() -> impl IntoView {
             .into_any()
         })
     };
+    // Built only while open: up to 500 rows of cells rebuilt on every change are work a closed
+    // table would not show.
+    let open = RwSignal::new(false);
+    let on_toggle = move |ev: leptos::ev::Event| {
+        let is_open = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|e| e.has_attribute("open"));
+        open.set(is_open);
+    };
     view! {
-        <details class="decision-details">
+        <details class="decision-details" on:toggle=super::boxed(on_toggle)>
             <summary>"Every decision as a table"</summary>
-            <div class="table-wrap">{table}</div>
+            <div class="table-wrap">{move || open.get().then(table)}</div>
         </details>
     }
 }
