@@ -194,25 +194,44 @@ pub fn product_reply(trace: &Trace, algorithm: Algorithm, settings: &Settings, i
     decision_at(trace, algorithm, settings, index)?.1
 }
 
-/// Every full decision of one algorithm over a trace, in request order, one limiter per key,
-/// made as they are asked for (the export walks the whole trace without keeping them all).
-pub struct DecisionReplay {
-    template: AnyLimiter,
+/// One limiter per key of a trace, each a copy of the algorithm's fresh limiter made when its key
+/// is first seen: what a run and a replay of the run both keep.
+struct PerKeyLimiters {
+    fresh: AnyLimiter,
     per_key: Vec<Option<AnyLimiter>>,
 }
 
+impl PerKeyLimiters {
+    fn new(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<PerKeyLimiters, ConfigError> {
+        Ok(PerKeyLimiters { fresh: algorithm.build(settings)?, per_key: vec![None; trace.keys().len()] })
+    }
+
+    /// How many keys the trace names.
+    fn keys(&self) -> usize {
+        self.per_key.len()
+    }
+
+    /// `f` on the limiter of `key` (a key the trace does not name gets a fresh one each time).
+    fn with<R>(&mut self, key: u32, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
+        match self.per_key.get_mut(key as usize) {
+            Some(slot) => f(slot.get_or_insert_with(|| self.fresh.clone())),
+            None => f(&mut self.fresh.clone()),
+        }
+    }
+}
+
+/// Every full decision of one algorithm over a trace, in request order, one limiter per key,
+/// made as they are asked for (the export walks the whole trace without keeping them all).
+pub struct DecisionReplay(PerKeyLimiters);
+
 impl DecisionReplay {
     pub fn new(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<DecisionReplay, ConfigError> {
-        Ok(DecisionReplay { template: algorithm.build(settings)?, per_key: vec![None; trace.keys().len()] })
+        Ok(DecisionReplay(PerKeyLimiters::new(trace, algorithm, settings)?))
     }
 
     /// The decision on `request`, which must come after the ones already asked for.
     pub fn decide(&mut self, request: &Request) -> Decision {
-        let cost = u64::from(request.cost);
-        match self.per_key.get_mut(request.key as usize) {
-            Some(slot) => slot.get_or_insert_with(|| self.template.clone()).decide(request.at, cost),
-            None => self.template.clone().decide(request.at, cost),
-        }
+        self.0.with(request.key, |limiter| limiter.decide(request.at, u64::from(request.cost)))
     }
 }
 
@@ -227,8 +246,7 @@ pub fn run_one(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Resu
 /// between frames; the result is the same as running it at once.
 pub struct RunBuilder {
     algorithm: Algorithm,
-    template: AnyLimiter,
-    per_key: Vec<Option<AnyLimiter>>,
+    limiters: PerKeyLimiters,
     verdicts: Verdicts,
     counts: (u64, u64, u64),
     /// `(key, time)` of every serving, in decision order; grouped by key when finished.
@@ -239,8 +257,7 @@ impl RunBuilder {
     pub fn new(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<RunBuilder, ConfigError> {
         Ok(RunBuilder {
             algorithm,
-            template: algorithm.build(settings)?,
-            per_key: vec![None; trace.keys().len()],
+            limiters: PerKeyLimiters::new(trace, algorithm, settings)?,
             // Reserved at once: growing a million verdicts by doubling copies them again and again,
             // and the last copies are long enough to stall a frame.
             verdicts: Verdicts::with_capacity(trace.len()),
@@ -259,11 +276,7 @@ impl RunBuilder {
         let from = self.verdicts.len();
         let to = from.saturating_add(budget).min(trace.len());
         for request in &trace.requests()[from..to] {
-            let cost = u64::from(request.cost);
-            let verdict = match self.per_key.get_mut(request.key as usize) {
-                Some(slot) => slot.get_or_insert_with(|| self.template.clone()).admit(request.at, cost),
-                None => self.template.clone().admit(request.at, cost),
-            };
+            let verdict = self.limiters.with(request.key, |limiter| limiter.admit(request.at, u64::from(request.cost)));
             let served_at = match verdict {
                 Verdict::Allowed => {
                     self.counts.0 += 1;
@@ -290,7 +303,7 @@ impl RunBuilder {
 
     /// The run, with each key's busiest window under `window`.
     pub fn finish(self, window: Span) -> AlgorithmRun {
-        let served = ServedTimes::group(self.per_key.len(), &self.served);
+        let served = ServedTimes::group(self.limiters.keys(), &self.served);
         let mut best = (0u64, Time::ZERO, 0u32);
         for (key, times) in served.per_key().enumerate() {
             let (count, end) = busiest_window(times, window);
