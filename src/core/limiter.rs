@@ -55,15 +55,12 @@ impl Algorithm {
         Algorithm::CfBinding,
     ];
 
-    /// The textbook algorithms, shown when the URL names none.
-    pub const CORE: [Algorithm; 6] = [
-        Algorithm::FixedWindow,
-        Algorithm::SlidingLog,
-        Algorithm::SlidingCounter,
-        Algorithm::TokenBucket,
-        Algorithm::Gcra,
-        Algorithm::LeakyBucket,
-    ];
+    /// The textbook algorithms, shown when the URL names none: the first six of `ALL`, before
+    /// the products.
+    pub const CORE: [Algorithm; 6] = match Algorithm::ALL.first_chunk::<6>() {
+        Some(core) => *core,
+        None => panic!("ALL starts with the six algorithms"),
+    };
 
     /// True for an exact profile of a product, whose own reply the inspector shows.
     pub fn is_product(self) -> bool {
