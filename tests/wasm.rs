@@ -112,3 +112,67 @@ async fn a_real_panic_puts_the_banner_up_instead_of_a_dead_page() {
     sleep(100).await;
     assert!(banner().is_some(), "the hook put the banner up");
 }
+
+fn answer(sent_ms: u64, latency_ms: u64, outcome: ratelab::core::durable::Outcome) -> ratelab::core::durable::RequestRecord {
+    use ratelab::core::time::Time;
+    ratelab::core::durable::RequestRecord {
+        key: 0,
+        origin: ratelab::core::durable::Region::Frankfurt,
+        route: 0,
+        attempt: 0,
+        object: None,
+        sent: Time::from_millis(sent_ms),
+        arrived: Some(Time::from_millis(sent_ms + 1)),
+        queue_depth: (sent_ms % 11) as u32,
+        decided: None,
+        answered: Time::from_millis(sent_ms + latency_ms),
+        outcome,
+        decision: None,
+        late: false,
+        local: false,
+    }
+}
+
+/// 12,000 px for 50 s: requests 10 ms apart fall 2.4 px apart, in cells of their own.
+fn latency_geometry() -> ratelab::ui::page::MarksFor {
+    use ratelab::core::time::{Span, Time};
+    ratelab::ui::page::MarksFor { run: 1, width: 12_000.0, horizon: Time::from_secs(50), ceiling: Span::from_millis(100), dpr: 1.0 }
+}
+
+/// The Durable Object chart's marks for a large run are gathered a slice per task: the pieces
+/// must add up to exactly the marks of one walk.
+#[wasm_bindgen_test]
+fn the_latency_chart_marks_walked_in_pieces_equal_one_walk() {
+    use ratelab::core::durable::Outcome;
+    use ratelab::ui::page::LatencyMarksBuilder;
+    let kinds = [Outcome::Allowed, Outcome::Rejected, Outcome::DegradedAllowed, Outcome::FailedClosed];
+    let records: Vec<_> = (0..5_000u64).map(|i| answer(i * 10, (i * 7) % 120, kinds[(i % 4) as usize])).collect();
+    let mut whole = LatencyMarksBuilder::new(latency_geometry());
+    assert!(!whole.walk(&records, usize::MAX));
+    let mut pieces = LatencyMarksBuilder::new(latency_geometry());
+    let mut steps = 1;
+    while pieces.walk(&records, 777) {
+        steps += 1;
+    }
+    assert_eq!(steps, 5_000usize.div_ceil(777));
+    let (whole, pieces) = (whole.finish(), pieces.finish());
+    assert_eq!(whole.spots, pieces.spots);
+    assert_eq!(whole.tallest, pieces.tallest);
+    assert_eq!(whole.tallest.iter().copied().max(), Some(10));
+    // Every request has a cell of its own, so a record skipped at a seam would be missing here.
+    assert!(kinds.iter().all(|&k| whole.spots[k as usize].len() == 1_250));
+}
+
+/// One mark per outcome per 2×2-pixel cell: a million answers on one spot draw one mark.
+#[wasm_bindgen_test]
+fn answers_on_one_spot_with_one_outcome_leave_one_mark() {
+    use ratelab::core::durable::Outcome;
+    use ratelab::ui::page::LatencyMarksBuilder;
+    let records =
+        [answer(1_000, 50, Outcome::Allowed), answer(1_000, 50, Outcome::Allowed), answer(1_000, 50, Outcome::Rejected), answer(40_000, 10, Outcome::Allowed)];
+    let mut builder = LatencyMarksBuilder::new(latency_geometry());
+    builder.walk(&records, usize::MAX);
+    let marks = builder.finish();
+    assert_eq!(marks.spots[Outcome::Allowed as usize].len(), 2);
+    assert_eq!(marks.spots[Outcome::Rejected as usize].len(), 1);
+}

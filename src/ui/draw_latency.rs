@@ -11,6 +11,7 @@ use crate::core::durable::{Outcome, SimReport};
 use crate::core::time::{Span, Time};
 
 use super::draw::{dashed_ring, time_of, x_of, Palette, PAD_X};
+use super::latency_marks::LatencyMarks;
 
 pub const LATENCY_H: f64 = 200.0;
 pub const QUEUE_H: f64 = 60.0;
@@ -32,6 +33,11 @@ pub fn latency_ceiling(report: &SimReport, timeout: Span) -> Span {
 /// person nothing more.
 fn err<E>(_: E) -> String {
     "the timeline could not be drawn on this canvas".to_string()
+}
+
+/// Where a latency goes on the latency strip, against the axis's `ceiling`.
+pub fn y_latency(latency: Span, ceiling: Span) -> f64 {
+    LATENCY_H - 6.0 - (latency.micros() as f64 / ceiling.micros().max(1) as f64).min(1.0) * (LATENCY_H - 12.0)
 }
 
 pub struct LatencyView {
@@ -56,7 +62,15 @@ impl LatencyView {
     }
 }
 
-pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, view: &LatencyView, palette: &Palette) -> Result<(), String> {
+/// Draws the chart: the scheduled faults, the timeout, `marks` (worked out for this report and
+/// view), the queue and the stored keys.
+pub fn draw_latency(
+    canvas: &web_sys::HtmlCanvasElement,
+    report: &SimReport,
+    view: &LatencyView,
+    marks: &LatencyMarks,
+    palette: &Palette,
+) -> Result<(), String> {
     let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("this browser gave no 2D canvas")?;
     let area = backend.into_drawing_area();
     let d = view.dpr;
@@ -78,8 +92,8 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
     }
 
     // Latency strip.
-    let ceiling = latency_ceiling(report, view.timeout).micros().max(1) as f64;
-    let y_lat = |l: Span| LATENCY_H - 6.0 - (l.micros() as f64 / ceiling).min(1.0) * (LATENCY_H - 12.0);
+    let ceiling = latency_ceiling(report, view.timeout);
+    let y_lat = |l: Span| y_latency(l, ceiling);
     area.draw(&PathElement::new(vec![p(0.0, LATENCY_H), p(view.width, LATENCY_H)], palette.grid.stroke_width(1))).map_err(err)?;
     // The timeout as a dashed line.
     let ty = y_lat(view.timeout);
@@ -90,33 +104,10 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
         x += 14.0;
     }
     let r = 4.0;
-    // One mark per outcome per 2×2 device-pixel cell: a million answers become at most one mark
-    // per spot the eye can tell apart, and the two common kinds are drawn in one path each.
-    let cell = |v: f64| ((v * d) / 2.0).max(0.0) as usize;
-    let (cols, rows) = (cell(view.width) + 1, cell(LATENCY_H) + 1);
-    let mut seen = vec![0u8; cols * rows];
-    let mut spots: [Vec<(f64, f64)>; 5] = Default::default();
-    // The queue strip's tallest bar per device-pixel column, found in the same pass: a million
-    // records are long to walk, so they are walked once.
-    let mut tallest = vec![0u32; (view.width * d) as usize + 1];
-    for record in &report.records {
-        let (x, y) = (view.x(record.sent), y_lat(record.latency()));
-        let bit = 1u8 << record.outcome as u8;
-        if let Some(slot) = seen.get_mut(cell(y).min(rows - 1) * cols + cell(x).min(cols - 1)) {
-            if *slot & bit == 0 {
-                *slot |= bit;
-                spots[record.outcome as usize].push((x, y));
-            }
-        }
-        if let (true, Some(at)) = (record.queue_depth > 0, record.arrived) {
-            if let Some(column) = tallest.get_mut((view.x(at) * d + 0.5).max(0.0) as usize) {
-                *column = (*column).max(record.queue_depth);
-            }
-        }
-    }
     let ctx: CanvasRenderingContext2d = canvas.get_context("2d").map_err(err)?.ok_or("this browser gave no 2D canvas")?.unchecked_into();
     let css = |c: RGBColor| format!("rgb({},{},{})", c.0, c.1, c.2);
     let device = |(x, y): (f64, f64)| ((x * d).round(), (y * d).round());
+    let spots = &marks.spots;
     let allowed = spots[Outcome::Allowed as usize].iter().chain(&spots[Outcome::Delayed as usize]);
     ctx.begin_path();
     for &spot in allowed {
@@ -158,7 +149,7 @@ pub fn draw_latency(canvas: &web_sys::HtmlCanvasElement, report: &SimReport, vie
     let max_queue = f64::from(report.longest_queue.max(1));
     area.draw(&PathElement::new(vec![p(0.0, top + QUEUE_H), p(view.width, top + QUEUE_H)], palette.grid.stroke_width(1))).map_err(err)?;
     ctx.begin_path();
-    for (column, &depth) in tallest.iter().enumerate().filter(|(_, &depth)| depth > 0) {
+    for (column, &depth) in marks.tallest.iter().enumerate().filter(|(_, &depth)| depth > 0) {
         let h = (f64::from(depth) / max_queue) * (QUEUE_H - 6.0);
         ctx.move_to(column as f64, ((top + QUEUE_H) * d).round());
         ctx.line_to(column as f64, ((top + QUEUE_H - h) * d).round());

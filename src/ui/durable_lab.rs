@@ -14,6 +14,7 @@ use crate::core::url_state::{parse_query, LabState};
 use super::controls::Slider;
 use super::draw::{ticks, time_label, Palette};
 use super::draw_latency::{chart_height, draw_latency, latency_ceiling, LatencyView};
+use super::latency_marks::MarksCache;
 use super::state::Lab;
 use super::timeline::dark_theme;
 
@@ -386,19 +387,22 @@ fn LatencyChart() -> impl IntoView {
         (LatencyView { width: width.get(), horizon, timeout, outage, slow, evict_at, dpr: super::device_pixel_ratio() }, dark)
     };
     let first_draw = super::FirstDraw::default();
+    let marks_cache = MarksCache::new();
     Effect::new(move |_| {
         let (view, dark) = view_now();
         let Some(canvas) = canvas_ref.get() else { return };
         let run = lab.run.get();
+        // Nothing to draw while the lab is hidden; the canvas keeps its last picture.
+        let Some(Ok(report)) = &run.durable else { return };
+        let Some(marks) = marks_cache.get(lab, &run, report, &view) else { return };
         let paint = move || {
         let h = chart_height();
         canvas.set_width((view.width * view.dpr).round() as u32);
         canvas.set_height((h * view.dpr).round() as u32);
         super::set_css_size(&canvas, view.width, h);
         let palette = if dark { Palette::dark() } else { Palette::light() };
-        // Nothing to draw while the lab is hidden; the canvas keeps its last picture.
         let _ = lab.run.with_untracked(|run| match &run.durable {
-            Some(Ok(report)) => draw_latency(&canvas, report, &view, &palette),
+            Some(Ok(report)) => draw_latency(&canvas, report, &view, &marks, &palette),
             _ => Ok(()),
         });
         };

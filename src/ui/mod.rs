@@ -10,6 +10,7 @@ mod explain;
 mod export;
 mod import_panel;
 mod inspector;
+mod latency_marks;
 mod panic_banner;
 mod state;
 mod tables;
@@ -18,6 +19,7 @@ mod timeline;
 /// The whole page, for tests that mount it.
 pub mod page {
     pub use super::app::App;
+    pub use super::latency_marks::{LatencyMarksBuilder, MarksFor};
     pub use super::panic_banner::{install as install_panic_banner, show_banner};
 }
 
