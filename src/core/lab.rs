@@ -140,10 +140,10 @@ impl Computation {
         (rows.0 + sent, rows.1 + per_row)
     }
 
-    /// True when the next step makes the Durable Object's report, a long step for a large
-    /// trace that a page gives a fresh slice.
+    /// True when the next step is one of the long pieces of the Durable Object's report (grouping
+    /// what each key had served, or the figures), which a page gives a fresh slice.
     pub fn report_next(&self) -> bool {
-        self.simulation.as_ref().is_some_and(Simulation::has_ended)
+        self.simulation.as_ref().is_some_and(Simulation::heavy_next)
     }
 
     /// True once the rows are run and the Durable Object's emulation is under way.
@@ -221,8 +221,7 @@ impl Computation {
             simulation.advance(budget);
             return true;
         }
-        // A step of its own: the report walks every record, a long piece of work for a large
-        // trace.
+        // A step of its own: the report's figures, a long piece of work for a large trace.
         self.durable_report = self.simulation.take().map(|s| Ok(s.finish()));
         false
     }

@@ -147,11 +147,14 @@ pub struct SimReport {
     tier: Tier,
 }
 
-/// A report made in two parts: a walk over the records, which a page can take a slice at a time
-/// (a million records of about 130 bytes are long to walk), then the figures worked out from
-/// what the walk gathered.
+/// A report made in three parts, so that a page can give each its own task: a walk over the
+/// records, a slice at a time (a million records of about 130 bytes are long to walk); grouping
+/// the served times by key (a million writes scattered over every key's list); then the
+/// figures worked out from what the walk gathered.
 pub(crate) struct ReportWalk {
     next: usize,
+    /// Per key, when its requests reached the application: filled in by [`ReportWalk::group`].
+    served: Option<ServedTimes>,
     counts: [u64; 5],
     late: u64,
     local: u64,
@@ -164,6 +167,7 @@ impl ReportWalk {
     pub(crate) fn new(keys: usize, records: usize) -> ReportWalk {
         ReportWalk {
             next: 0,
+            served: None,
             counts: [0; 5],
             late: 0,
             local: 0,
@@ -191,6 +195,42 @@ impl ReportWalk {
         self.next = to;
         self.next < records.len()
     }
+
+    /// Groups the served times by key, once the walk is over; false if that is already done.
+    pub(crate) fn group(&mut self) -> bool {
+        if self.served.is_some() {
+            return false;
+        }
+        let served_at = std::mem::take(&mut self.served_at);
+        self.served = Some(ServedTimes::group(self.requests_per_key.len(), &served_at));
+        true
+    }
+
+    /// True once the walk and the grouping are done: what is left is working out the figures.
+    pub(crate) fn grouped(&self) -> bool {
+        self.served.is_some()
+    }
+}
+
+/// The latencies at the nearest ranks of `percents` (ascending): for each, the smallest value
+/// with at least that share of `latencies` at or below it. Selecting each rank's element is
+/// linear, where sorting a million latencies stalled the page; and each selection after the
+/// first looks only above the last rank found, since the ranks ascend.
+fn percentiles<const N: usize>(latencies: &mut [u64], percents: [u64; N]) -> [Span; N] {
+    let mut found = [Span::ZERO; N];
+    let len = latencies.len();
+    let mut from = 0;
+    for (slot, p) in found.iter_mut().zip(percents) {
+        if len == 0 {
+            break;
+        }
+        let rank = ((p * len as u64).div_ceil(100).max(1) as usize).min(len) - 1;
+        let rank = rank.max(from);
+        let (_, &mut value, _) = latencies[from..].select_nth_unstable(rank - from);
+        *slot = Span(value);
+        from = rank;
+    }
+    found
 }
 
 impl SimReport {
@@ -204,21 +244,11 @@ impl SimReport {
         stored_keys: Vec<(Time, u32)>,
     ) -> SimReport {
         walk.walk(&records, usize::MAX);
-        let ReportWalk { counts, late, local, mut latencies, served_at, requests_per_key, .. } = walk;
-        let served = ServedTimes::group(traffic.keys.len(), &served_at);
-        drop(served_at);
+        walk.group();
+        let ReportWalk { counts, late, local, mut latencies, served, requests_per_key, .. } = walk;
+        let served = served.unwrap_or_else(|| ServedTimes::group(traffic.keys.len(), &[]));
         let slowest = Span(latencies.iter().copied().max().unwrap_or(0));
-        // Nearest rank: the smallest value with at least p% of samples at or below it. Selecting
-        // the rank's element is linear, where sorting a million latencies stalled the page.
-        let mut pct = |p: u64| -> Span {
-            if latencies.is_empty() {
-                return Span::ZERO;
-            }
-            let len = latencies.len();
-            let rank = (p * len as u64).div_ceil(100).max(1) as usize;
-            Span(*latencies.select_nth_unstable(rank.min(len) - 1).1)
-        };
-        let (p50, p95, p99) = (pct(50), pct(95), pct(99));
+        let [p50, p95, p99] = percentiles(&mut latencies, [50, 95, 99]);
         let limit = config.settings.limit;
         let window = config.settings.window;
         let keys: Vec<KeyStats> = served
@@ -326,3 +356,37 @@ impl SimReport {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The nearest rank found by sorting: the smallest value with at least `p`% at or below it.
+    fn by_sorting(latencies: &[u64], p: u64) -> Span {
+        let mut sorted = latencies.to_vec();
+        sorted.sort_unstable();
+        let rank = (p * sorted.len() as u64).div_ceil(100).max(1) as usize;
+        Span(sorted[rank - 1])
+    }
+
+    #[test]
+    fn each_percentile_is_the_nearest_rank_found_by_sorting_whatever_the_count_and_repeats() {
+        let mut seed = 7u64;
+        for len in [1usize, 2, 3, 19, 20, 21, 99, 100, 101, 1_000, 4_099] {
+            // Few distinct values, so ranks fall among repeats.
+            let latencies: Vec<u64> = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (seed >> 33) % 37
+                })
+                .collect();
+            let expected = [50, 95, 99, 100].map(|p| by_sorting(&latencies, p));
+            assert_eq!(percentiles(&mut latencies.clone(), [50, 95, 99, 100]), expected, "{len} latencies");
+        }
+    }
+
+    #[test]
+    fn no_latencies_give_zero_percentiles() {
+        assert_eq!(percentiles(&mut [], [50, 99]), [Span::ZERO; 2]);
+    }
+}

@@ -127,6 +127,7 @@ pub struct Simulation {
     ended: bool,
     /// The report's walk over the records, after the events.
     walk: Option<ReportWalk>,
+    /// True once every record is walked.
     walked: bool,
 }
 
@@ -170,7 +171,8 @@ impl Simulation {
     }
 
     /// Handles up to `budget` more sends and events, then walks up to as many records for the
-    /// report; false once both are done.
+    /// report, then (in a call of its own) groups the served times by key; false once all of
+    /// that is done.
     pub fn advance(&mut self, budget: usize) -> bool {
         let budget = budget.max(1);
         let mut used = 0;
@@ -193,19 +195,26 @@ impl Simulation {
             }
         }
         if !self.ended || used == budget {
-            return !self.walked;
+            return !self.has_ended();
         }
         let walk = self.walk.get_or_insert_with(|| ReportWalk::new(sim.traffic.keys.len(), sim.records.len()));
-        if walk.walk(&sim.records, budget - used) {
+        if !self.walked {
+            self.walked = !walk.walk(&sim.records, budget - used);
             return true;
         }
-        self.walked = true;
-        false
+        // Grouping the served times by key is a step of its own.
+        walk.group()
     }
 
-    /// True once the events are over and the records walked: what is left of the report is
-    /// working out its figures, in `finish`.
+    /// True once the events are over, the records walked and the served times grouped: what is
+    /// left of the report is working out its figures, in `finish`.
     pub fn has_ended(&self) -> bool {
+        self.walk.as_ref().is_some_and(ReportWalk::grouped)
+    }
+
+    /// True when what is left is long work for a large trace, done in one piece (grouping the
+    /// served times, then the figures), which a page gives a fresh slice.
+    pub fn heavy_next(&self) -> bool {
         self.walked
     }
 
