@@ -77,6 +77,8 @@ pub struct Computation {
     /// The Durable Object's emulation, once every row is run, and then its report.
     simulation: Option<Simulation>,
     durable_report: Option<Result<SimReport, String>>,
+    /// The level strips, worked out in a step of their own once everything else is done.
+    gauges: Option<Vec<GaugeSeries>>,
 }
 
 impl Computation {
@@ -98,6 +100,7 @@ impl Computation {
             next_algorithm: 0,
             simulation: None,
             durable_report: None,
+            gauges: None,
         }
     }
 
@@ -165,7 +168,9 @@ impl Computation {
         }
         loop {
             if self.current.is_none() {
-                let Some(&algorithm) = self.algorithms.get(self.next_algorithm) else { return self.emulate(budget) };
+                let Some(&algorithm) = self.algorithms.get(self.next_algorithm) else {
+                    return self.emulate(budget) || self.level_strips();
+                };
                 self.next_algorithm += 1;
                 // Each row stands alone: a product refusing these settings (Envoy's 50 ms
                 // floor) is named, and every other row is still computed.
@@ -192,14 +197,35 @@ impl Computation {
         }
     }
 
-    /// True when the next step starts with long work for a large trace (wrapping up a row, or
-    /// making the Durable Object's report), which a page gives a fresh slice.
+    /// True when the next step starts with long work for a large trace (wrapping up a row,
+    /// making the Durable Object's report, or the level strips), which a page gives a fresh
+    /// slice.
     pub fn heavy_next(&self) -> bool {
-        self.current.as_ref().is_some_and(|(_, b)| b.done() == self.trace.len()) || self.report_next()
+        let rows_done = self.current.is_none() && self.next_algorithm == self.algorithms.len();
+        let emulated = !self.durable.enabled || self.durable_report.is_some();
+        self.current.as_ref().is_some_and(|(_, b)| b.done() == self.trace.len())
+            || self.report_next()
+            || (rows_done && emulated && self.gauges.is_none())
     }
 
-    /// Advances the Durable Object's emulation by up to `budget` events; false once it is done
-    /// (or not asked for).
+    /// Works out the level strips; false if they already are.
+    fn level_strips(&mut self) -> bool {
+        if self.gauges.is_some() {
+            return false;
+        }
+        let (trace, settings) = (&self.trace, &self.settings);
+        self.gauges = Some(
+            [Algorithm::TokenBucket, Algorithm::SlidingLog]
+                .into_iter()
+                .filter(|a| self.algorithms.contains(a))
+                .filter_map(|a| gauge_series(trace, a, settings, 0))
+                .collect(),
+        );
+        true
+    }
+
+    /// Advances the Durable Object's emulation by up to `budget` events; false once there is
+    /// nothing left to do (or it was not asked for).
     fn emulate(&mut self, budget: usize) -> bool {
         if !self.durable.enabled || self.durable_report.is_some() {
             return false;
@@ -212,7 +238,7 @@ impl Computation {
                     Ok(simulation) => self.simulation.insert(simulation),
                     Err(e) => {
                         self.durable_report = Some(Err(e.to_string()));
-                        return false;
+                        return true;
                     }
                 }
             }
@@ -223,20 +249,16 @@ impl Computation {
         }
         // A step of its own: the report's figures, a long piece of work for a large trace.
         self.durable_report = self.simulation.take().map(|s| Ok(s.finish()));
-        false
+        true
     }
 
     /// The level strips, and the whole result (anything not yet computed is computed first).
     pub fn finish(mut self) -> LabRun {
         while self.step(usize::MAX) {}
-        let Computation { settings, algorithms, trace, runs, refusals, durable_report, .. } = self;
+        let Computation { settings, trace, runs, refusals, durable_report, gauges, .. } = self;
         let horizon = horizon_for(&trace, settings.window);
         let error = (!refusals.is_empty()).then(|| refusals.join(" "));
-        let gauges = [Algorithm::TokenBucket, Algorithm::SlidingLog]
-            .into_iter()
-            .filter(|a| algorithms.contains(a))
-            .filter_map(|a| gauge_series(&trace, a, &settings, 0))
-            .collect();
+        let gauges = gauges.unwrap_or_default();
         LabRun { trace, settings, runs, durable: durable_report, gauges, horizon, error }
     }
 }
@@ -336,6 +358,26 @@ mod tests {
             assert!(records(&whole).is_some_and(|r| r.is_some()));
             assert_eq!(records(&sliced), records(&whole), "budget {budget}");
         }
+    }
+
+    #[test]
+    fn the_level_strips_are_the_last_step_of_their_own_and_equal_those_computed_at_once() {
+        let state = crate::core::url_state::parse_query("pattern=double&algos=token-bucket,sliding-log,fixed&do=1").state;
+        let whole = LabRun::compute(&state);
+        assert_eq!(whole.gauges.len(), 2);
+        let mut computation = Computation::new(&state);
+        let mut heavy_before_last = false;
+        loop {
+            let heavy = computation.heavy_next();
+            if !computation.step(10) {
+                break;
+            }
+            heavy_before_last = heavy;
+        }
+        // The gauges came in the last step that did work, and it was announced as a long one.
+        assert!(heavy_before_last);
+        assert!(computation.gauges.is_some());
+        assert_eq!(computation.finish().gauges, whole.gauges);
     }
 
     #[test]
