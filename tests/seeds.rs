@@ -73,7 +73,7 @@ fn the_seam_lets_200_through_a_fixed_window_of_100_per_minute() {
     let base = 12 * 3600 * 1000; // 12:00:00.000 in ms
     let mut times = vec![Time::from_millis(base + 59_500); 100];
     times.extend(vec![Time::from_millis(base + 60_100); 100]);
-    let trace = Pattern::Trace(times).generate(settings.limit, settings.window);
+    let trace = Pattern::Trace(times.into()).generate(settings.limit, settings.window);
     let runs = run_all(&trace, &[Algorithm::FixedWindow, Algorithm::SlidingLog], &settings).unwrap();
     assert_eq!((runs[0].passed(), runs[0].max_in_window), (200, 200));
     assert_eq!((runs[1].passed(), runs[1].max_in_window), (100, 100));

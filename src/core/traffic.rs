@@ -245,8 +245,9 @@ pub enum Pattern {
     /// Three keys at once: `tenant:a` bursts at the window edge, `tenant:b` sends steadily at
     /// half the rate, `ip:203.0.113.7` bursts early. Each key has its own limiter.
     SeveralKeys,
-    /// Request times given by a person (a pasted list, or their clicks), in seconds.
-    Trace(Vec<Time>),
+    /// Request times given by a person (a pasted list, or their clicks), in seconds. Shared, like
+    /// `Keyed`: a million times copied and compared on every change would stall the page.
+    Trace(Arc<Vec<Time>>),
     /// Requests with their keys (and origins and routes, when given), for traffic of several
     /// keys given by a person. Shared: the page copies its state on every change, and a million
     /// named points copied each time would stall it.
@@ -282,7 +283,7 @@ impl Pattern {
             Pattern::RetryStorm,
             Pattern::Poisson { seed },
             Pattern::SeveralKeys,
-            Pattern::Trace(Vec::new()),
+            Pattern::Trace(Arc::default()),
         ]
     }
 
@@ -328,7 +329,7 @@ impl Pattern {
     /// A person's requests: a plain time list when they all belong to the default key.
     pub fn from_points(points: Vec<Point>) -> Pattern {
         if points.iter().all(|p| p.key == DEFAULT_KEY && p.origin.is_none() && p.route.is_none()) {
-            Pattern::Trace(points.into_iter().map(|p| p.at).collect())
+            Pattern::Trace(Arc::new(points.into_iter().map(|p| p.at).collect()))
         } else {
             Pattern::Keyed(Arc::new(points))
         }
@@ -422,7 +423,7 @@ impl Pattern {
                 times
             }
             Pattern::SeveralKeys => Pattern::Edge.times(limit, window),
-            Pattern::Trace(times) => times.clone(),
+            Pattern::Trace(times) => times.to_vec(),
             Pattern::Keyed(points) => points.iter().map(|p| p.at).collect(),
         }
     }
@@ -510,7 +511,7 @@ mod tests {
 
     #[test]
     fn a_given_trace_is_put_in_arrival_order() {
-        let trace = Pattern::Trace(vec![Time(3), Time(1), Time(2)]).generate(5, Span::from_secs(1));
+        let trace = Pattern::Trace(vec![Time(3), Time(1), Time(2)].into()).generate(5, Span::from_secs(1));
         let times: Vec<u64> = trace.requests().iter().map(|r| r.at.micros()).collect();
         assert_eq!(times, [1, 2, 3]);
     }

@@ -246,7 +246,7 @@ pub fn parse_query(query: &str) -> Parsed {
             "retry-storm" => state.pattern = Pattern::RetryStorm,
             "poisson" => state.pattern = Pattern::Poisson { seed: 1 },
             "several-keys" => state.pattern = Pattern::SeveralKeys,
-            "clicks" => state.pattern = Pattern::Trace(Vec::new()),
+            "clicks" => state.pattern = Pattern::Trace(Default::default()),
             "trace" => note("pattern", "pattern=trace needs a trace= list of request times; using the default, edge.".into()),
             other => note(
                 "pattern",
@@ -782,7 +782,7 @@ mod tests {
     #[test]
     fn a_trace_implies_pattern_trace_with_exact_times() {
         let parsed = parse_query("trace=0.5,1.25,9.592");
-        assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time(500_000), Time(1_250_000), Time(9_592_000)]));
+        assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time(500_000), Time(1_250_000), Time(9_592_000)].into()));
         assert!(parsed.notices.is_empty());
     }
 
@@ -815,7 +815,7 @@ mod tests {
     #[test]
     fn percent_encoded_commas_and_plus_signs_are_understood() {
         let parsed = parse_query("trace=1%2C2%2C3&algos=fixed%2Cgcra");
-        assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time::from_secs(1), Time::from_secs(2), Time::from_secs(3)]));
+        assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time::from_secs(1), Time::from_secs(2), Time::from_secs(3)].into()));
         assert_eq!(parsed.state.algorithms, [Algorithm::FixedWindow, Algorithm::Gcra]);
         assert_eq!(percent_decode("a+b%20c%zz%"), "a b c%zz%");
     }
@@ -838,7 +838,7 @@ mod tests {
     fn the_state_survives_a_round_trip_through_the_query() {
         let state = LabState {
             settings: Settings { limit: 7, window: Span::from_millis(2_500), ..Settings::default() },
-            pattern: Pattern::Trace(vec![Time(1), Time::from_secs(3)]),
+            pattern: Pattern::Trace(vec![Time(1), Time::from_secs(3)].into()),
             algorithms: vec![Algorithm::SlidingLog, Algorithm::LeakyBucket],
             ..LabState::default()
         };

@@ -172,7 +172,7 @@ pub fn send_request(lab: Lab) {
     let key = lab.send_key.get_untracked().unwrap_or(first_key);
     let mut points = match points {
         Pattern::Keyed(points) => std::sync::Arc::unwrap_or_clone(points),
-        Pattern::Trace(times) => times.into_iter().map(|t| Point::new(t, DEFAULT_KEY)).collect(),
+        Pattern::Trace(times) => std::sync::Arc::unwrap_or_clone(times).into_iter().map(|t| Point::new(t, DEFAULT_KEY)).collect(),
         _ => Vec::new(),
     };
     let at = lab.playhead.get_untracked().unwrap_or_else(|| {

@@ -102,7 +102,7 @@ fn use_read(lab: Lab, reader: Reader, result: RwSignal<Result<String, Vec<String
             // and too fine to each get a failure policy, so they are not carried as routes.
             let routes = format == Format::Csv;
             let pattern = if format == Format::Times {
-                Pattern::Trace(requests.iter().map(|r| r.at).collect())
+                Pattern::Trace(std::sync::Arc::new(requests.iter().map(|r| r.at).collect()))
             } else {
                 Pattern::from_points(
                     requests.into_iter().map(|r| Point { at: r.at, key: r.key, origin: r.region, route: r.route.filter(|_| routes) }).collect(),
