@@ -567,73 +567,86 @@ pub fn durable_pairs(d: &DurableParams) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Adds `name=value` to a query's fields (one shared copy of the formatting).
+#[inline(never)]
+fn put(parts: &mut Vec<String>, name: &str, value: &dyn std::fmt::Display) {
+    parts.push(format!("{name}={value}"));
+}
+
+/// Seconds (from microseconds) as the link writes them: `start-end` for a period.
+fn period_text((start, end): (Span, Span)) -> String {
+    format!("{}-{}", format_seconds(start.micros()), format_seconds(end.micros()))
+}
+
 /// The Durable Object fields of a query, defaults left out.
 fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
     let defaults = DurableParams::default();
+    // Milliseconds, from microseconds.
+    let millis = |span: Span| format_seconds(span.micros() * 1000);
     if d.enabled {
-        parts.push("do=1".into());
+        put(parts, "do", &1);
     }
     if d.algorithm != defaults.algorithm {
-        parts.push(format!("do-algo={}", d.algorithm.slug()));
+        put(parts, "do-algo", &d.algorithm.slug());
     }
     if d.from != defaults.from {
         let codes: Vec<&str> = d.from.iter().map(|r| r.code()).collect();
-        parts.push(format!("from={}", codes.join(",")));
+        put(parts, "from", &codes.join(","));
     }
     if d.cache {
-        parts.push("cache=1".into());
+        put(parts, "cache", &1);
     }
     if let Tier::Binding { period_secs } = d.tier {
-        parts.push("tier=binding".into());
+        put(parts, "tier", &"binding");
         if period_secs != 10 {
-            parts.push(format!("period={period_secs}"));
+            put(parts, "period", &period_secs);
         }
     }
     if let Some(home) = d.home {
-        parts.push(format!("home={}", home.code()));
+        put(parts, "home", &home.code());
     }
     if d.timeout != defaults.timeout {
-        parts.push(format!("timeout={}", format_seconds(d.timeout.micros() * 1000)));
+        put(parts, "timeout", &millis(d.timeout));
     }
     if d.fail != defaults.fail {
-        parts.push(format!("fail={}", d.fail.slug()));
+        put(parts, "fail", &d.fail.slug());
     }
     if !d.closed_routes.is_empty() {
         let names: Vec<String> = d.closed_routes.iter().map(|r| percent_encode(r)).collect();
-        parts.push(format!("closed-routes={}", names.join(",")));
+        put(parts, "closed-routes", &names.join(","));
     }
     if d.service != defaults.service {
-        parts.push(format!("service={}", format_seconds(d.service.micros() * 1000)));
+        put(parts, "service", &millis(d.service));
     }
     if d.persist != defaults.persist {
-        parts.push(format!("persist={}", u8::from(d.persist)));
+        put(parts, "persist", &u8::from(d.persist));
     }
     if d.evict != defaults.evict {
-        parts.push(format!("evict={}", format_seconds(d.evict.micros())));
+        put(parts, "evict", &format_seconds(d.evict.micros()));
     }
     if d.jitter != defaults.jitter {
-        parts.push(format!("jitter={}", format_seconds(d.jitter.micros() * 1000)));
+        put(parts, "jitter", &millis(d.jitter));
     }
-    if let Some((start, end)) = d.slow {
-        parts.push(format!("slow={}-{}", format_seconds(start.micros()), format_seconds(end.micros())));
+    if let Some(slow) = d.slow {
+        put(parts, "slow", &period_text(slow));
     }
     if let Some(at) = d.evict_at {
-        parts.push(format!("evict-at={}", format_seconds(at.micros())));
+        put(parts, "evict-at", &format_seconds(at.micros()));
     }
-    if let Some((start, end)) = d.outage {
-        parts.push(format!("outage={}-{}", format_seconds(start.micros()), format_seconds(end.micros())));
+    if let Some(outage) = d.outage {
+        put(parts, "outage", &period_text(outage));
     }
     if let Some(n) = d.shards {
-        parts.push(format!("shards={n}"));
+        put(parts, "shards", &n);
     }
     if d.shard_by != defaults.shard_by {
-        parts.push(format!("shard-by={}", d.shard_by.slug()));
+        put(parts, "shard-by", &d.shard_by.slug());
     }
     if d.placement != defaults.placement {
-        parts.push(format!("placement={}", d.placement.slug()));
+        put(parts, "placement", &d.placement.slug());
     }
     if d.seed != defaults.seed {
-        parts.push(format!("seed={}", d.seed));
+        put(parts, "seed", &d.seed);
     }
 }
 
@@ -727,53 +740,54 @@ pub fn parse_stored_trace(text: &str) -> Result<Vec<Point>, String> {
 pub fn to_query(state: &LabState) -> String {
     let defaults = LabState::default();
     let mut parts: Vec<String> = Vec::new();
+    let parts = &mut parts;
     if state.settings.limit != defaults.settings.limit {
-        parts.push(format!("limit={}", state.settings.limit));
+        put(parts, "limit", &state.settings.limit);
     }
     if state.settings.window != defaults.settings.window {
-        parts.push(format!("window={}", format_seconds(state.settings.window.micros())));
+        put(parts, "window", &format_seconds(state.settings.window.micros()));
     }
     match &state.pattern {
         // Not yet brought back from storage: the link still says where the trace is.
-        _ if state.trace_in_storage => parts.push(format!("trace={STORED_TRACE}")),
+        _ if state.trace_in_storage => put(parts, "trace", &STORED_TRACE),
         Pattern::Edge => {}
-        pattern if pattern.given_len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
+        pattern if pattern.given_len() > MAX_REQUESTS_IN_LINK => put(parts, "trace", &STORED_TRACE),
         pattern => match trace_list(pattern) {
-            Some(list) => parts.push(format!("trace={list}")),
-            None => parts.push(format!("pattern={}", pattern.slug())),
+            Some(list) => put(parts, "trace", &list),
+            None => put(parts, "pattern", &pattern.slug()),
         },
     }
     if state.algorithms != defaults.algorithms {
         let list: Vec<&str> = state.algorithms.iter().map(|a| a.slug()).collect();
-        parts.push(format!("algos={}", list.join(",")));
+        put(parts, "algos", &list.join(","));
     }
     let tuning = &state.settings;
     if let Some(c) = tuning.capacity {
-        parts.push(format!("capacity={c}"));
+        put(parts, "capacity", &c);
     }
     if let Some(rate) = tuning.refill {
-        parts.push(format!("refill={}", rate.per_second_text()));
+        put(parts, "refill", &rate.per_second_text());
     }
     if let Some(b) = tuning.gcra_burst {
-        parts.push(format!("burst={b}"));
+        put(parts, "burst", &b);
     }
     if let Some(b) = tuning.leak_burst {
-        parts.push(format!("leak-burst={b}"));
+        put(parts, "leak-burst", &b);
     }
     match tuning.leak_delay {
         LeakDelay::After(0) => {}
-        LeakDelay::After(n) => parts.push(format!("leak-delay={n}")),
-        LeakDelay::NoDelay => parts.push("leak-delay=nodelay".into()),
+        LeakDelay::After(n) => put(parts, "leak-delay", &n),
+        LeakDelay::NoDelay => put(parts, "leak-delay", &"nodelay"),
     }
     for (field, value) in tuning.products.pairs() {
-        parts.push(format!("{field}={value}"));
+        put(parts, field, &value);
     }
-    durable_query(&state.durable, &mut parts);
+    durable_query(&state.durable, parts);
     if state.embed {
-        parts.push("embed=1".into());
+        put(parts, "embed", &1);
     }
     if state.theme != Theme::Auto {
-        parts.push(format!("theme={}", state.theme.slug()));
+        put(parts, "theme", &state.theme.slug());
     }
     parts.join("&")
 }
