@@ -80,8 +80,20 @@ impl Lab {
 
     /// Changes the lab state, recomputes everything and writes the new URL.
     pub fn change(&self, edit: impl FnOnce(&mut LabState)) {
-        let mut next = self.state.get_untracked();
+        let mut next = self.current();
         edit(&mut next);
+        self.commit(next);
+    }
+
+    /// A copy of the state to edit (one shared copy of this code, not one per caller of `change`).
+    #[inline(never)]
+    fn current(&self) -> LabState {
+        self.state.get_untracked()
+    }
+
+    /// The second half of [`Lab::change`], shared by every caller: applies the edited state.
+    #[inline(never)]
+    fn commit(&self, next: LabState) {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
