@@ -28,16 +28,17 @@ pub fn Slider(
     testid: &'static str,
     min: i64,
     max: i64,
-    #[prop(into)] value: Signal<i64>,
-    #[prop(into)] shown: Signal<String>,
+    value: Box<dyn Fn() -> i64 + Send + Sync>,
+    shown: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
     on_change: Callback<i64>,
 ) -> impl IntoView {
     let id = format!("slider-{testid}");
+    let text = shown.clone();
     view! {
         <div class="slider">
             <label for=id.clone()>
                 <span class="slider-label">{label}</span>
-                <output class="slider-value" data-testid=format!("{testid}-value")>{shown}</output>
+                <output class="slider-value" data-testid=format!("{testid}-value")>{move || text()}</output>
             </label>
             <input
                 id=id
@@ -46,8 +47,8 @@ pub fn Slider(
                 max=max
                 step=1
                 data-testid=format!("{testid}-slider")
-                prop:value=super::shared(move || value.get().to_string())
-                aria-valuetext=shown
+                prop:value=super::shared(move || value().to_string())
+                aria-valuetext=move || shown()
                 on:input=super::boxed(move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
                         on_change.run(v);
@@ -194,8 +195,6 @@ pub fn Controls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
 
-    let limit = Signal::derive(move || state.with(|s| s.settings.limit as i64));
-    let window_tenths = Signal::derive(move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64));
     let algos = move |a: Algorithm| state.with(|s| s.algorithms.contains(&a));
 
     let presets = move || {
@@ -312,11 +311,11 @@ pub fn Controls() -> impl IntoView {
                 </label>
             </div>
 
-            <Slider label="Limit" testid="limit" min=1 max=100 value=limit
-                shown=Signal::derive(move || format!("{} requests", state.with(|s| s.settings.limit)))
+            <Slider label="Limit" testid="limit" min=1 max=100 value=Box::new(move || state.with(|s| s.settings.limit as i64))
+                shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.limit)))
                 on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000)))/>
-            <Slider label="Window" testid="window" min=5 max=1200 value=window_tenths
-                shown=Signal::derive(move || seconds_text(state.with(|s| s.settings.window)))
+            <Slider label="Window" testid="window" min=5 max=1200 value=Box::new(move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64))
+                shown=std::sync::Arc::new(move || seconds_text(state.with(|s| s.settings.window)))
                 on_change=Callback::new(move |tenths: i64| {
                     let micros = (tenths.max(1) as u64).saturating_mul(MICROS_PER_SEC / 10);
                     lab.change(|s| s.settings.window = Span(micros.min(86_400 * MICROS_PER_SEC)));
@@ -335,28 +334,28 @@ pub fn Controls() -> impl IntoView {
             <details class="control-group tuning">
                 <summary>"Tune single algorithms"</summary>
                 <Slider label="Bucket capacity" testid="capacity" min=1 max=200
-                    value=Signal::derive(move || state.with(|s| s.settings.bucket_capacity() as i64))
-                    shown=Signal::derive(move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity())))
+                    value=Box::new(move || state.with(|s| s.settings.bucket_capacity() as i64))
+                    shown=std::sync::Arc::new(move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity())))
                     on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64)))/>
                 <Slider label="Refill rate" testid="refill" min=1 max=500
-                    value=Signal::derive(move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10)))
-                    shown=Signal::derive(move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default()))
+                    value=Box::new(move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10)))
+                    shown=std::sync::Arc::new(move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default()))
                     on_change=Callback::new(move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) })/>
                 <Slider label="GCRA burst" testid="burst" min=1 max=200
-                    value=Signal::derive(move || state.with(|s| s.settings.gcra_burst() as i64))
-                    shown=Signal::derive(move || format!("{} requests", state.with(|s| s.settings.gcra_burst())))
+                    value=Box::new(move || state.with(|s| s.settings.gcra_burst() as i64))
+                    shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.gcra_burst())))
                     on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64)))/>
                 <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=200
-                    value=Signal::derive(move || state.with(|s| s.settings.leak_burst() as i64))
-                    shown=Signal::derive(move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst())))
+                    value=Box::new(move || state.with(|s| s.settings.leak_burst() as i64))
+                    shown=std::sync::Arc::new(move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst())))
                     on_change=Callback::new(move |v: i64| lab.change(|s| {
                         let burst = v.max(0) as u64;
                         s.settings.leak_burst = Some(burst);
                         if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
                     }))/>
                 <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=200
-                    value=Signal::derive(move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 }))
-                    shown=Signal::derive(move || state.with(|s| match s.settings.leak_delay {
+                    value=Box::new(move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 }))
+                    shown=std::sync::Arc::new(move || state.with(|s| match s.settings.leak_delay {
                         LeakDelay::NoDelay => "all (nodelay)".to_string(),
                         LeakDelay::After(0) => "none: every excess request waits".to_string(),
                         LeakDelay::After(d) => format!("{d}, the rest wait"),
