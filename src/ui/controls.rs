@@ -30,7 +30,7 @@ pub fn Slider(
     max: i64,
     value: Box<dyn Fn() -> i64 + Send + Sync>,
     shown: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
-    on_change: Callback<i64>,
+    on_change: Box<dyn Fn(i64) + Send + Sync>,
 ) -> impl IntoView {
     let id = format!("slider-{testid}");
     let text = shown.clone();
@@ -51,7 +51,7 @@ pub fn Slider(
                 aria-valuetext=move || shown()
                 on:input=super::boxed(move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
-                        on_change.run(v);
+                        on_change(v);
                     }
                 })
             />
@@ -313,10 +313,10 @@ pub fn Controls() -> impl IntoView {
 
             <Slider label="Limit" testid="limit" min=1 max=100 value=Box::new(move || state.with(|s| s.settings.limit as i64))
                 shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.limit)))
-                on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000)))/>
+                on_change=Box::new(move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000)))/>
             <Slider label="Window" testid="window" min=5 max=1200 value=Box::new(move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64))
                 shown=std::sync::Arc::new(move || seconds_text(state.with(|s| s.settings.window)))
-                on_change=Callback::new(move |tenths: i64| {
+                on_change=Box::new(move |tenths: i64| {
                     let micros = (tenths.max(1) as u64).saturating_mul(MICROS_PER_SEC / 10);
                     lab.change(|s| s.settings.window = Span(micros.min(86_400 * MICROS_PER_SEC)));
                 })/>
@@ -336,19 +336,19 @@ pub fn Controls() -> impl IntoView {
                 <Slider label="Bucket capacity" testid="capacity" min=1 max=200
                     value=Box::new(move || state.with(|s| s.settings.bucket_capacity() as i64))
                     shown=std::sync::Arc::new(move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity())))
-                    on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64)))/>
+                    on_change=Box::new(move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64)))/>
                 <Slider label="Refill rate" testid="refill" min=1 max=500
                     value=Box::new(move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10)))
                     shown=std::sync::Arc::new(move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default()))
-                    on_change=Callback::new(move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) })/>
+                    on_change=Box::new(move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) })/>
                 <Slider label="GCRA burst" testid="burst" min=1 max=200
                     value=Box::new(move || state.with(|s| s.settings.gcra_burst() as i64))
                     shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.gcra_burst())))
-                    on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64)))/>
+                    on_change=Box::new(move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64)))/>
                 <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=200
                     value=Box::new(move || state.with(|s| s.settings.leak_burst() as i64))
                     shown=std::sync::Arc::new(move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst())))
-                    on_change=Callback::new(move |v: i64| lab.change(|s| {
+                    on_change=Box::new(move |v: i64| lab.change(|s| {
                         let burst = v.max(0) as u64;
                         s.settings.leak_burst = Some(burst);
                         if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
@@ -360,7 +360,7 @@ pub fn Controls() -> impl IntoView {
                         LeakDelay::After(0) => "none: every excess request waits".to_string(),
                         LeakDelay::After(d) => format!("{d}, the rest wait"),
                     }))
-                    on_change=Callback::new(move |v: i64| lab.change(|s| {
+                    on_change=Box::new(move |v: i64| lab.change(|s| {
                         let d = (v.max(0) as u64).min(s.settings.leak_burst());
                         s.settings.leak_delay = if d >= s.settings.leak_burst() { LeakDelay::NoDelay } else { LeakDelay::After(d) };
                     }))/>

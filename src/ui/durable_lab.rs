@@ -241,23 +241,23 @@ pub fn DurableLab() -> impl IntoView {
                     <Slider label="Timeout" testid="timeout" min=1 max=100
                         value=Box::new(move || state.with(|s| (s.durable.timeout.micros() / 10_000) as i64))
                         shown=std::sync::Arc::new(move || format!("{} ms", state.with(|s| s.durable.timeout.ceil_millis())))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.timeout = Span::from_millis(v.max(1) as u64 * 10))))/>
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.timeout = Span::from_millis(v.max(1) as u64 * 10))))/>
                     <Slider label="Service time per decision" testid="service" min=1 max=100
                         value=Box::new(move || state.with(|s| (s.durable.service.micros() / 50) as i64))
                         shown=std::sync::Arc::new(move || state.with(|s| format!("{} ms ({} a second at best)", format_seconds(s.durable.service.micros() * 1000), MICROS_PER_SEC / s.durable.service.micros().max(1))))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.service = Span(v.max(1) as u64 * 50))))/>
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.service = Span(v.max(1) as u64 * 50))))/>
                     <Slider label="Network jitter per hop" testid="jitter" min=0 max=100
                         value=Box::new(move || state.with(|s| (s.durable.jitter.micros() / 1000) as i64))
                         shown=std::sync::Arc::new(move || format!("up to {} ms", state.with(|s| s.durable.jitter.ceil_millis())))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.jitter = Span::from_millis(v.clamp(0, 1000) as u64))))/>
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.jitter = Span::from_millis(v.clamp(0, 1000) as u64))))/>
                     <Slider label="Evicted after idle" testid="evict" min=1 max=300
                         value=Box::new(move || state.with(|s| (s.durable.evict.micros() / MICROS_PER_SEC) as i64))
                         shown=std::sync::Arc::new(move || format!("{} s", state.with(|s| format_seconds(s.durable.evict.micros()))))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.evict = Span::from_secs(v.max(1) as u64))))/>
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.evict = Span::from_secs(v.max(1) as u64))))/>
                     <Slider label="Shards per key" testid="shards" min=0 max=16
                         value=Box::new(move || state.with(|s| s.durable.shards.map(i64::from).unwrap_or(0)))
                         shown=std::sync::Arc::new(move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "by prefix (ip: 1, global: 16, others 4)".into() }))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
                     <div class="lab-toggles">
                         <label>"Shard by "
                             <select data-testid="shard-by" prop:value=super::shared(move || state.with(|s| s.durable.shard_by.slug())) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
