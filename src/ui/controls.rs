@@ -227,7 +227,7 @@ pub fn Controls() -> impl IntoView {
             let on = event_target_checked(&ev);
             let remaining = state.with_untracked(|s| s.algorithms.len());
             if !on && remaining == 1 {
-                lab.notices.update(|n| n.push("At least one algorithm stays on.".into()));
+                lab.notice("At least one algorithm stays on.".into());
                 lab.state.update(|_| {}); // re-render the box as ticked
                 return;
             }

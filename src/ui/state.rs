@@ -171,7 +171,7 @@ impl Lab {
         let count = pattern.given_len();
         let Some(storage) = super::window().and_then(|w| w.local_storage().ok().flatten()) else {
             if count > MAX_REQUESTS_IN_LINK {
-                self.notices.update(|n| n.push("This page may not use storage here, so the trace lasts until the page is closed.".into()));
+                self.notice("This page may not use storage here, so the trace lasts until the page is closed.".into());
             }
             return;
         };
@@ -183,11 +183,9 @@ impl Lab {
             && trace_list_within(pattern, MAX_STORED_CHARS).is_some_and(|text| storage.set_item(STORAGE_KEY, &text).is_ok());
         if !kept {
             let _ = storage.remove_item(STORAGE_KEY);
-            self.notices.update(|n| {
-                n.push(format!(
-                    "This trace is more than the page keeps ({MAX_STORED_REQUESTS} requests, {MAX_STORED_CHARS} characters as text): it lasts until the page is closed, and the link cannot bring it back."
-                ))
-            });
+            self.notice(format!(
+                "This trace is more than the page keeps ({MAX_STORED_REQUESTS} requests, {MAX_STORED_CHARS} characters as text): it lasts until the page is closed, and the link cannot bring it back."
+            ));
         }
     }
 
@@ -203,10 +201,16 @@ impl Lab {
                 s.trace_in_storage = false;
             }),
             _ => {
-                self.notices.update(|n| n.push("The link points at a trace kept in this browser, and it is not here (another browser, or cleared); showing the default traffic.".into()));
+                self.notice("The link points at a trace kept in this browser, and it is not here (another browser, or cleared); showing the default traffic.".into());
                 self.change(|s| s.trace_in_storage = false);
             }
         }
+    }
+
+    /// Adds a message to the notices at the top of the page (one shared copy of the update).
+    #[inline(never)]
+    pub fn notice(&self, message: String) {
+        self.notices.update(|n| n.push(message));
     }
 
     pub fn query(&self) -> String {
