@@ -21,7 +21,7 @@ pub fn App() -> impl IntoView {
     lab.restore_trace();
 
     // The theme is an attribute on <html>, so plain CSS can follow it.
-    Effect::new(move |_| {
+    super::effect(move || {
         let theme = lab.state.with(|s| s.theme);
         if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
             match theme {
@@ -35,7 +35,7 @@ pub fn App() -> impl IntoView {
         }
     });
     // The live region says what the selected request got.
-    Effect::new(move |_| {
+    super::effect(move || {
         let text = match lab.selected.get() {
             Some(i) => lab.run.with(|run| announce(run, i)),
             None => String::new(),

@@ -386,7 +386,7 @@ fn LatencyChart() -> impl IntoView {
         (LatencyView { width: width.get(), horizon, timeout, outage, slow, evict_at, dpr: super::device_pixel_ratio() }, dark)
     };
     let first_draw = super::FirstDraw::default();
-    Effect::new(move |_| {
+    super::effect(move || {
         let (view, dark) = view_now();
         let Some(canvas) = canvas_ref.get() else { return };
         let run = lab.run.get();
