@@ -83,7 +83,7 @@ pub fn App() -> impl IntoView {
                     <span>{what}</span>
                     <progress max="1000" value=permille></progress>
                 </div>
-            })}
+            }.into_any())}
             <p class="live" aria-live="polite" data-testid="live">{move || lab.announcement.get()}</p>
             <div class="layout">
                 <aside class="side">

@@ -104,7 +104,7 @@ pub fn StatsTable() -> impl IntoView {
             rows
         })
     };
-    let error = move || lab.run.with(|run| run.error.clone()).map(|e| view! { <p class="error" role="alert" data-testid="run-error">{e}</p> });
+    let error = move || lab.run.with(|run| run.error.clone()).map(|e| view! { <p class="error" role="alert" data-testid="run-error">{e}</p> }.into_any());
     view! {
         {error}
         <div class="table-wrap">

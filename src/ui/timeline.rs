@@ -307,7 +307,7 @@ pub fn Timelines() -> impl IntoView {
                     <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
             </div>
-            {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any())}
             <ul class="legend" aria-label="Legend">
                 <li><span class="glyph allowed">"●"</span>" allowed"</li>
                 <li><span class="glyph rejected">"✕"</span>" rejected (429)"</li>
