@@ -38,7 +38,7 @@ pub fn Slider(
         <div class="slider">
             <label for=id.clone()>
                 <span class="slider-label">{label}</span>
-                <output class="slider-value" data-testid=format!("{testid}-value")>{move || text()}</output>
+                <output class="slider-value" data-testid=format!("{testid}-value")>{super::shared(move || text())}</output>
             </label>
             <input
                 id=id
@@ -48,7 +48,7 @@ pub fn Slider(
                 step=1
                 data-testid=format!("{testid}-slider")
                 prop:value=super::shared(move || value().to_string())
-                aria-valuetext=move || shown()
+                aria-valuetext=super::shared(move || shown())
                 on:input=super::boxed(move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
                         on_change(v);
@@ -266,16 +266,16 @@ pub fn Controls() -> impl IntoView {
         <section class="controls" aria-label="Controls">
             <div class="control-group">
                 <label for="preset" class="group-label">"Traffic"</label>
-                <select id="preset" data-testid="pattern-select" on:change=super::boxed(on_preset)>{presets}</select>
+                <select id="preset" data-testid="pattern-select" on:change=super::boxed(on_preset)>{super::shared(presets)}</select>
             </div>
 
             <div class="control-group playback" role="group" aria-label="Playback">
                 <button
                     data-testid="play"
-                    aria-pressed=move || playing.get().to_string()
+                    aria-pressed=super::shared(move || playing.get().to_string())
                     on:click=super::boxed(move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) })
                 >
-                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
+                    {super::shared(move || if playing.get() { "❚❚ Pause" } else { "▶ Play" })}
                 </button>
                 <button data-testid="step" on:click=super::boxed(move |_| step(lab))>"Step"</button>
                 <button data-testid="reset" on:click=super::boxed(move |_| reset(lab))>"Reset"</button>
@@ -288,10 +288,10 @@ pub fn Controls() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <span class="playhead-time" data-testid="playhead">{move || match lab.playhead.get() {
+                <span class="playhead-time" data-testid="playhead">{super::shared(move || match lab.playhead.get() {
                     Some(t) => format!("at {}", time_label(t)),
                     None => "whole timeline".to_string(),
-                }}</span>
+                })}</span>
             </div>
 
             <div class="control-group send-group">
@@ -300,13 +300,13 @@ pub fn Controls() -> impl IntoView {
                 </button>
                 <label class="send-key">"for "
                     <select data-testid="send-key" on:change=super::boxed(move |ev| lab.send_key.set(Some(event_target_value(&ev))))>
-                        {move || {
+                        {super::shared(move || {
                             let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.send_key.get()));
                             keys.into_iter().map(|k| {
                                 let selected = k == chosen;
                                 view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()
                             }).collect::<Vec<_>>()
-                        }}
+                        })}
                     </select>
                 </label>
             </div>
@@ -422,8 +422,8 @@ pub fn ShareEmbed() -> impl IntoView {
         <section class="share" aria-label="Share and embed">
             <div class="share-row">
                 <label for="share-link">"Link to this view"</label>
-                <input id="share-link" readonly data-testid="share-link" prop:value=link/>
-                <button data-testid="copy-link" on:click=super::boxed(copy)>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
+                <input id="share-link" readonly data-testid="share-link" prop:value=super::shared(link)/>
+                <button data-testid="copy-link" on:click=super::boxed(copy)>{super::shared(move || if copied.get() { "Copied" } else { "Copy link" })}</button>
             </div>
             <div class="share-row">
                 <span>"Download"</span>
@@ -432,7 +432,7 @@ pub fn ShareEmbed() -> impl IntoView {
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>
-                <textarea readonly rows="3" data-testid="embed-snippet" prop:value=snippet></textarea>
+                <textarea readonly rows="3" data-testid="embed-snippet" prop:value=super::shared(snippet)></textarea>
             </details>
         </section>
     }

@@ -206,7 +206,7 @@ pub fn DurableLab() -> impl IntoView {
             <h2>"Durable Object lab"</h2>
             <p class="hint">"The same requests through an emulated Durable Object: one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
             <div class="scenarios" role="group" aria-label="Scenarios">{scenario_buttons}</div>
-            {scenario_text}
+            {super::shared(scenario_text)}
             <label class="algo-toggle">
                 <input type="checkbox" data-testid="do-toggle" prop:checked=enabled on:change=super::boxed(move |ev| {
                     let on = event_target_checked(&ev);
@@ -218,7 +218,7 @@ pub fn DurableLab() -> impl IntoView {
                 <div class="lab-controls">
                     <div class="world" role="group" aria-label="Traffic from (round trip to the object)">
                         <span class="group-label">"Traffic from (round trip to the object)"</span>
-                        {world}
+                        {super::shared(world)}
                     </div>
                     <label>"Object in "
                         <select data-testid="home" prop:value=super::shared(move || state.with(|s| match (s.durable.home, s.durable.placement) {
@@ -329,7 +329,7 @@ pub fn DurableLab() -> impl IntoView {
                                 <option value="evict">"an eviction (at the drag's start)"</option>
                             </select>
                         </label>
-                        <span data-testid="outage">{move || state.with(|s| fault_text(&s.durable))}</span>
+                        <span data-testid="outage">{super::shared(move || state.with(|s| fault_text(&s.durable)))}</span>
                         <button data-testid="clear-outage" on:click=super::boxed(move |_| lab.change(|s| {
                             s.durable.outage = None;
                             s.durable.slow = None;
@@ -458,7 +458,7 @@ fn LatencyChart() -> impl IntoView {
     };
     view! {
         <div class="latency">
-            <p class="hint" data-testid="latency-summary">{summary}</p>
+            <p class="hint" data-testid="latency-summary">{super::shared(summary)}</p>
             <div class="latency-grid">
                 <div class="latency-labels" aria-hidden="true">
                     <span class="lab-strip-latency">"latency"</span>
@@ -469,7 +469,7 @@ fn LatencyChart() -> impl IntoView {
                     <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
                         aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
                         on:mousedown=super::boxed(on_down) on:mouseup=super::boxed(on_up)></canvas>
-                    <div class="axis" aria-hidden="true">{axis}</div>
+                    <div class="axis" aria-hidden="true">{super::shared(axis)}</div>
                 </div>
             </div>
         </div>

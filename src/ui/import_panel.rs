@@ -175,7 +175,7 @@ pub fn ImportPanel() -> impl IntoView {
                     <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=super::boxed(on_file)/>
                 </label>
             </div>
-            {feedback}
+            {super::shared(feedback)}
         </details>
     }
 }
