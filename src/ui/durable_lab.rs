@@ -208,7 +208,7 @@ pub fn DurableLab() -> impl IntoView {
             <div class="scenarios" role="group" aria-label="Scenarios">{scenario_buttons}</div>
             {super::shared(scenario_text)}
             <label class="algo-toggle">
-                <input type="checkbox" data-testid="do-toggle" prop:checked=enabled on:change=super::boxed(move |ev| {
+                <input type="checkbox" data-testid="do-toggle" prop:checked=super::shared(enabled) on:change=super::boxed(move |ev| {
                     let on = event_target_checked(&ev);
                     lab.change(|s| s.durable.enabled = on);
                 })/>
