@@ -275,7 +275,7 @@ pub fn Controls() -> impl IntoView {
                     aria-pressed=super::shared(move || playing.get().to_string())
                     on:click=super::boxed(move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) })
                 >
-                    {super::shared(move || if playing.get() { "❚❚ Pause" } else { "▶ Play" })}
+                    {super::shared(move || String::from(if playing.get() { "❚❚ Pause" } else { "▶ Play" }))}
                 </button>
                 <button data-testid="step" on:click=super::boxed(move |_| step(lab))>"Step"</button>
                 <button data-testid="reset" on:click=super::boxed(move |_| reset(lab))>"Reset"</button>
@@ -423,7 +423,7 @@ pub fn ShareEmbed() -> impl IntoView {
             <div class="share-row">
                 <label for="share-link">"Link to this view"</label>
                 <input id="share-link" readonly data-testid="share-link" prop:value=super::shared(link)/>
-                <button data-testid="copy-link" on:click=super::boxed(copy)>{super::shared(move || if copied.get() { "Copied" } else { "Copy link" })}</button>
+                <button data-testid="copy-link" on:click=super::boxed(copy)>{super::shared(move || String::from(if copied.get() { "Copied" } else { "Copy link" }))}</button>
             </div>
             <div class="share-row">
                 <span>"Download"</span>
