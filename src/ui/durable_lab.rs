@@ -181,7 +181,7 @@ pub fn DurableLab() -> impl IntoView {
                     let next = parse_query(query).state;
                     lab.playhead.set(None);
                     lab.change(|s| { let theme = s.theme; *s = next; s.theme = theme; });
-                    lab.active_scenario.set(Some(query));
+                    lab.active_scenario.set(Some(query.to_string()));
                 })>{sc.title}</button>
             }
         })
@@ -191,7 +191,7 @@ pub fn DurableLab() -> impl IntoView {
         let active = lab.active_scenario.get()?;
         let sc = SCENARIOS.iter().chain(std::iter::once(&BINDING)).find(|s| s.query == active)?;
         // Only while the page still shows that scenario's state.
-        if state.with(|s| *s != parse_query(active).state.with_theme(s.theme)) {
+        if state.with(|s| *s != parse_query(&active).state.with_theme(s.theme)) {
             return None;
         }
         let text = lab.run.with(|run| match &run.durable {
@@ -376,7 +376,8 @@ fn LatencyChart() -> impl IntoView {
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let wrap_ref = NodeRef::<html::Div>::new();
     let width = super::tracked_width(wrap_ref);
-    let drag_from = RwSignal::new(None::<f64>);
+    // Where a drag started: read only by the handlers, so a plain cell, not a signal.
+    let drag_from = std::rc::Rc::new(std::cell::Cell::new(None::<f64>));
     let drag_kind = expect_context::<RwSignal<DragKind>>();
 
     let view_now = move || {
@@ -406,10 +407,10 @@ fn LatencyChart() -> impl IntoView {
     });
 
     let x_of = move |ev: &web_sys::MouseEvent| f64::from(ev.offset_x());
-    let on_down = move |ev: web_sys::MouseEvent| drag_from.set(Some(x_of(&ev)));
+    let down_at = drag_from.clone();
+    let on_down = move |ev: web_sys::MouseEvent| down_at.set(Some(x_of(&ev)));
     let on_up = move |ev: web_sys::MouseEvent| {
-        let Some(x0) = drag_from.get_untracked() else { return };
-        drag_from.set(None);
+        let Some(x0) = drag_from.take() else { return };
         let x1 = x_of(&ev);
         if (x1 - x0).abs() < 6.0 {
             return;

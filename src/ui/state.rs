@@ -51,7 +51,7 @@ pub struct Lab {
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
     /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
-    pub active_scenario: RwSignal<Option<&'static str>>,
+    pub active_scenario: RwSignal<Option<String>>,
     /// Long work under way: what it is, and how far it has got in thousandths.
     pub progress: RwSignal<Option<(&'static str, u32)>>,
     /// The latest computation; an older one still running stops when it sees a newer number.
