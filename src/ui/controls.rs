@@ -377,7 +377,7 @@ pub fn ThemePicker() -> impl IntoView {
     let state = lab.state;
     view! {
         <label class="theme-picker">"Theme "
-            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug())) on:change=super::boxed(move |ev| {
+            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug()).to_string()) on:change=super::boxed(move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
             })>
