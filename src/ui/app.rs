@@ -40,7 +40,7 @@ pub fn App() -> impl IntoView {
             Some(i) => lab.run.with(|run| announce(run, i)),
             None => String::new(),
         };
-        lab.announcement.set(text);
+        lab.announcement.set(Some(text));
     });
 
     let embed = lab.state.with_untracked(|s| s.embed);
@@ -84,7 +84,7 @@ pub fn App() -> impl IntoView {
                     <progress max="1000" value=permille></progress>
                 </div>
             }.into_any()))}
-            <p class="live" aria-live="polite" data-testid="live">{super::shared(move || lab.announcement.get())}</p>
+            <p class="live" aria-live="polite" data-testid="live">{super::shared(move || lab.announcement.get().unwrap_or_default())}</p>
             <div class="layout">
                 <aside class="side">
                     <Controls/>

@@ -46,8 +46,9 @@ pub struct Lab {
     pub selected: RwSignal<Option<usize>>,
     /// Messages about the URL or about a value a person typed.
     pub notices: RwSignal<Vec<String>>,
-    /// The sentence screen readers hear after each decision is shown.
-    pub announcement: RwSignal<String>,
+    /// The sentence screen readers hear after each decision is shown (`None` before the first,
+    /// shown as empty: an Option so that it shares the signal code of `send_key`).
+    pub announcement: RwSignal<Option<String>>,
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
     /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
@@ -70,7 +71,7 @@ impl Lab {
             cursor: RwSignal::new(None),
             selected: RwSignal::new(None),
             notices: RwSignal::new(notices),
-            announcement: RwSignal::new(String::new()),
+            announcement: RwSignal::new(None),
             send_key: RwSignal::new(None),
             active_scenario: RwSignal::new(None),
             progress: RwSignal::new(None),
