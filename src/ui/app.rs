@@ -78,7 +78,7 @@ pub fn App() -> impl IntoView {
                 })}
             </header>
             {super::shared(notices)}
-            {super::shared(move || lab.progress.get().map(|(what, permille)| view! {
+            {super::shared(move || lab.progress.get().map(|what| (what, lab.progress_permille.get())).map(|(what, permille)| view! {
                 <div class="progress" role="status" data-testid="progress">
                     <span>{what}</span>
                     <progress max="1000" value=permille></progress>

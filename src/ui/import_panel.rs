@@ -32,7 +32,7 @@ fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result
         reader.read(&text[from..end]);
         from = end;
         if from < text.len() && super::perf_now() - started > SLICE_MS {
-            lab.progress.set(Some(("Reading your traffic", permille(from, text.len()))));
+            lab.show_progress("Reading your traffic", permille(from, text.len()));
             super::soon(move || read_from(lab, text, from, reader, result));
             return;
         }
@@ -73,7 +73,7 @@ fn read_file(lab: Lab, mut file: FileText, result: RwSignal<Result<String, Vec<S
             file.reader.get_or_insert_with(|| Reader::new(detect(&piece))).read(&piece);
         }
         if file.from < total && super::perf_now() - started > SLICE_MS {
-            lab.progress.set(Some(("Reading your traffic", permille(file.from as usize, total as usize))));
+            lab.show_progress("Reading your traffic", permille(file.from as usize, total as usize));
             super::soon(move || read_file(lab, file, result));
             return;
         }
@@ -89,7 +89,7 @@ fn finish_reading(lab: Lab, reader: Reader, result: RwSignal<Result<String, Vec<
     // The requests become the page's traffic in tasks of their own: the last slice of reading,
     // turning a million lines into a trace, and the first slice of the run would together
     // hold the page for longer than a frame.
-    lab.progress.set(Some(("Reading your traffic", 1000)));
+    lab.show_progress("Reading your traffic", 1000);
     super::soon(move || use_read(lab, reader, result));
 }
 

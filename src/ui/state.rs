@@ -53,8 +53,11 @@ pub struct Lab {
     pub send_key: RwSignal<Option<String>>,
     /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
     pub active_scenario: RwSignal<Option<String>>,
-    /// Long work under way: what it is, and how far it has got in thousandths.
-    pub progress: RwSignal<Option<(&'static str, u32)>>,
+    /// Long work under way: what it is (see [`Lab::show_progress`]).
+    pub progress: RwSignal<Option<String>>,
+    /// How far that work has got, in thousandths. Two signals of types the page already has
+    /// (rather than one of a pair) keep the Wasm from carrying signal code for one more type.
+    pub progress_permille: RwSignal<u32>,
     /// The latest computation; an older one still running stops when it sees a newer number.
     job: RwSignal<u32>,
 }
@@ -75,6 +78,7 @@ impl Lab {
             send_key: RwSignal::new(None),
             active_scenario: RwSignal::new(None),
             progress: RwSignal::new(None),
+            progress_permille: RwSignal::new(0),
             job: RwSignal::new(0),
         }
     }
@@ -103,7 +107,7 @@ impl Lab {
         let computation = Computation::new(&next);
         if computation.requests() > RUN_LATER_FROM {
             // Building a large trace was this task's work; the run starts in the next one.
-            self.progress.set(Some(("Running the limiters", 0)));
+            self.show_progress("Running the limiters", 0);
             let lab = *self;
             super::soon(move || lab.compute(job, next, computation));
         } else {
@@ -131,7 +135,7 @@ impl Lab {
                 } else {
                     "Running the limiters"
                 };
-                self.progress.set(Some((what, permille(done, total))));
+                self.show_progress(what, permille(done, total));
                 super::soon(move || self.compute(job, next, computation));
                 return;
             }
@@ -206,6 +210,13 @@ impl Lab {
                 self.change(|s| s.trace_in_storage = false);
             }
         }
+    }
+
+    /// Shows that `what` is under way, `permille` thousandths done.
+    #[inline(never)]
+    pub fn show_progress(&self, what: &str, permille: u32) {
+        self.progress_permille.set(permille);
+        self.progress.set(Some(what.to_string()));
     }
 
     /// Adds a message to the notices at the top of the page (one shared copy of the update).

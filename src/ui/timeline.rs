@@ -48,7 +48,7 @@ fn add_column_rows(
     while builder.add_row(&run, &layout) {
         if super::perf_now() - started > super::state::SLICE_MS {
             let done = builder.rows_done() * 1000 / layout.rows.len().max(1);
-            lab.progress.set(Some(("Drawing the timelines", done as u32)));
+            lab.show_progress("Drawing the timelines", done as u32);
             super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
             return;
         }
