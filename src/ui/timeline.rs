@@ -130,7 +130,10 @@ pub fn Timelines() -> impl IntoView {
     let wrap_ref = NodeRef::<html::Div>::new();
     let width = super::tracked_width(wrap_ref);
     let draw_error = RwSignal::new(None::<String>);
-    let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
+    // Where each row and time sits: little work, so it is worked out where it is needed (a memo
+    // of it would be the page's only memo, and bring the memo code into the Wasm for it alone).
+    let layout = move || lab.run.with(|run| Layout::new(run, width.get()));
+    let layout_now = move || lab.run.with_untracked(|run| Layout::new(run, width.get_untracked()));
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
     // (`columns_job`), and `columns_ready` redraws once it is done.
@@ -140,7 +143,7 @@ pub fn Timelines() -> impl IntoView {
 
     // Redraw whenever the data or the view changes.
     super::effect(move || {
-        let layout = layout.get();
+        let layout = layout();
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
         let view = View { playhead: lab.playhead.get(), cursor: lab.cursor.get(), selected: lab.selected.get(), dpr };
@@ -191,13 +194,14 @@ pub fn Timelines() -> impl IntoView {
         }
     });
 
-    let time_at = move |ev: &web_sys::MouseEvent| layout.with_untracked(|l| l.time_at(f64::from(ev.offset_x())));
+    let time_at = move |ev: &web_sys::MouseEvent| layout_now().time_at(f64::from(ev.offset_x()));
     let on_move = move |ev: web_sys::MouseEvent| lab.cursor.set(Some(time_at(&ev)));
     let on_leave = move |_| lab.cursor.set(None);
     let on_click = move |ev: web_sys::MouseEvent| {
         let x = f64::from(ev.offset_x());
+        let l = &layout_now();
         let nearest = lab.run.with_untracked(|run| {
-            layout.with_untracked(|l| {
+            {
                 run.trace
                     .requests()
                     .iter()
@@ -206,7 +210,7 @@ pub fn Timelines() -> impl IntoView {
                     .filter(|&(_, d)| d <= 10.0)
                     .min_by(|a, b| a.1.total_cmp(&b.1))
                     .map(|(i, _)| i)
-            })
+            }
         });
         if nearest.is_some() {
             lab.selected.set(nearest);
@@ -240,8 +244,9 @@ pub fn Timelines() -> impl IntoView {
 
     let labels = move || {
         let bracket_end = lab.cursor.get().or(lab.playhead.get());
+        let l = &layout();
         lab.run.with(|run| {
-            layout.with(|l| {
+            {
                 l.rows
                     .iter()
                     .map(|row| {
@@ -264,17 +269,18 @@ pub fn Timelines() -> impl IntoView {
                         .into_any()
                     })
                     .collect::<Vec<_>>()
-            })
+            }
         })
     };
 
     let axis = move || {
-        layout.with(|l| {
+        let l = &layout();
+        {
             ticks(l.horizon, l.width)
                 .into_iter()
                 .map(|t| view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> }.into_any())
                 .collect::<Vec<_>>()
-        })
+        }
     };
 
     let canvas_label = move || {
