@@ -3,14 +3,14 @@
 # the performance issue, and fails if the gzip total of .wasm + .js + .css + index.html grows past
 # the gate.
 #
-# Target: 204,800 bytes (200 KiB). Since the eight product profiles joined the page the bundle is
-# over it (README, "Performance", says by how much); the gate then sits just above today's size,
-# so that any growth still fails the test command until the target is met again.
+# Target: 204,800 bytes (200 KiB). The bundle went over it when the eight product profiles joined
+# the page and is back under it (README, "Figures"); the gate sits just above today's size, below
+# the target, so that any growth fails the test command.
 # Usage: scripts/bundle-size.sh [dist]   (BUNDLE_GATE_BYTES overrides the gate)
 set -euo pipefail
 DIST="${1:-dist}"
 TARGET=204800
-GATE="${BUNDLE_GATE_BYTES:-227200}"
+GATE="${BUNDLE_GATE_BYTES:-204500}"
 total=0
 printf '%-40s %10s %10s\n' file raw gzip
 for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/*.css "$DIST"/index.html; do

@@ -183,62 +183,150 @@ fn quoted(value: &str) -> String {
     format!("\"{shown}\"")
 }
 
+/// The notices of one parse, in the order the fields are read. The helpers are shared by every
+/// field (not generic, not inlined), so that each field costs the module a call, not a copy of
+/// the formatting.
+struct Notes(Vec<Notice>);
+
+impl Notes {
+    #[inline(never)]
+    fn add(&mut self, field: &'static str, message: String) {
+        self.0.push(Notice { field, message });
+    }
+
+    /// The common message: `field="what was given": why` and `tail`.
+    #[inline(never)]
+    fn refuse(&mut self, field: &'static str, raw: &str, why: &dyn std::fmt::Display, tail: &str) {
+        self.add(field, format!("{field}={}: {why}{tail}", quoted(raw)));
+    }
+
+    /// A `1`/`0` field.
+    #[inline(never)]
+    fn flag(&mut self, field: &'static str, raw: &str, hint: &str) -> Option<bool> {
+        match raw.trim() {
+            "1" => Some(true),
+            "0" => Some(false),
+            other => {
+                self.refuse(field, other, &hint, "");
+                None
+            }
+        }
+    }
+
+    /// A field that names one of `names`: its index.
+    #[inline(never)]
+    fn choice(&mut self, field: &'static str, raw: &str, names: &[&str], hint: &str) -> Option<usize> {
+        let other = raw.trim();
+        let found = names.iter().position(|n| *n == other);
+        if found.is_none() {
+            self.refuse(field, other, &hint, "");
+        }
+        found
+    }
+
+    /// Milliseconds (up to three decimals) within `range` microseconds.
+    #[inline(never)]
+    fn millis(&mut self, field: &'static str, raw: &str, range: std::ops::RangeInclusive<u64>, hint: &str) -> Option<Span> {
+        match parse_millis(raw) {
+            Some(us) if range.contains(&us) => Some(Span(us)),
+            _ => {
+                self.refuse(field, raw, &hint, "");
+                None
+            }
+        }
+    }
+
+    /// A whole number from `min` to [`MAX_LIMIT`].
+    #[inline(never)]
+    fn count(&mut self, field: &'static str, raw: &str, min: u64) -> Option<u64> {
+        match raw.trim().parse::<u64>() {
+            Ok(n) if (min..=MAX_LIMIT).contains(&n) => Some(n),
+            _ => {
+                self.refuse(field, raw, &format_args!("a whole number from {min} to {MAX_LIMIT}"), "; using the default.");
+                None
+            }
+        }
+    }
+
+    /// A region code.
+    #[inline(never)]
+    fn region(&mut self, field: &'static str, raw: &str) -> Option<Region> {
+        let found = Region::from_code(raw.trim());
+        if found.is_none() {
+            self.refuse(field, raw, &"not a known region (fra, iad, gru, sin, syd, nrt).", "");
+        }
+        found
+    }
+
+    /// `start-end` in seconds, start before end.
+    #[inline(never)]
+    fn period(&mut self, field: &'static str, raw: &str) -> Option<(Span, Span)> {
+        let parsed = raw.split_once('-').and_then(|(a, b)| Some((parse_seconds(a).ok()?, parse_seconds(b).ok()?)));
+        match parsed {
+            Some((start, end)) if start < end => Some((Span(start), Span(end))),
+            _ => {
+                self.refuse(field, raw, &format_args!("write it as start-end in seconds, e.g. {field}=20-30"), "; none scheduled.");
+                None
+            }
+        }
+    }
+}
+
+/// The value of field `name` in `pairs`; the last occurrence of a field wins, as in most servers.
+#[inline(never)]
+fn field_value<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    pairs.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
 /// Reads the page state from a URL query.
 pub fn parse_query(query: &str) -> Parsed {
     let mut state = LabState::default();
-    let mut notices = Vec::new();
-    let mut note = |field: &'static str, message: String| notices.push(Notice { field, message });
+    let mut notes = Notes(Vec::new());
     let pairs = query_pairs(query);
-    // The last occurrence of a field wins, as in most servers.
-    let get = |name: &str| pairs.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let get = |name: &str| field_value(&pairs, name);
 
     if let Some(raw) = get("limit") {
         match raw.trim().parse::<u64>() {
             Ok(n) if (1..=MAX_LIMIT).contains(&n) => state.settings.limit = n,
-            Ok(0) => note("limit", "limit=0: the limit must be at least 1 request; using the default, 5.".into()),
-            Ok(_) => note("limit", format!("limit={}: the largest limit is {MAX_LIMIT}; using the default, 5.", quoted(raw))),
-            Err(_) => note(
-                "limit",
-                format!("limit={}: the limit must be a whole number of requests, like 5; using the default, 5.", quoted(raw)),
-            ),
+            Ok(0) => notes.add("limit", "limit=0: the limit must be at least 1 request; using the default, 5.".into()),
+            Ok(_) => notes.refuse("limit", raw, &format_args!("the largest limit is {MAX_LIMIT}"), "; using the default, 5."),
+            Err(_) => notes.refuse("limit", raw, &"the limit must be a whole number of requests, like 5", "; using the default, 5."),
         }
     }
 
     if let Some(raw) = get("window") {
         match parse_seconds(raw) {
             Ok(us) if us >= MIN_WINDOW.micros() && us <= MAX_WINDOW.micros() => state.settings.window = Span(us),
-            Ok(0) => note("window", "window=0: the window must be longer than 0 seconds; using the default, 10 s.".into()),
-            Ok(_) => note(
-                "window",
-                format!("window={}: the window must be between 0.001 and 86400 seconds; using the default, 10 s.", quoted(raw)),
-            ),
-            Err(e) => note("window", format!("window={}: {e}; using the default, 10 s.", quoted(raw))),
+            Ok(0) => notes.add("window", "window=0: the window must be longer than 0 seconds; using the default, 10 s.".into()),
+            Ok(_) => notes.refuse("window", raw, &"the window must be between 0.001 and 86400 seconds", "; using the default, 10 s."),
+            Err(e) => notes.refuse("window", raw, &e, "; using the default, 10 s."),
         }
     }
 
-    let mut pattern_field = get("pattern").map(str::to_string);
-    if get("trace").is_some_and(|raw| raw.trim() == STORED_TRACE) {
+    let mut pattern_field = get("pattern");
+    let trace = get("trace");
+    if trace.is_some_and(|raw| raw.trim() == STORED_TRACE) {
         state.trace_in_storage = true;
         pattern_field = None;
-    } else if let Some(raw) = get("trace") {
+    } else if let Some(raw) = trace {
         match parse_trace_list(raw) {
             Ok(points) => {
                 state.pattern = Pattern::from_points(points);
-                if pattern_field.as_deref().is_some_and(|p| p != "trace") {
-                    note("pattern", "trace= was given, so pattern= is ignored: the page shows your trace.".into());
+                if pattern_field.is_some_and(|p| p != "trace") {
+                    notes.add("pattern", "trace= was given, so pattern= is ignored: the page shows your trace.".into());
                 }
                 pattern_field = None;
             }
             Err(message) => {
-                note("trace", format!("trace: {message}; showing the default pattern instead."));
-                if pattern_field.as_deref() == Some("trace") {
+                notes.add("trace", format!("trace: {message}; showing the default pattern instead."));
+                if pattern_field == Some("trace") {
                     pattern_field = None;
                 }
             }
         }
     }
     if let Some(raw) = pattern_field {
-        match raw.as_str() {
+        match raw {
             "edge" => state.pattern = Pattern::Edge,
             "steady" => state.pattern = Pattern::Steady,
             "double" => state.pattern = Pattern::Double,
@@ -247,13 +335,12 @@ pub fn parse_query(query: &str) -> Parsed {
             "poisson" => state.pattern = Pattern::Poisson { seed: 1 },
             "several-keys" => state.pattern = Pattern::SeveralKeys,
             "clicks" => state.pattern = Pattern::Trace(Default::default()),
-            "trace" => note("pattern", "pattern=trace needs a trace= list of request times; using the default, edge.".into()),
-            other => note(
+            "trace" => notes.add("pattern", "pattern=trace needs a trace= list of request times; using the default, edge.".into()),
+            other => notes.refuse(
                 "pattern",
-                format!(
-                    "pattern={}: not a known pattern (edge, steady, double, burst-trickle, retry-storm, poisson, several-keys, clicks, trace); using the default, edge.",
-                    quoted(other)
-                ),
+                other,
+                &"not a known pattern (edge, steady, double, burst-trickle, retry-storm, poisson, several-keys, clicks, trace); using the default, edge.",
+                "",
             ),
         }
     }
@@ -273,7 +360,7 @@ pub fn parse_query(query: &str) -> Parsed {
             }
         }
         if !unknown.is_empty() {
-            note(
+            notes.add(
                 "algos",
                 format!(
                     "algos: {} not known (use fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket, nginx, governor, redis-cell, upstash-fixed, upstash-sliding, upstash-token, envoy or cf-binding).",
@@ -283,76 +370,63 @@ pub fn parse_query(query: &str) -> Parsed {
         }
         if chosen.is_empty() {
             if unknown.is_empty() {
-                note("algos", "algos= is empty; showing the six algorithms.".into());
+                notes.add("algos", "algos= is empty; showing the six algorithms.".into());
             }
         } else {
             state.algorithms = Algorithm::in_row_order(&chosen);
         }
     }
 
-    parse_tuning(&get, &mut state.settings, &mut note);
+    parse_tuning(&pairs, &mut state.settings, &mut notes);
     for field in FIELDS {
         if let Some(raw) = get(field) {
             if let Err(accepts) = state.settings.products.set(field, raw) {
-                note(field, format!("{field}={}: {accepts}; using the default.", quoted(raw)));
+                notes.refuse(field, raw, &accepts, "; using the default.");
             }
         }
     }
-    parse_durable(&get, &mut state.durable, &mut note);
+    parse_durable(&pairs, &mut state.durable, &mut notes);
     if let Some(raw) = get("embed") {
-        match raw.trim() {
-            "1" => state.embed = true,
-            "0" => state.embed = false,
-            other => note("embed", format!("embed={}: use embed=1 for the compact view.", quoted(other))),
+        if let Some(on) = notes.flag("embed", raw, "use embed=1 for the compact view.") {
+            state.embed = on;
         }
     }
     if let Some(raw) = get("theme") {
-        match raw.trim() {
-            "auto" => state.theme = Theme::Auto,
-            "light" => state.theme = Theme::Light,
-            "dark" => state.theme = Theme::Dark,
-            other => note("theme", format!("theme={}: use light, dark or auto.", quoted(other))),
+        if let Some(i) = notes.choice("theme", raw, &["auto", "light", "dark"], "use light, dark or auto.") {
+            state.theme = [Theme::Auto, Theme::Light, Theme::Dark][i];
         }
     }
     if let Pattern::Poisson { seed } = &mut state.pattern {
         *seed = state.durable.seed;
     }
 
-    Parsed { state, notices }
+    Parsed { state, notices: notes.0 }
 }
 
 /// The per-algorithm knobs: token bucket capacity and refill, GCRA burst, leaky bucket burst and
 /// delay. Each is optional; unset, it follows the limit and window.
-fn parse_tuning<'a>(get: &dyn Fn(&str) -> Option<&'a str>, s: &mut Settings, note: &mut dyn FnMut(&'static str, String)) {
-    let count = |field: &'static str, raw: &str, min: u64, note: &mut dyn FnMut(&'static str, String)| -> Option<u64> {
-        match raw.trim().parse::<u64>() {
-            Ok(n) if (min..=MAX_LIMIT).contains(&n) => Some(n),
-            _ => {
-                note(field, format!("{field}={}: a whole number from {min} to {MAX_LIMIT}; using the default.", quoted(raw)));
-                None
-            }
-        }
-    };
+fn parse_tuning(pairs: &[(String, String)], s: &mut Settings, notes: &mut Notes) {
+    let get = |name: &str| field_value(pairs, name);
     if let Some(raw) = get("capacity") {
-        s.capacity = count("capacity", raw, 1, note).or(s.capacity);
+        s.capacity = notes.count("capacity", raw, 1).or(s.capacity);
     }
     if let Some(raw) = get("refill") {
         match Rate::parse_per_second(raw) {
             Ok(rate) => s.refill = Some(rate),
-            Err(e) => note("refill", format!("refill={}: {e}; using limit per window.", quoted(raw))),
+            Err(e) => notes.refuse("refill", raw, &e, "; using limit per window."),
         }
     }
     if let Some(raw) = get("burst") {
-        s.gcra_burst = count("burst", raw, 1, note).or(s.gcra_burst);
+        s.gcra_burst = notes.count("burst", raw, 1).or(s.gcra_burst);
     }
     if let Some(raw) = get("leak-burst") {
-        s.leak_burst = count("leak-burst", raw, 0, note).or(s.leak_burst);
+        s.leak_burst = notes.count("leak-burst", raw, 0).or(s.leak_burst);
     }
     if let Some(raw) = get("leak-delay") {
         match raw.trim() {
             "nodelay" => s.leak_delay = LeakDelay::NoDelay,
             other => {
-                if let Some(n) = count("leak-delay", other, 0, note) {
+                if let Some(n) = notes.count("leak-delay", other, 0) {
                     s.leak_delay = LeakDelay::After(n);
                 }
             }
@@ -360,7 +434,7 @@ fn parse_tuning<'a>(get: &dyn Fn(&str) -> Option<&'a str>, s: &mut Settings, not
     }
     if let LeakDelay::After(n) = s.leak_delay {
         if n > s.leak_burst() {
-            note("leak-delay", format!("leak-delay={n} is more than the leaky bucket's burst ({}); serving the whole burst at once.", s.leak_burst()));
+            notes.add("leak-delay", format!("leak-delay={n} is more than the leaky bucket's burst ({}); serving the whole burst at once.", s.leak_burst()));
             s.leak_delay = LeakDelay::NoDelay;
         }
     }
@@ -372,76 +446,57 @@ fn parse_millis(text: &str) -> Option<u64> {
     (scaled % 1000 == 0).then_some(scaled / 1000)
 }
 
-fn parse_durable<'a>(
-    get: &dyn Fn(&str) -> Option<&'a str>,
-    d: &mut DurableParams,
-    note: &mut dyn FnMut(&'static str, String),
-) {
+fn parse_durable(pairs: &[(String, String)], d: &mut DurableParams, notes: &mut Notes) {
+    let get = |name: &str| field_value(pairs, name);
     let defaults = DurableParams::default();
-    let region = |field: &'static str, raw: &str, note: &mut dyn FnMut(&'static str, String)| -> Option<Region> {
-        let found = Region::from_code(raw.trim());
-        if found.is_none() {
-            note(field, format!("{field}={}: not a known region (fra, iad, gru, sin, syd, nrt).", quoted(raw)));
-        }
-        found
-    };
     if let Some(raw) = get("do") {
-        match raw.trim() {
-            "1" => d.enabled = true,
-            "0" => d.enabled = false,
-            other => note("do", format!("do={}: use do=1 to show the Durable Object row, or do=0.", quoted(other))),
+        if let Some(on) = notes.flag("do", raw, "use do=1 to show the Durable Object row, or do=0.") {
+            d.enabled = on;
         }
     }
     if let Some(raw) = get("do-algo") {
         match Algorithm::from_slug(raw.trim()) {
             Some(a) if !a.is_product() => d.algorithm = a,
-            _ => note("do-algo", format!("do-algo={}: the object runs one of the six algorithms (fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket); it runs the sliding log.", quoted(raw))),
+            _ => notes.refuse(
+                "do-algo",
+                raw,
+                &"the object runs one of the six algorithms (fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket); it runs the sliding log.",
+                "",
+            ),
         }
     }
     if let Some(raw) = get("from") {
-        let regions: Vec<Region> = raw.split(',').filter(|c| !c.trim().is_empty()).filter_map(|c| region("from", c, note)).collect();
+        let regions: Vec<Region> = raw.split(',').filter(|c| !c.trim().is_empty()).filter_map(|c| notes.region("from", c)).collect();
         if !regions.is_empty() {
             d.from = regions.into_iter().take(12).collect();
         }
     }
     if let Some(raw) = get("cache") {
-        match raw.trim() {
-            "1" => d.cache = true,
-            "0" => d.cache = false,
-            other => note("cache", format!("cache={}: use cache=1 for the first-tier cache, or cache=0.", quoted(other))),
+        if let Some(on) = notes.flag("cache", raw, "use cache=1 for the first-tier cache, or cache=0.") {
+            d.cache = on;
         }
     }
-    let period = get("period").map(|raw| match raw.trim() {
-        "10" => Some(10),
-        "60" => Some(60),
-        other => {
-            note("period", format!("period={}: the binding's period can only be 10 or 60 seconds; using 10.", quoted(other)));
-            None
-        }
+    let period = get("period").map(|raw| {
+        notes.choice("period", raw, &["10", "60"], "the binding's period can only be 10 or 60 seconds; using 10.").map(|i| [10, 60][i])
     });
     if let Some(raw) = get("tier") {
-        match raw.trim() {
-            "do" => d.tier = Tier::DurableObject,
-            "binding" => d.tier = Tier::Binding { period_secs: period.flatten().unwrap_or(10) },
-            other => note("tier", format!("tier={}: use do (a Durable Object) or binding (the Rate Limiting binding).", quoted(other))),
+        match notes.choice("tier", raw, &["do", "binding"], "use do (a Durable Object) or binding (the Rate Limiting binding).") {
+            Some(0) => d.tier = Tier::DurableObject,
+            Some(_) => d.tier = Tier::Binding { period_secs: period.flatten().unwrap_or(10) },
+            None => {}
         }
     }
     if let Some(raw) = get("home") {
-        if let Some(r) = region("home", raw, note) {
+        if let Some(r) = notes.region("home", raw) {
             d.home = Some(r);
         }
     }
     if let Some(raw) = get("timeout") {
-        match parse_millis(raw) {
-            Some(us) if (1_000..=60_000_000).contains(&us) => d.timeout = Span(us),
-            _ => note("timeout", format!("timeout={}: the timeout is in milliseconds, 1 to 60000; using 120 ms.", quoted(raw))),
-        }
+        d.timeout = notes.millis("timeout", raw, 1_000..=60_000_000, "the timeout is in milliseconds, 1 to 60000; using 120 ms.").unwrap_or(d.timeout);
     }
     if let Some(raw) = get("fail") {
-        match raw.trim() {
-            "open" => d.fail = FailMode::Open,
-            "closed" => d.fail = FailMode::Closed,
-            other => note("fail", format!("fail={}: use fail=open or fail=closed; failing open.", quoted(other))),
+        if let Some(i) = notes.choice("fail", raw, &["open", "closed"], "use fail=open or fail=closed; failing open.") {
+            d.fail = [FailMode::Open, FailMode::Closed][i];
         }
     }
     if let Some(raw) = get("closed-routes") {
@@ -449,79 +504,54 @@ fn parse_durable<'a>(
         d.closed_routes = raw.split(',').map(str::trim).filter(|r| !r.is_empty()).take(64).map(|r| r.chars().take(200).collect()).collect();
     }
     if let Some(raw) = get("service") {
-        match parse_millis(raw) {
-            Some(us) if (1..=10_000_000).contains(&us) => d.service = Span(us),
-            _ => note(
-                "service",
-                format!("service={}: the service time is in milliseconds, 0.001 to 10000; using 0.25 ms.", quoted(raw)),
-            ),
-        }
+        d.service = notes.millis("service", raw, 1..=10_000_000, "the service time is in milliseconds, 0.001 to 10000; using 0.25 ms.").unwrap_or(d.service);
     }
     if let Some(raw) = get("persist") {
-        match raw.trim() {
-            "1" => d.persist = true,
-            "0" => d.persist = false,
-            other => note("persist", format!("persist={}: use persist=1 or persist=0; persisting.", quoted(other))),
+        if let Some(on) = notes.flag("persist", raw, "use persist=1 or persist=0; persisting.") {
+            d.persist = on;
         }
     }
     if let Some(raw) = get("evict") {
         match parse_seconds(raw) {
             Ok(us) if (1_000..=86_400_000_000).contains(&us) => d.evict = Span(us),
-            _ => note("evict", format!("evict={}: idle seconds before eviction, 0.001 to 86400; using 60 s.", quoted(raw))),
+            _ => notes.refuse("evict", raw, &"idle seconds before eviction, 0.001 to 86400; using 60 s.", ""),
         }
     }
-    let period = |field: &'static str, raw: &str, note: &mut dyn FnMut(&'static str, String)| -> Option<(Span, Span)> {
-        let parsed = raw.split_once('-').and_then(|(a, b)| Some((parse_seconds(a).ok()?, parse_seconds(b).ok()?)));
-        match parsed {
-            Some((start, end)) if start < end => Some((Span(start), Span(end))),
-            _ => {
-                note(field, format!("{field}={}: write it as start-end in seconds, e.g. {field}=20-30; none scheduled.", quoted(raw)));
-                None
-            }
-        }
-    };
     if let Some(raw) = get("outage") {
-        d.outage = period("outage", raw, note);
+        d.outage = notes.period("outage", raw);
     }
     if let Some(raw) = get("slow") {
-        d.slow = period("slow", raw, note);
+        d.slow = notes.period("slow", raw);
     }
     if let Some(raw) = get("evict-at") {
         match parse_seconds(raw) {
             Ok(us) => d.evict_at = Some(Span(us)),
-            Err(e) => note("evict-at", format!("evict-at={}: {e}; no eviction scheduled.", quoted(raw))),
+            Err(e) => notes.refuse("evict-at", raw, &e, "; no eviction scheduled."),
         }
     }
     if let Some(raw) = get("jitter") {
-        match parse_millis(raw) {
-            Some(us) if us <= 1_000_000 => d.jitter = Span(us),
-            _ => note("jitter", format!("jitter={}: milliseconds of extra delay per hop, 0 to 1000; using 5 ms.", quoted(raw))),
-        }
+        d.jitter = notes.millis("jitter", raw, 0..=1_000_000, "milliseconds of extra delay per hop, 0 to 1000; using 5 ms.").unwrap_or(d.jitter);
     }
     if let Some(raw) = get("shards") {
         match raw.trim().parse::<u32>() {
             Ok(n) if (1..=64).contains(&n) => d.shards = Some(n),
-            _ => note("shards", format!("shards={}: a whole number from 1 to 64; using the seed's rule by key prefix.", quoted(raw))),
+            _ => notes.refuse("shards", raw, &"a whole number from 1 to 64; using the seed's rule by key prefix.", ""),
         }
     }
     if let Some(raw) = get("shard-by") {
-        match raw.trim() {
-            "key" => d.shard_by = ShardBy::Key,
-            "request" => d.shard_by = ShardBy::Request,
-            other => note("shard-by", format!("shard-by={}: use key or request; sharding by key.", quoted(other))),
+        if let Some(i) = notes.choice("shard-by", raw, &["key", "request"], "use key or request; sharding by key.") {
+            d.shard_by = [ShardBy::Key, ShardBy::Request][i];
         }
     }
     if let Some(raw) = get("placement") {
-        match raw.trim() {
-            "first" => d.placement = Placement::First,
-            "smart" => d.placement = Placement::Smart,
-            other => note("placement", format!("placement={}: use first or smart; placing at the first caller.", quoted(other))),
+        if let Some(i) = notes.choice("placement", raw, &["first", "smart"], "use first or smart; placing at the first caller.") {
+            d.placement = [Placement::First, Placement::Smart][i];
         }
     }
     if let Some(raw) = get("seed") {
         match raw.trim().parse::<u64>() {
             Ok(n) => d.seed = n,
-            Err(_) => note("seed", format!("seed={}: a whole number, 0 or more; using {}.", quoted(raw), defaults.seed)),
+            Err(_) => notes.refuse("seed", raw, &format_args!("a whole number, 0 or more; using {}.", defaults.seed), ""),
         }
     }
 }
@@ -537,73 +567,86 @@ pub fn durable_pairs(d: &DurableParams) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Adds `name=value` to a query's fields (one shared copy of the formatting).
+#[inline(never)]
+fn put(parts: &mut Vec<String>, name: &str, value: &dyn std::fmt::Display) {
+    parts.push(format!("{name}={value}"));
+}
+
+/// Seconds (from microseconds) as the link writes them: `start-end` for a period.
+fn period_text((start, end): (Span, Span)) -> String {
+    format!("{}-{}", format_seconds(start.micros()), format_seconds(end.micros()))
+}
+
 /// The Durable Object fields of a query, defaults left out.
 fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
     let defaults = DurableParams::default();
+    // Milliseconds, from microseconds.
+    let millis = |span: Span| format_seconds(span.micros() * 1000);
     if d.enabled {
-        parts.push("do=1".into());
+        put(parts, "do", &1);
     }
     if d.algorithm != defaults.algorithm {
-        parts.push(format!("do-algo={}", d.algorithm.slug()));
+        put(parts, "do-algo", &d.algorithm.slug());
     }
     if d.from != defaults.from {
         let codes: Vec<&str> = d.from.iter().map(|r| r.code()).collect();
-        parts.push(format!("from={}", codes.join(",")));
+        put(parts, "from", &codes.join(","));
     }
     if d.cache {
-        parts.push("cache=1".into());
+        put(parts, "cache", &1);
     }
     if let Tier::Binding { period_secs } = d.tier {
-        parts.push("tier=binding".into());
+        put(parts, "tier", &"binding");
         if period_secs != 10 {
-            parts.push(format!("period={period_secs}"));
+            put(parts, "period", &period_secs);
         }
     }
     if let Some(home) = d.home {
-        parts.push(format!("home={}", home.code()));
+        put(parts, "home", &home.code());
     }
     if d.timeout != defaults.timeout {
-        parts.push(format!("timeout={}", format_seconds(d.timeout.micros() * 1000)));
+        put(parts, "timeout", &millis(d.timeout));
     }
     if d.fail != defaults.fail {
-        parts.push(format!("fail={}", d.fail.slug()));
+        put(parts, "fail", &d.fail.slug());
     }
     if !d.closed_routes.is_empty() {
         let names: Vec<String> = d.closed_routes.iter().map(|r| percent_encode(r)).collect();
-        parts.push(format!("closed-routes={}", names.join(",")));
+        put(parts, "closed-routes", &names.join(","));
     }
     if d.service != defaults.service {
-        parts.push(format!("service={}", format_seconds(d.service.micros() * 1000)));
+        put(parts, "service", &millis(d.service));
     }
     if d.persist != defaults.persist {
-        parts.push(format!("persist={}", u8::from(d.persist)));
+        put(parts, "persist", &u8::from(d.persist));
     }
     if d.evict != defaults.evict {
-        parts.push(format!("evict={}", format_seconds(d.evict.micros())));
+        put(parts, "evict", &format_seconds(d.evict.micros()));
     }
     if d.jitter != defaults.jitter {
-        parts.push(format!("jitter={}", format_seconds(d.jitter.micros() * 1000)));
+        put(parts, "jitter", &millis(d.jitter));
     }
-    if let Some((start, end)) = d.slow {
-        parts.push(format!("slow={}-{}", format_seconds(start.micros()), format_seconds(end.micros())));
+    if let Some(slow) = d.slow {
+        put(parts, "slow", &period_text(slow));
     }
     if let Some(at) = d.evict_at {
-        parts.push(format!("evict-at={}", format_seconds(at.micros())));
+        put(parts, "evict-at", &format_seconds(at.micros()));
     }
-    if let Some((start, end)) = d.outage {
-        parts.push(format!("outage={}-{}", format_seconds(start.micros()), format_seconds(end.micros())));
+    if let Some(outage) = d.outage {
+        put(parts, "outage", &period_text(outage));
     }
     if let Some(n) = d.shards {
-        parts.push(format!("shards={n}"));
+        put(parts, "shards", &n);
     }
     if d.shard_by != defaults.shard_by {
-        parts.push(format!("shard-by={}", d.shard_by.slug()));
+        put(parts, "shard-by", &d.shard_by.slug());
     }
     if d.placement != defaults.placement {
-        parts.push(format!("placement={}", d.placement.slug()));
+        put(parts, "placement", &d.placement.slug());
     }
     if d.seed != defaults.seed {
-        parts.push(format!("seed={}", d.seed));
+        put(parts, "seed", &d.seed);
     }
 }
 
@@ -697,53 +740,54 @@ pub fn parse_stored_trace(text: &str) -> Result<Vec<Point>, String> {
 pub fn to_query(state: &LabState) -> String {
     let defaults = LabState::default();
     let mut parts: Vec<String> = Vec::new();
+    let parts = &mut parts;
     if state.settings.limit != defaults.settings.limit {
-        parts.push(format!("limit={}", state.settings.limit));
+        put(parts, "limit", &state.settings.limit);
     }
     if state.settings.window != defaults.settings.window {
-        parts.push(format!("window={}", format_seconds(state.settings.window.micros())));
+        put(parts, "window", &format_seconds(state.settings.window.micros()));
     }
     match &state.pattern {
         // Not yet brought back from storage: the link still says where the trace is.
-        _ if state.trace_in_storage => parts.push(format!("trace={STORED_TRACE}")),
+        _ if state.trace_in_storage => put(parts, "trace", &STORED_TRACE),
         Pattern::Edge => {}
-        pattern if pattern.given_len() > MAX_REQUESTS_IN_LINK => parts.push(format!("trace={STORED_TRACE}")),
+        pattern if pattern.given_len() > MAX_REQUESTS_IN_LINK => put(parts, "trace", &STORED_TRACE),
         pattern => match trace_list(pattern) {
-            Some(list) => parts.push(format!("trace={list}")),
-            None => parts.push(format!("pattern={}", pattern.slug())),
+            Some(list) => put(parts, "trace", &list),
+            None => put(parts, "pattern", &pattern.slug()),
         },
     }
     if state.algorithms != defaults.algorithms {
         let list: Vec<&str> = state.algorithms.iter().map(|a| a.slug()).collect();
-        parts.push(format!("algos={}", list.join(",")));
+        put(parts, "algos", &list.join(","));
     }
     let tuning = &state.settings;
     if let Some(c) = tuning.capacity {
-        parts.push(format!("capacity={c}"));
+        put(parts, "capacity", &c);
     }
     if let Some(rate) = tuning.refill {
-        parts.push(format!("refill={}", rate.per_second_text()));
+        put(parts, "refill", &rate.per_second_text());
     }
     if let Some(b) = tuning.gcra_burst {
-        parts.push(format!("burst={b}"));
+        put(parts, "burst", &b);
     }
     if let Some(b) = tuning.leak_burst {
-        parts.push(format!("leak-burst={b}"));
+        put(parts, "leak-burst", &b);
     }
     match tuning.leak_delay {
         LeakDelay::After(0) => {}
-        LeakDelay::After(n) => parts.push(format!("leak-delay={n}")),
-        LeakDelay::NoDelay => parts.push("leak-delay=nodelay".into()),
+        LeakDelay::After(n) => put(parts, "leak-delay", &n),
+        LeakDelay::NoDelay => put(parts, "leak-delay", &"nodelay"),
     }
     for (field, value) in tuning.products.pairs() {
-        parts.push(format!("{field}={value}"));
+        put(parts, field, &value);
     }
-    durable_query(&state.durable, &mut parts);
+    durable_query(&state.durable, parts);
     if state.embed {
-        parts.push("embed=1".into());
+        put(parts, "embed", &1);
     }
     if state.theme != Theme::Auto {
-        parts.push(format!("theme={}", state.theme.slug()));
+        put(parts, "theme", &state.theme.slug());
     }
     parts.join("&")
 }

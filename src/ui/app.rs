@@ -21,7 +21,7 @@ pub fn App() -> impl IntoView {
     lab.restore_trace();
 
     // The theme is an attribute on <html>, so plain CSS can follow it.
-    Effect::new(move |_| {
+    super::effect(move || {
         let theme = lab.state.with(|s| s.theme);
         if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
             match theme {
@@ -35,12 +35,12 @@ pub fn App() -> impl IntoView {
         }
     });
     // The live region says what the selected request got.
-    Effect::new(move |_| {
+    super::effect(move || {
         let text = match lab.selected.get() {
             Some(i) => lab.run.with(|run| announce(run, i)),
             None => String::new(),
         };
-        lab.announcement.set(text);
+        lab.announcement.set(Some(text));
     });
 
     let embed = lab.state.with_untracked(|s| s.embed);
@@ -71,20 +71,20 @@ pub fn App() -> impl IntoView {
         <div class="page" class:embed=embed>
             <header class="top">
                 <h1>"Rate Limit Lab"</h1>
-                <p class="lede" data-testid="lede">{lede}</p>
+                <p class="lede" data-testid="lede">{super::shared(lede)}</p>
                 <ThemePicker/>
                 {embed.then(|| view! {
-                    <a class="open-full" target="_blank" rel="noopener" href=move || super::url_for(&lab.query().replace("&embed=1", "").replace("embed=1", ""))>"Open in Rate Limit Lab ↗"</a>
+                    <a class="open-full" target="_blank" rel="noopener" href=super::shared(move || super::url_for(&without(&without(&lab.query(), "&embed=1"), "embed=1")))>"Open in Rate Limit Lab ↗"</a>
                 })}
             </header>
-            {notices}
-            {move || lab.progress.get().map(|(what, permille)| view! {
+            {super::shared(notices)}
+            {super::shared(move || lab.progress.get().map(|what| (what, lab.progress_permille.get())).map(|(what, permille)| view! {
                 <div class="progress" role="status" data-testid="progress">
                     <span>{what}</span>
                     <progress max="1000" value=permille></progress>
                 </div>
-            })}
-            <p class="live" aria-live="polite" data-testid="live">{move || lab.announcement.get()}</p>
+            }.into_any()))}
+            <p class="live" aria-live="polite" data-testid="live">{super::shared(move || lab.announcement.get().unwrap_or_default())}</p>
             <div class="layout">
                 <aside class="side">
                     <Controls/>
@@ -104,4 +104,21 @@ pub fn App() -> impl IntoView {
             </div>
         </div>
     }
+}
+
+/// `text` with every occurrence of `pattern` (not empty) taken out, left to right, as
+/// `text.replace(pattern, "")` does, without the standard library's two-way searcher.
+fn without(text: &str, pattern: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix(pattern) {
+            rest = after;
+            continue;
+        }
+        let mut chars = rest.chars();
+        out.extend(chars.next());
+        rest = chars.as_str();
+    }
+    out
 }

@@ -28,16 +28,17 @@ pub fn Slider(
     testid: &'static str,
     min: i64,
     max: i64,
-    #[prop(into)] value: Signal<i64>,
-    #[prop(into)] shown: Signal<String>,
-    on_change: Callback<i64>,
+    value: Box<dyn Fn() -> i64 + Send + Sync>,
+    shown: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
+    on_change: Box<dyn Fn(i64) + Send + Sync>,
 ) -> impl IntoView {
     let id = format!("slider-{testid}");
+    let text = shown.clone();
     view! {
         <div class="slider">
             <label for=id.clone()>
                 <span class="slider-label">{label}</span>
-                <output class="slider-value" data-testid=format!("{testid}-value")>{shown}</output>
+                <output class="slider-value" data-testid=format!("{testid}-value")>{super::shared(move || text())}</output>
             </label>
             <input
                 id=id
@@ -46,11 +47,11 @@ pub fn Slider(
                 max=max
                 step=1
                 data-testid=format!("{testid}-slider")
-                prop:value=super::shared(move || value.get().to_string())
-                aria-valuetext=shown
+                prop:value=super::shared(move || value().to_string())
+                aria-valuetext=super::shared(move || shown())
                 on:input=super::boxed(move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
-                        on_change.run(v);
+                        on_change(v);
                     }
                 })
             />
@@ -194,8 +195,6 @@ pub fn Controls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
 
-    let limit = Signal::derive(move || state.with(|s| s.settings.limit as i64));
-    let window_tenths = Signal::derive(move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64));
     let algos = move |a: Algorithm| state.with(|s| s.algorithms.contains(&a));
 
     let presets = move || {
@@ -228,7 +227,7 @@ pub fn Controls() -> impl IntoView {
             let on = event_target_checked(&ev);
             let remaining = state.with_untracked(|s| s.algorithms.len());
             if !on && remaining == 1 {
-                lab.notices.update(|n| n.push("At least one algorithm stays on.".into()));
+                lab.notice("At least one algorithm stays on.".into());
                 lab.state.update(|_| {}); // re-render the box as ticked
                 return;
             }
@@ -267,16 +266,16 @@ pub fn Controls() -> impl IntoView {
         <section class="controls" aria-label="Controls">
             <div class="control-group">
                 <label for="preset" class="group-label">"Traffic"</label>
-                <select id="preset" data-testid="pattern-select" on:change=super::boxed(on_preset)>{presets}</select>
+                <select id="preset" data-testid="pattern-select" on:change=super::boxed(on_preset)>{super::shared(presets)}</select>
             </div>
 
             <div class="control-group playback" role="group" aria-label="Playback">
                 <button
                     data-testid="play"
-                    aria-pressed=move || playing.get().to_string()
+                    aria-pressed=super::shared(move || playing.get().to_string())
                     on:click=super::boxed(move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) })
                 >
-                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
+                    {super::shared(move || String::from(if playing.get() { "❚❚ Pause" } else { "▶ Play" }))}
                 </button>
                 <button data-testid="step" on:click=super::boxed(move |_| step(lab))>"Step"</button>
                 <button data-testid="reset" on:click=super::boxed(move |_| reset(lab))>"Reset"</button>
@@ -289,10 +288,10 @@ pub fn Controls() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <span class="playhead-time" data-testid="playhead">{move || match lab.playhead.get() {
+                <span class="playhead-time" data-testid="playhead">{super::shared(move || match lab.playhead.get() {
                     Some(t) => format!("at {}", time_label(t)),
                     None => "whole timeline".to_string(),
-                }}</span>
+                })}</span>
             </div>
 
             <div class="control-group send-group">
@@ -301,23 +300,23 @@ pub fn Controls() -> impl IntoView {
                 </button>
                 <label class="send-key">"for "
                     <select data-testid="send-key" on:change=super::boxed(move |ev| lab.send_key.set(Some(event_target_value(&ev))))>
-                        {move || {
+                        {super::shared(move || {
                             let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.send_key.get()));
                             keys.into_iter().map(|k| {
                                 let selected = k == chosen;
                                 view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()
                             }).collect::<Vec<_>>()
-                        }}
+                        })}
                     </select>
                 </label>
             </div>
 
-            <Slider label="Limit" testid="limit" min=1 max=100 value=limit
-                shown=Signal::derive(move || format!("{} requests", state.with(|s| s.settings.limit)))
-                on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000)))/>
-            <Slider label="Window" testid="window" min=5 max=1200 value=window_tenths
-                shown=Signal::derive(move || seconds_text(state.with(|s| s.settings.window)))
-                on_change=Callback::new(move |tenths: i64| {
+            <Slider label="Limit" testid="limit" min=1 max=100 value=Box::new(move || state.with(|s| s.settings.limit as i64))
+                shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.limit)))
+                on_change=Box::new(move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000)))/>
+            <Slider label="Window" testid="window" min=5 max=1200 value=Box::new(move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64))
+                shown=std::sync::Arc::new(move || seconds_text(state.with(|s| s.settings.window)))
+                on_change=Box::new(move |tenths: i64| {
                     let micros = (tenths.max(1) as u64).saturating_mul(MICROS_PER_SEC / 10);
                     lab.change(|s| s.settings.window = Span(micros.min(86_400 * MICROS_PER_SEC)));
                 })/>
@@ -335,33 +334,33 @@ pub fn Controls() -> impl IntoView {
             <details class="control-group tuning">
                 <summary>"Tune single algorithms"</summary>
                 <Slider label="Bucket capacity" testid="capacity" min=1 max=200
-                    value=Signal::derive(move || state.with(|s| s.settings.bucket_capacity() as i64))
-                    shown=Signal::derive(move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity())))
-                    on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64)))/>
+                    value=Box::new(move || state.with(|s| s.settings.bucket_capacity() as i64))
+                    shown=std::sync::Arc::new(move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity())))
+                    on_change=Box::new(move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64)))/>
                 <Slider label="Refill rate" testid="refill" min=1 max=500
-                    value=Signal::derive(move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10)))
-                    shown=Signal::derive(move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default()))
-                    on_change=Callback::new(move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) })/>
+                    value=Box::new(move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10)))
+                    shown=std::sync::Arc::new(move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default()))
+                    on_change=Box::new(move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) })/>
                 <Slider label="GCRA burst" testid="burst" min=1 max=200
-                    value=Signal::derive(move || state.with(|s| s.settings.gcra_burst() as i64))
-                    shown=Signal::derive(move || format!("{} requests", state.with(|s| s.settings.gcra_burst())))
-                    on_change=Callback::new(move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64)))/>
+                    value=Box::new(move || state.with(|s| s.settings.gcra_burst() as i64))
+                    shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.gcra_burst())))
+                    on_change=Box::new(move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64)))/>
                 <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=200
-                    value=Signal::derive(move || state.with(|s| s.settings.leak_burst() as i64))
-                    shown=Signal::derive(move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst())))
-                    on_change=Callback::new(move |v: i64| lab.change(|s| {
+                    value=Box::new(move || state.with(|s| s.settings.leak_burst() as i64))
+                    shown=std::sync::Arc::new(move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst())))
+                    on_change=Box::new(move |v: i64| lab.change(|s| {
                         let burst = v.max(0) as u64;
                         s.settings.leak_burst = Some(burst);
                         if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
                     }))/>
                 <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=200
-                    value=Signal::derive(move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 }))
-                    shown=Signal::derive(move || state.with(|s| match s.settings.leak_delay {
+                    value=Box::new(move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 }))
+                    shown=std::sync::Arc::new(move || state.with(|s| match s.settings.leak_delay {
                         LeakDelay::NoDelay => "all (nodelay)".to_string(),
                         LeakDelay::After(0) => "none: every excess request waits".to_string(),
                         LeakDelay::After(d) => format!("{d}, the rest wait"),
                     }))
-                    on_change=Callback::new(move |v: i64| lab.change(|s| {
+                    on_change=Box::new(move |v: i64| lab.change(|s| {
                         let d = (v.max(0) as u64).min(s.settings.leak_burst());
                         s.settings.leak_delay = if d >= s.settings.leak_burst() { LeakDelay::NoDelay } else { LeakDelay::After(d) };
                     }))/>
@@ -378,7 +377,7 @@ pub fn ThemePicker() -> impl IntoView {
     let state = lab.state;
     view! {
         <label class="theme-picker">"Theme "
-            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug())) on:change=super::boxed(move |ev| {
+            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug()).to_string()) on:change=super::boxed(move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
             })>
@@ -423,8 +422,8 @@ pub fn ShareEmbed() -> impl IntoView {
         <section class="share" aria-label="Share and embed">
             <div class="share-row">
                 <label for="share-link">"Link to this view"</label>
-                <input id="share-link" readonly data-testid="share-link" prop:value=link/>
-                <button data-testid="copy-link" on:click=super::boxed(copy)>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
+                <input id="share-link" readonly data-testid="share-link" prop:value=super::shared(link)/>
+                <button data-testid="copy-link" on:click=super::boxed(copy)>{super::shared(move || String::from(if copied.get() { "Copied" } else { "Copy link" }))}</button>
             </div>
             <div class="share-row">
                 <span>"Download"</span>
@@ -433,7 +432,7 @@ pub fn ShareEmbed() -> impl IntoView {
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>
-                <textarea readonly rows="3" data-testid="embed-snippet" prop:value=snippet></textarea>
+                <textarea readonly rows="3" data-testid="embed-snippet" prop:value=super::shared(snippet)></textarea>
             </details>
         </section>
     }

@@ -122,7 +122,7 @@ fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
 pub fn DurableLab() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
-    let drag_kind = RwSignal::new(DragKind::Outage);
+    let drag_kind = DragKind(RwSignal::new(DRAG_OUTAGE));
     provide_context(drag_kind);
     let enabled = move || state.with(|s| s.durable.enabled);
     let set = move |edit: Box<dyn FnOnce(&mut crate::core::durable::DurableParams)>| lab.change(|s| edit(&mut s.durable));
@@ -182,7 +182,7 @@ pub fn DurableLab() -> impl IntoView {
                     let next = parse_query(query).state;
                     lab.playhead.set(None);
                     lab.change(|s| { let theme = s.theme; *s = next; s.theme = theme; });
-                    lab.active_scenario.set(Some(query));
+                    lab.active_scenario.set(Some(query.to_string()));
                 })>{sc.title}</button>
             }
         })
@@ -192,7 +192,7 @@ pub fn DurableLab() -> impl IntoView {
         let active = lab.active_scenario.get()?;
         let sc = SCENARIOS.iter().chain(std::iter::once(&BINDING)).find(|s| s.query == active)?;
         // Only while the page still shows that scenario's state.
-        if state.with(|s| *s != parse_query(active).state.with_theme(s.theme)) {
+        if state.with(|s| *s != parse_query(&active).state.with_theme(s.theme)) {
             return None;
         }
         let text = lab.run.with(|run| match &run.durable {
@@ -207,9 +207,9 @@ pub fn DurableLab() -> impl IntoView {
             <h2>"Durable Object lab"</h2>
             <p class="hint">"The same requests through an emulated Durable Object: one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
             <div class="scenarios" role="group" aria-label="Scenarios">{scenario_buttons}</div>
-            {scenario_text}
+            {super::shared(scenario_text)}
             <label class="algo-toggle">
-                <input type="checkbox" data-testid="do-toggle" prop:checked=enabled on:change=super::boxed(move |ev| {
+                <input type="checkbox" data-testid="do-toggle" prop:checked=super::shared(enabled) on:change=super::boxed(move |ev| {
                     let on = event_target_checked(&ev);
                     lab.change(|s| s.durable.enabled = on);
                 })/>
@@ -219,14 +219,14 @@ pub fn DurableLab() -> impl IntoView {
                 <div class="lab-controls">
                     <div class="world" role="group" aria-label="Traffic from (round trip to the object)">
                         <span class="group-label">"Traffic from (round trip to the object)"</span>
-                        {world}
+                        {super::shared(world)}
                     </div>
                     <label>"Object in "
                         <select data-testid="home" prop:value=super::shared(move || state.with(|s| match (s.durable.home, s.durable.placement) {
                             (Some(r), _) => r.code(),
                             (None, Placement::Smart) => "smart",
                             (None, Placement::First) => "first",
-                        })) on:change=super::boxed(move |ev| {
+                        }).to_string()) on:change=super::boxed(move |ev| {
                             let v = event_target_value(&ev);
                             lab.change(|s| match v.as_str() {
                                 "first" => { s.durable.home = None; s.durable.placement = Placement::First }
@@ -240,34 +240,34 @@ pub fn DurableLab() -> impl IntoView {
                         </select>
                     </label>
                     <Slider label="Timeout" testid="timeout" min=1 max=100
-                        value=Signal::derive(move || state.with(|s| (s.durable.timeout.micros() / 10_000) as i64))
-                        shown=Signal::derive(move || format!("{} ms", state.with(|s| s.durable.timeout.ceil_millis())))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.timeout = Span::from_millis(v.max(1) as u64 * 10))))/>
+                        value=Box::new(move || state.with(|s| (s.durable.timeout.micros() / 10_000) as i64))
+                        shown=std::sync::Arc::new(move || format!("{} ms", state.with(|s| s.durable.timeout.ceil_millis())))
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.timeout = Span::from_millis(v.max(1) as u64 * 10))))/>
                     <Slider label="Service time per decision" testid="service" min=1 max=100
-                        value=Signal::derive(move || state.with(|s| (s.durable.service.micros() / 50) as i64))
-                        shown=Signal::derive(move || state.with(|s| format!("{} ms ({} a second at best)", format_seconds(s.durable.service.micros() * 1000), MICROS_PER_SEC / s.durable.service.micros().max(1))))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.service = Span(v.max(1) as u64 * 50))))/>
+                        value=Box::new(move || state.with(|s| (s.durable.service.micros() / 50) as i64))
+                        shown=std::sync::Arc::new(move || state.with(|s| format!("{} ms ({} a second at best)", format_seconds(s.durable.service.micros() * 1000), MICROS_PER_SEC / s.durable.service.micros().max(1))))
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.service = Span(v.max(1) as u64 * 50))))/>
                     <Slider label="Network jitter per hop" testid="jitter" min=0 max=100
-                        value=Signal::derive(move || state.with(|s| (s.durable.jitter.micros() / 1000) as i64))
-                        shown=Signal::derive(move || format!("up to {} ms", state.with(|s| s.durable.jitter.ceil_millis())))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.jitter = Span::from_millis(v.clamp(0, 1000) as u64))))/>
+                        value=Box::new(move || state.with(|s| (s.durable.jitter.micros() / 1000) as i64))
+                        shown=std::sync::Arc::new(move || format!("up to {} ms", state.with(|s| s.durable.jitter.ceil_millis())))
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.jitter = Span::from_millis(v.clamp(0, 1000) as u64))))/>
                     <Slider label="Evicted after idle" testid="evict" min=1 max=300
-                        value=Signal::derive(move || state.with(|s| (s.durable.evict.micros() / MICROS_PER_SEC) as i64))
-                        shown=Signal::derive(move || format!("{} s", state.with(|s| format_seconds(s.durable.evict.micros()))))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.evict = Span::from_secs(v.max(1) as u64))))/>
+                        value=Box::new(move || state.with(|s| (s.durable.evict.micros() / MICROS_PER_SEC) as i64))
+                        shown=std::sync::Arc::new(move || format!("{} s", state.with(|s| format_seconds(s.durable.evict.micros()))))
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.evict = Span::from_secs(v.max(1) as u64))))/>
                     <Slider label="Shards per key" testid="shards" min=0 max=16
-                        value=Signal::derive(move || state.with(|s| s.durable.shards.map(i64::from).unwrap_or(0)))
-                        shown=Signal::derive(move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "by prefix (ip: 1, global: 16, others 4)".into() }))
-                        on_change=Callback::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
+                        value=Box::new(move || state.with(|s| s.durable.shards.map(i64::from).unwrap_or(0)))
+                        shown=std::sync::Arc::new(move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "by prefix (ip: 1, global: 16, others 4)".into() }))
+                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
                     <div class="lab-toggles">
                         <label>"Shard by "
-                            <select data-testid="shard-by" prop:value=super::shared(move || state.with(|s| s.durable.shard_by.slug())) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
+                            <select data-testid="shard-by" prop:value=super::shared(move || state.with(|s| s.durable.shard_by.slug()).to_string()) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
                                 <option value="key" selected=initial.shard_by == ShardBy::Key>"key (the seed's hash)"</option>
                                 <option value="request" selected=initial.shard_by == ShardBy::Request>"request"</option>
                             </select>
                         </label>
                         <label>"When it does not answer "
-                            <select data-testid="fail" prop:value=super::shared(move || state.with(|s| s.durable.fail.slug())) on:change=super::boxed(move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) })>
+                            <select data-testid="fail" prop:value=super::shared(move || state.with(|s| s.durable.fail.slug()).to_string()) on:change=super::boxed(move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) })>
                                 <option value="open" selected=initial.fail == FailMode::Open>"fail open (let through, degraded)"</option>
                                 <option value="closed" selected=initial.fail == FailMode::Closed>"fail closed (503)"</option>
                             </select>
@@ -304,7 +304,7 @@ pub fn DurableLab() -> impl IntoView {
                                 Tier::DurableObject => s.durable.algorithm.slug(),
                                 Tier::Binding { period_secs: 60 } => "binding-60",
                                 Tier::Binding { .. } => "binding-10",
-                            })) on:change=super::boxed(move |ev| {
+                            }).to_string()) on:change=super::boxed(move |ev| {
                                 let v = event_target_value(&ev);
                                 let tier = match v.as_str() { "binding-10" => Tier::Binding { period_secs: 10 }, "binding-60" => Tier::Binding { period_secs: 60 }, _ => Tier::DurableObject };
                                 let algorithm = Algorithm::from_slug(&v);
@@ -320,17 +320,17 @@ pub fn DurableLab() -> impl IntoView {
                     </div>
                     <div class="outage-row">
                         <label>"Drag across the chart to schedule "
-                            <select data-testid="drag-kind" on:change=super::boxed(move |ev| drag_kind.set(match event_target_value(&ev).as_str() {
-                                "slow" => DragKind::Slow,
-                                "evict" => DragKind::Evict,
-                                _ => DragKind::Outage,
+                            <select data-testid="drag-kind" on:change=super::boxed(move |ev| drag_kind.0.set(match event_target_value(&ev).as_str() {
+                                "slow" => DRAG_SLOW,
+                                "evict" => DRAG_EVICT,
+                                _ => DRAG_OUTAGE,
                             }))>
                                 <option value="outage">"an outage (unreachable)"</option>
                                 <option value="slow">"a slow period (+250 ms a decision)"</option>
                                 <option value="evict">"an eviction (at the drag's start)"</option>
                             </select>
                         </label>
-                        <span data-testid="outage">{move || state.with(|s| fault_text(&s.durable))}</span>
+                        <span data-testid="outage">{super::shared(move || state.with(|s| fault_text(&s.durable)))}</span>
                         <button data-testid="clear-outage" on:click=super::boxed(move |_| lab.change(|s| {
                             s.durable.outage = None;
                             s.durable.slow = None;
@@ -344,13 +344,14 @@ pub fn DurableLab() -> impl IntoView {
     }
 }
 
-/// What dragging across the latency chart schedules.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum DragKind {
-    Outage,
-    Slow,
-    Evict,
-}
+/// What dragging across the latency chart schedules: one of the `DRAG_` numbers (a signal of
+/// `u32` like others on the page, so that it brings no signal code of its own).
+#[derive(Clone, Copy)]
+struct DragKind(RwSignal<u32>);
+
+const DRAG_OUTAGE: u32 = 0;
+const DRAG_SLOW: u32 = 1;
+const DRAG_EVICT: u32 = 2;
 
 /// The scheduled faults in words.
 fn fault_text(d: &crate::core::durable::DurableParams) -> String {
@@ -377,8 +378,9 @@ fn LatencyChart() -> impl IntoView {
     let canvas_ref = NodeRef::<html::Canvas>::new();
     let wrap_ref = NodeRef::<html::Div>::new();
     let width = super::tracked_width(wrap_ref);
-    let drag_from = RwSignal::new(None::<f64>);
-    let drag_kind = expect_context::<RwSignal<DragKind>>();
+    // Where a drag started: read only by the handlers, so a plain cell, not a signal.
+    let drag_from = std::rc::Rc::new(std::cell::Cell::new(None::<f64>));
+    let drag_kind = expect_context::<DragKind>();
 
     let view_now = move || {
         let (timeout, outage, slow, evict_at, dark) =
@@ -388,7 +390,7 @@ fn LatencyChart() -> impl IntoView {
     };
     let first_draw = super::FirstDraw::default();
     let marks_cache = MarksCache::new();
-    Effect::new(move |_| {
+    super::effect(move || {
         let (view, dark) = view_now();
         let Some(canvas) = canvas_ref.get() else { return };
         let run = lab.run.get();
@@ -410,10 +412,10 @@ fn LatencyChart() -> impl IntoView {
     });
 
     let x_of = move |ev: &web_sys::MouseEvent| f64::from(ev.offset_x());
-    let on_down = move |ev: web_sys::MouseEvent| drag_from.set(Some(x_of(&ev)));
+    let down_at = drag_from.clone();
+    let on_down = move |ev: web_sys::MouseEvent| down_at.set(Some(x_of(&ev)));
     let on_up = move |ev: web_sys::MouseEvent| {
-        let Some(x0) = drag_from.get_untracked() else { return };
-        drag_from.set(None);
+        let Some(x0) = drag_from.take() else { return };
         let x1 = x_of(&ev);
         if (x1 - x0).abs() < 6.0 {
             return;
@@ -424,11 +426,11 @@ fn LatencyChart() -> impl IntoView {
         let round = |t: Time| Span(t.micros() / (MICROS_PER_SEC / 10) * (MICROS_PER_SEC / 10));
         let (a, b) = (round(a), round(b));
         if a < b {
-            let kind = drag_kind.get_untracked();
+            let kind = drag_kind.0.get_untracked();
             lab.change(|s| match kind {
-                DragKind::Slow => s.durable.slow = Some((a, b)),
-                DragKind::Evict => s.durable.evict_at = Some(a),
-                DragKind::Outage => s.durable.outage = Some((a, b)),
+                DRAG_SLOW => s.durable.slow = Some((a, b)),
+                DRAG_EVICT => s.durable.evict_at = Some(a),
+                _ => s.durable.outage = Some((a, b)),
             });
         }
     };
@@ -462,7 +464,7 @@ fn LatencyChart() -> impl IntoView {
     };
     view! {
         <div class="latency">
-            <p class="hint" data-testid="latency-summary">{summary}</p>
+            <p class="hint" data-testid="latency-summary">{super::shared(summary)}</p>
             <div class="latency-grid">
                 <div class="latency-labels" aria-hidden="true">
                     <span class="lab-strip-latency">"latency"</span>
@@ -473,7 +475,7 @@ fn LatencyChart() -> impl IntoView {
                     <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
                         aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
                         on:mousedown=super::boxed(on_down) on:mouseup=super::boxed(on_up)></canvas>
-                    <div class="axis" aria-hidden="true">{axis}</div>
+                    <div class="axis" aria-hidden="true">{super::shared(axis)}</div>
                 </div>
             </div>
         </div>

@@ -64,7 +64,7 @@ pub fn download_png(run: &LabRun) -> Result<(), JsValue> {
     ctx.set_fill_style_str(&colour("background-color", "#fff"));
     ctx.fill_rect(0.0, 0.0, f64::from(width), f64::from(height));
     ctx.set_fill_style_str(&colour("color", "#000"));
-    ctx.set_font(&format!("{}px sans-serif", (13.0 * scale).round()));
+    ctx.set_font(&format!("{}px sans-serif", (13.0 * scale).round() as i64));
     ctx.set_text_baseline("middle");
     for row in &Layout::new(run, css_width).rows {
         let name = match row.kind {

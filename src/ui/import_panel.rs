@@ -20,19 +20,19 @@ const FILE_PIECE_UNITS: u32 = 64 * 1024;
 
 /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
 /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
-fn apply(lab: Lab, text: String, result: RwSignal<Result<String, Vec<String>>>) {
+fn apply(lab: Lab, text: String, result: Feedback) {
     let reader = Reader::new(detect(&text));
     read_from(lab, text, 0, reader, result);
 }
 
-fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result: RwSignal<Result<String, Vec<String>>>) {
+fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result: Feedback) {
     let started = super::perf_now();
     while from < text.len() {
         let end = piece_end(&text, from, PIECE_BYTES);
         reader.read(&text[from..end]);
         from = end;
         if from < text.len() && super::perf_now() - started > SLICE_MS {
-            lab.progress.set(Some(("Reading your traffic", permille(from, text.len()))));
+            lab.show_progress("Reading your traffic", permille(from, text.len()));
             super::soon(move || read_from(lab, text, from, reader, result));
             return;
         }
@@ -51,7 +51,7 @@ struct FileText {
     reader: Option<Reader>,
 }
 
-fn read_file(lab: Lab, mut file: FileText, result: RwSignal<Result<String, Vec<String>>>) {
+fn read_file(lab: Lab, mut file: FileText, result: Feedback) {
     let started = super::perf_now();
     let total = file.text.length();
     while file.from < total {
@@ -73,7 +73,7 @@ fn read_file(lab: Lab, mut file: FileText, result: RwSignal<Result<String, Vec<S
             file.reader.get_or_insert_with(|| Reader::new(detect(&piece))).read(&piece);
         }
         if file.from < total && super::perf_now() - started > SLICE_MS {
-            lab.progress.set(Some(("Reading your traffic", permille(file.from as usize, total as usize))));
+            lab.show_progress("Reading your traffic", permille(file.from as usize, total as usize));
             super::soon(move || read_file(lab, file, result));
             return;
         }
@@ -85,15 +85,15 @@ fn read_file(lab: Lab, mut file: FileText, result: RwSignal<Result<String, Vec<S
     finish_reading(lab, reader, result);
 }
 
-fn finish_reading(lab: Lab, reader: Reader, result: RwSignal<Result<String, Vec<String>>>) {
+fn finish_reading(lab: Lab, reader: Reader, result: Feedback) {
     // The requests become the page's traffic in tasks of their own: the last slice of reading,
     // turning a million lines into a trace, and the first slice of the run would together
     // hold the page for longer than a frame.
-    lab.progress.set(Some(("Reading your traffic", 1000)));
+    lab.show_progress("Reading your traffic", 1000);
     super::soon(move || use_read(lab, reader, result));
 }
 
-fn use_read(lab: Lab, reader: Reader, result: RwSignal<Result<String, Vec<String>>>) {
+fn use_read(lab: Lab, reader: Reader, result: Feedback) {
     lab.progress.set(None);
     match reader.finish() {
         Ok(Imported { format, requests, .. }) => {
@@ -125,12 +125,47 @@ fn use_read(lab: Lab, reader: Reader, result: RwSignal<Result<String, Vec<String
     }
 }
 
+/// What the panel says after reading: how many requests it read (empty before the first
+/// reading), or the lines it could not read. Two signals of types the page already has (rather
+/// than one of a `Result`) keep the Wasm from carrying signal code for one more type.
+#[derive(Clone, Copy)]
+struct Feedback {
+    read: RwSignal<Option<String>>,
+    errors: RwSignal<Vec<String>>,
+}
+
+impl Feedback {
+    fn set(self, result: Result<String, Vec<String>>) {
+        match result {
+            Ok(message) => {
+                self.errors.set(Vec::new());
+                self.read.set(Some(message));
+            }
+            Err(lines) => {
+                self.read.set(None);
+                self.errors.set(lines);
+            }
+        }
+    }
+
+    /// The last reading's outcome (tracked); there is always at least one line that could not be
+    /// read in an error.
+    fn get(self) -> Result<String, Vec<String>> {
+        let lines = self.errors.get();
+        if lines.is_empty() {
+            Ok(self.read.get().unwrap_or_default())
+        } else {
+            Err(lines)
+        }
+    }
+}
+
 #[component]
 pub fn ImportPanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
     // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
     let area = NodeRef::<leptos::html::Textarea>::new();
-    let result = RwSignal::new(Ok(String::new()));
+    let result = Feedback { read: RwSignal::new(None), errors: RwSignal::new(Vec::new()) };
 
     let on_file = move |ev: leptos::ev::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
@@ -175,7 +210,7 @@ pub fn ImportPanel() -> impl IntoView {
                     <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=super::boxed(on_file)/>
                 </label>
             </div>
-            {feedback}
+            {super::shared(feedback)}
         </details>
     }
 }

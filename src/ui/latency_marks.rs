@@ -173,7 +173,7 @@ impl MarksCache {
         let started = super::perf_now();
         while builder.walk(&report.records, STEP) {
             if super::perf_now() - started > super::state::SLICE_MS {
-                lab.progress.set(Some(("Drawing the Durable Object's chart", builder.progress(report.records.len()))));
+                lab.show_progress("Drawing the Durable Object's chart", builder.progress(report.records.len()));
                 super::soon(move || self.walk_later(lab, run, builder));
                 return;
             }

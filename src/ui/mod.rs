@@ -125,6 +125,17 @@ impl FirstDraw {
     }
 }
 
+/// Runs `f` as an effect: now and whenever a signal it read changes.
+pub(crate) fn effect(f: impl FnMut() + 'static) {
+    effect_boxed(Box::new(f));
+}
+
+/// One copy of the effect machinery for every effect of the page, whatever its closure.
+#[inline(never)]
+fn effect_boxed(mut f: Box<dyn FnMut()>) {
+    leptos::prelude::Effect::new(move |_| f());
+}
+
 /// Runs `f` before the next repaint.
 pub(crate) fn next_frame(f: impl FnOnce() + 'static) {
     let Some(w) = window() else { return };
@@ -153,7 +164,7 @@ pub(crate) fn tracked_width(wrap: leptos::prelude::NodeRef<leptos::html::Div>) -
             }
         }
     };
-    Effect::new(move |_| {
+    effect(move || {
         if wrap.get().is_some() {
             measure();
         }

@@ -31,6 +31,34 @@ const DECISIONS_PER_CHECK: usize = 4_096;
 /// From this many requests, building the trace and running it are separate tasks.
 const RUN_LATER_FROM: usize = 100_000;
 
+/// The selected request's index in a signal of `u32` like the page's counters ([`NONE_SELECTED`]
+/// when none is): a signal of `Option<usize>` would be the only one of its type, and each type
+/// brings its own copy of the signal code. An index of a trace in memory is below `u32::MAX` in
+/// WebAssembly, where `usize` is 32 bits.
+#[derive(Clone, Copy)]
+pub struct Selected(RwSignal<u32>);
+
+const NONE_SELECTED: u32 = u32::MAX;
+
+impl Selected {
+    fn decode(raw: u32) -> Option<usize> {
+        (raw != NONE_SELECTED).then_some(raw as usize)
+    }
+
+    /// The selected index, tracked.
+    pub fn get(self) -> Option<usize> {
+        Self::decode(self.0.get())
+    }
+
+    pub fn get_untracked(self) -> Option<usize> {
+        Self::decode(self.0.get_untracked())
+    }
+
+    pub fn set(self, index: Option<usize>) {
+        self.0.set(index.and_then(|i| u32::try_from(i).ok()).unwrap_or(NONE_SELECTED));
+    }
+}
+
 #[derive(Clone, Copy)]
 pub struct Lab {
     pub state: RwSignal<LabState>,
@@ -43,17 +71,21 @@ pub struct Lab {
     /// Where the pointer is over the timeline.
     pub cursor: RwSignal<Option<Time>>,
     /// The request shown in the inspector (an index into the trace).
-    pub selected: RwSignal<Option<usize>>,
+    pub selected: Selected,
     /// Messages about the URL or about a value a person typed.
     pub notices: RwSignal<Vec<String>>,
-    /// The sentence screen readers hear after each decision is shown.
-    pub announcement: RwSignal<String>,
+    /// The sentence screen readers hear after each decision is shown (`None` before the first,
+    /// shown as empty: an Option so that it shares the signal code of `send_key`).
+    pub announcement: RwSignal<Option<String>>,
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
     /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
-    pub active_scenario: RwSignal<Option<&'static str>>,
-    /// Long work under way: what it is, and how far it has got in thousandths.
-    pub progress: RwSignal<Option<(&'static str, u32)>>,
+    pub active_scenario: RwSignal<Option<String>>,
+    /// Long work under way: what it is (see [`Lab::show_progress`]).
+    pub progress: RwSignal<Option<String>>,
+    /// How far that work has got, in thousandths. Two signals of types the page already has
+    /// (rather than one of a pair) keep the Wasm from carrying signal code for one more type.
+    pub progress_permille: RwSignal<u32>,
     /// The latest computation; an older one still running stops when it sees a newer number.
     job: RwSignal<u32>,
 }
@@ -68,20 +100,33 @@ impl Lab {
             playing: RwSignal::new(false),
             speed: RwSignal::new(1.0),
             cursor: RwSignal::new(None),
-            selected: RwSignal::new(None),
+            selected: Selected(RwSignal::new(NONE_SELECTED)),
             notices: RwSignal::new(notices),
-            announcement: RwSignal::new(String::new()),
+            announcement: RwSignal::new(None),
             send_key: RwSignal::new(None),
             active_scenario: RwSignal::new(None),
             progress: RwSignal::new(None),
+            progress_permille: RwSignal::new(0),
             job: RwSignal::new(0),
         }
     }
 
     /// Changes the lab state, recomputes everything and writes the new URL.
     pub fn change(&self, edit: impl FnOnce(&mut LabState)) {
-        let mut next = self.state.get_untracked();
+        let mut next = self.current();
         edit(&mut next);
+        self.commit(next);
+    }
+
+    /// A copy of the state to edit (one shared copy of this code, not one per caller of `change`).
+    #[inline(never)]
+    fn current(&self) -> LabState {
+        self.state.get_untracked()
+    }
+
+    /// The second half of [`Lab::change`], shared by every caller: applies the edited state.
+    #[inline(never)]
+    fn commit(&self, next: LabState) {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
@@ -90,7 +135,7 @@ impl Lab {
         let computation = Computation::new(&next);
         if computation.requests() > RUN_LATER_FROM {
             // Building a large trace was this task's work; the run starts in the next one.
-            self.progress.set(Some(("Running the limiters", 0)));
+            self.show_progress("Running the limiters", 0);
             let lab = *self;
             super::soon(move || lab.compute(job, next, computation));
         } else {
@@ -118,7 +163,7 @@ impl Lab {
                 } else {
                     "Running the limiters"
                 };
-                self.progress.set(Some((what, permille(done, total))));
+                self.show_progress(what, permille(done, total));
                 super::soon(move || self.compute(job, next, computation));
                 return;
             }
@@ -159,7 +204,7 @@ impl Lab {
         let count = pattern.given_len();
         let Some(storage) = super::window().and_then(|w| w.local_storage().ok().flatten()) else {
             if count > MAX_REQUESTS_IN_LINK {
-                self.notices.update(|n| n.push("This page may not use storage here, so the trace lasts until the page is closed.".into()));
+                self.notice("This page may not use storage here, so the trace lasts until the page is closed.".into());
             }
             return;
         };
@@ -171,11 +216,9 @@ impl Lab {
             && trace_list_within(pattern, MAX_STORED_CHARS).is_some_and(|text| storage.set_item(STORAGE_KEY, &text).is_ok());
         if !kept {
             let _ = storage.remove_item(STORAGE_KEY);
-            self.notices.update(|n| {
-                n.push(format!(
-                    "This trace is more than the page keeps ({MAX_STORED_REQUESTS} requests, {MAX_STORED_CHARS} characters as text): it lasts until the page is closed, and the link cannot bring it back."
-                ))
-            });
+            self.notice(format!(
+                "This trace is more than the page keeps ({MAX_STORED_REQUESTS} requests, {MAX_STORED_CHARS} characters as text): it lasts until the page is closed, and the link cannot bring it back."
+            ));
         }
     }
 
@@ -191,10 +234,23 @@ impl Lab {
                 s.trace_in_storage = false;
             }),
             _ => {
-                self.notices.update(|n| n.push("The link points at a trace kept in this browser, and it is not here (another browser, or cleared); showing the default traffic.".into()));
+                self.notice("The link points at a trace kept in this browser, and it is not here (another browser, or cleared); showing the default traffic.".into());
                 self.change(|s| s.trace_in_storage = false);
             }
         }
+    }
+
+    /// Shows that `what` is under way, `permille` thousandths done.
+    #[inline(never)]
+    pub fn show_progress(&self, what: &str, permille: u32) {
+        self.progress_permille.set(permille);
+        self.progress.set(Some(what.to_string()));
+    }
+
+    /// Adds a message to the notices at the top of the page (one shared copy of the update).
+    #[inline(never)]
+    pub fn notice(&self, message: String) {
+        self.notices.update(|n| n.push(message));
     }
 
     pub fn query(&self) -> String {

@@ -104,9 +104,9 @@ pub fn StatsTable() -> impl IntoView {
             rows
         })
     };
-    let error = move || lab.run.with(|run| run.error.clone()).map(|e| view! { <p class="error" role="alert" data-testid="run-error">{e}</p> });
+    let error = move || lab.run.with(|run| run.error.clone()).map(|e| view! { <p class="error" role="alert" data-testid="run-error">{e}</p> }.into_any());
     view! {
-        {error}
+        {super::shared(error)}
         <div class="table-wrap">
             <table class="stats" data-testid="stats">
                 <caption>"What each algorithm did with the same requests"</caption>
@@ -119,7 +119,7 @@ pub fn StatsTable() -> impl IntoView {
                         <th scope="col">"Most in one window"</th>
                     </tr>
                 </thead>
-                <tbody>{rows}</tbody>
+                <tbody>{super::shared(rows)}</tbody>
             </table>
         </div>
     }
@@ -184,7 +184,7 @@ pub fn DecisionTable() -> impl IntoView {
     view! {
         <details class="decision-details" on:toggle=super::boxed(on_toggle)>
             <summary>"Every decision as a table"</summary>
-            <div class="table-wrap">{move || open.get().then(table)}</div>
+            <div class="table-wrap">{super::shared(move || open.get().then(table))}</div>
         </details>
     }
 }

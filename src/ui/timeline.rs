@@ -48,7 +48,7 @@ fn add_column_rows(
     while builder.add_row(&run, &layout) {
         if super::perf_now() - started > super::state::SLICE_MS {
             let done = builder.rows_done() * 1000 / layout.rows.len().max(1);
-            lab.progress.set(Some(("Drawing the timelines", done as u32)));
+            lab.show_progress("Drawing the timelines", done as u32);
             super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
             return;
         }
@@ -130,7 +130,10 @@ pub fn Timelines() -> impl IntoView {
     let wrap_ref = NodeRef::<html::Div>::new();
     let width = super::tracked_width(wrap_ref);
     let draw_error = RwSignal::new(None::<String>);
-    let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
+    // Where each row and time sits: little work, so it is worked out where it is needed (a memo
+    // of it would be the page's only memo, and bring the memo code into the Wasm for it alone).
+    let layout = move || lab.run.with(|run| Layout::new(run, width.get()));
+    let layout_now = move || lab.run.with_untracked(|run| Layout::new(run, width.get_untracked()));
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
     // (`columns_job`), and `columns_ready` redraws once it is done.
@@ -139,8 +142,8 @@ pub fn Timelines() -> impl IntoView {
     let columns_ready = RwSignal::new(0u32);
 
     // Redraw whenever the data or the view changes.
-    Effect::new(move |_| {
-        let layout = layout.get();
+    super::effect(move || {
+        let layout = layout();
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
         let view = View { playhead: lab.playhead.get(), cursor: lab.cursor.get(), selected: lab.selected.get(), dpr };
@@ -191,13 +194,14 @@ pub fn Timelines() -> impl IntoView {
         }
     });
 
-    let time_at = move |ev: &web_sys::MouseEvent| layout.with_untracked(|l| l.time_at(f64::from(ev.offset_x())));
+    let time_at = move |ev: &web_sys::MouseEvent| layout_now().time_at(f64::from(ev.offset_x()));
     let on_move = move |ev: web_sys::MouseEvent| lab.cursor.set(Some(time_at(&ev)));
     let on_leave = move |_| lab.cursor.set(None);
     let on_click = move |ev: web_sys::MouseEvent| {
         let x = f64::from(ev.offset_x());
+        let l = &layout_now();
         let nearest = lab.run.with_untracked(|run| {
-            layout.with_untracked(|l| {
+            {
                 run.trace
                     .requests()
                     .iter()
@@ -206,7 +210,7 @@ pub fn Timelines() -> impl IntoView {
                     .filter(|&(_, d)| d <= 10.0)
                     .min_by(|a, b| a.1.total_cmp(&b.1))
                     .map(|(i, _)| i)
-            })
+            }
         });
         if nearest.is_some() {
             lab.selected.set(nearest);
@@ -240,8 +244,9 @@ pub fn Timelines() -> impl IntoView {
 
     let labels = move || {
         let bracket_end = lab.cursor.get().or(lab.playhead.get());
+        let l = &layout();
         lab.run.with(|run| {
-            layout.with(|l| {
+            {
                 l.rows
                     .iter()
                     .map(|row| {
@@ -264,17 +269,18 @@ pub fn Timelines() -> impl IntoView {
                         .into_any()
                     })
                     .collect::<Vec<_>>()
-            })
+            }
         })
     };
 
     let axis = move || {
-        layout.with(|l| {
+        let l = &layout();
+        {
             ticks(l.horizon, l.width)
                 .into_iter()
                 .map(|t| view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> }.into_any())
                 .collect::<Vec<_>>()
-        })
+        }
     };
 
     let canvas_label = move || {
@@ -291,23 +297,23 @@ pub fn Timelines() -> impl IntoView {
     view! {
         <section class="timelines" aria-label="Timelines">
             <div class="timeline-grid">
-                <div class="row-labels">{labels}</div>
+                <div class="row-labels">{super::shared(labels)}</div>
                 <div class="canvas-wrap" node_ref=wrap_ref>
                     <canvas
                         node_ref=canvas_ref
                         tabindex="0"
                         role="img"
                         data-testid="timeline-canvas"
-                        aria-label=canvas_label
+                        aria-label=super::shared(canvas_label)
                         on:mousemove=super::boxed(on_move)
                         on:mouseleave=super::boxed(on_leave)
                         on:click=super::boxed(on_click)
                         on:keydown=super::boxed(on_key)
                     ></canvas>
-                    <div class="axis" aria-hidden="true">{axis}</div>
+                    <div class="axis" aria-hidden="true">{super::shared(axis)}</div>
                 </div>
             </div>
-            {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {super::shared(move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any()))}
             <ul class="legend" aria-label="Legend">
                 <li><span class="glyph allowed">"●"</span>" allowed"</li>
                 <li><span class="glyph rejected">"✕"</span>" rejected (429)"</li>
