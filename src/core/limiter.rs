@@ -316,7 +316,7 @@ impl AnyLimiter {
             AnyLimiter::SlidingCounter(l) => each_of(l, requests, &mut verdict),
             AnyLimiter::TokenBucket(l) => l.admit_each(requests, &mut verdict),
             AnyLimiter::Gcra(l) => l.admit_each(requests, &mut verdict),
-            AnyLimiter::LeakyBucket(l) => each_of(l, requests, &mut verdict),
+            AnyLimiter::LeakyBucket(l) => l.admit_each(requests, &mut verdict),
             product => each_of(product, requests, &mut verdict),
         }
     }
