@@ -26,8 +26,6 @@ pub struct Gcra {
     /// The tolerance, `T × (burst - 1)` in scaled time, worked out once (and in 64 bits if it fits).
     tolerance: u128,
     narrow_tolerance: Option<u64>,
-    /// The figures `admit_each` decides with in 64 bits, or `None` when `T × burst` does not fit.
-    run: Option<RunFigures>,
     /// In scaled time (microseconds × `rate.amount`), or `None` for a key never seen.
     tat: Option<u128>,
     latest: Time,
@@ -44,8 +42,7 @@ impl Gcra {
         }
         let tolerance = u128::from(rate.per().micros()) * u128::from(burst - 1);
         let narrow_tolerance = u64::try_from(tolerance).ok();
-        let run = RunFigures::new(rate, burst);
-        Ok(Gcra { rate, burst, tolerance, narrow_tolerance, run, tat: None, latest: Time::ZERO })
+        Ok(Gcra { rate, burst, tolerance, narrow_tolerance, tat: None, latest: Time::ZERO })
     }
 
     /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
@@ -54,10 +51,13 @@ impl Gcra {
     /// A key never seen is kept as a TAT of 0: `max(TAT, now)` is then `now`, and the conformance
     /// test `now + tau >= TAT + T × (n - 1)` reduces to `T × (n - 1) <= tau`, both exactly what
     /// `TAT = now` gives. A request whose figures could leave 64 bits (a time past `now_cap`, a
-    /// cost of 0 or above the burst) is decided by `admit` itself.
+    /// cost of 0 or above the burst) is decided by `decide` (the same verdict
+    /// and change of state; its code is there anyway, where another copy of `admit` would add to
+    /// the bundle).
     pub(crate) fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
-        let Some(k) = self.run else {
-            requests.for_each(|r| verdict(self.admit(r.at, u64::from(r.cost))));
+        // Worked out once a run, not kept: a larger limiter is copied once per key.
+        let Some(k) = RunFigures::new(self.rate, self.burst) else {
+            requests.for_each(|r| verdict(self.decide(r.at, u64::from(r.cost)).verdict));
             return;
         };
         // Below `now_cap` every TAT fits (it is at most `latest × amount + T × burst`); above it
@@ -88,12 +88,12 @@ impl Gcra {
         self.save_run_state(latest, tat, k.now_cap);
     }
 
-    /// `admit_each`'s way out for one request: the state back in place, `admit`, and out again.
+    /// `admit_each`'s way out for one request: the state back in place, `decide`, and out again.
     #[cold]
     #[inline(never)]
     fn admit_one_of_each(&mut self, latest: u64, tat: u64, now_cap: u64, r: &Request) -> (Verdict, u64, u64) {
         self.save_run_state(latest, tat, now_cap);
-        let v = self.admit(r.at, u64::from(r.cost));
+        let v = self.decide(r.at, u64::from(r.cost)).verdict;
         (v, self.latest.micros(), self.tat.map_or(0, |tat| tat as u64))
     }
 

@@ -57,9 +57,6 @@ pub struct LeakyBucket {
     /// Excess (in units of 1/`per` request) and when it was last updated; `None` for a new key.
     state: Option<(u128, Time)>,
     latest: Time,
-    /// The figures `admit_each` decides with in 64 bits, or `None` when `(burst + 1) × per` does
-    /// not fit.
-    run: Option<RunFigures>,
 }
 
 /// `admit_each`'s three verdicts, chosen without a branch.
@@ -103,7 +100,6 @@ impl LeakyBucket {
             delay_units: i128::from(config.delay) * one,
             state: None,
             latest: Time::ZERO,
-            run: RunFigures::new(config),
         }
     }
 
@@ -117,10 +113,13 @@ impl LeakyBucket {
     /// room - cost × one`, and then `clear_at` becomes `max(clear_at, now) + cost × one`: GCRA's
     /// arithmetic again, a select rather than a branch. The delay (a division) is worked out only
     /// for a request accepted beyond `delay`. A request whose figures could leave 64 bits (a time
-    /// past `now_cap`, a cost of 0 or above `burst + 1`) is decided by `admit` itself.
+    /// past `now_cap`, a cost of 0 or above `burst + 1`) is decided by `decide` (the same verdict
+    /// and change of state; its code is there anyway, where another copy of `admit` would add to
+    /// the bundle).
     pub(crate) fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
-        let Some(k) = self.run else {
-            requests.for_each(|r| verdict(self.admit(r.at, u64::from(r.cost))));
+        // Worked out once a run, not kept: a larger limiter is copied once per key.
+        let Some(k) = RunFigures::new(self.config) else {
+            requests.for_each(|r| verdict(self.decide(r.at, u64::from(r.cost)).verdict));
             return;
         };
         // Below `now_cap` every figure fits (`clear_at` is at most `latest × rate + room`);
@@ -166,12 +165,12 @@ impl LeakyBucket {
         self.save_run_state(k, (latest, last, clear_at));
     }
 
-    /// `admit_each`'s way out for one request: the state back in place, `admit`, and out again.
+    /// `admit_each`'s way out for one request: the state back in place, `decide`, and out again.
     #[cold]
     #[inline(never)]
     fn admit_one_of_each(&mut self, k: RunFigures, run: (u64, u64, u64), r: &Request) -> (Verdict, u64, u64, u64) {
         self.save_run_state(k, run);
-        let v = self.admit(r.at, u64::from(r.cost));
+        let v = self.decide(r.at, u64::from(r.cost)).verdict;
         let (latest, last, clear_at) = self.run_state(k);
         (v, latest, last, clear_at)
     }

@@ -24,8 +24,6 @@ pub struct TokenBucket {
     refill: Rate,
     /// A full bucket, `capacity × refill.per`, worked out once.
     full: u128,
-    /// The figures `admit_each` decides with in 64 bits, or `None` when a full bucket does not fit.
-    run: Option<RunFigures>,
     /// Tokens × `refill.per` microseconds.
     level: u128,
     last: Time,
@@ -40,8 +38,7 @@ impl TokenBucket {
             return Err(ConfigError::TooLarge("capacity"));
         }
         let full = u128::from(capacity) * u128::from(refill.per().micros());
-        let run = RunFigures::new(refill, full);
-        Ok(TokenBucket { capacity, refill, full, run, level: full, last: Time::ZERO })
+        Ok(TokenBucket { capacity, refill, full, level: full, last: Time::ZERO })
     }
 
     /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
@@ -53,10 +50,12 @@ impl TokenBucket {
     /// passes exactly when `full_at <= now + full - need`, and takes its tokens by adding `need`:
     /// GCRA's arithmetic, with no product of an elapsed time to saturate. A request whose figures
     /// could leave 64 bits (a time past `now_cap`, a cost above the capacity) is decided by
-    /// `admit` itself.
+    /// `decide` (the same verdict and change of state; its code is there anyway, where another
+    /// copy of `admit` would add to the bundle).
     pub(crate) fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
-        let Some(k) = self.run else {
-            requests.for_each(|r| verdict(self.admit(r.at, u64::from(r.cost))));
+        // Worked out once a run, not kept: a larger limiter is copied once per key.
+        let Some(k) = RunFigures::new(self.refill, self.full) else {
+            requests.for_each(|r| verdict(self.decide(r.at, u64::from(r.cost)).verdict));
             return;
         };
         // Below `now_cap` every figure fits; above it the locals are not used, every request
@@ -84,12 +83,12 @@ impl TokenBucket {
         self.save_run_state(k, last, full_at);
     }
 
-    /// `admit_each`'s way out for one request: the state back in place, `admit`, and out again.
+    /// `admit_each`'s way out for one request: the state back in place, `decide`, and out again.
     #[cold]
     #[inline(never)]
     fn admit_one_of_each(&mut self, k: RunFigures, last: u64, full_at: u64, r: &Request) -> (Verdict, u64, u64) {
         self.save_run_state(k, last, full_at);
-        let v = self.admit(r.at, u64::from(r.cost));
+        let v = self.decide(r.at, u64::from(r.cost)).verdict;
         let (last, full_at) = self.run_state(k);
         (v, last, full_at)
     }
