@@ -257,7 +257,7 @@ proptest! {
         };
         // Near the end of time too, where a scaled time (µs × the rate's amount) leaves 64 bits
         // mid-trace for an amount of `late` (the times span 64 s).
-        let start = if late == 0 { 0 } else { (u64::MAX / late).saturating_sub(32_000_000) };
+        let start = u64::MAX.checked_div(late).map_or(0, |end| end.saturating_sub(32_000_000));
         // On a grid too (whole milliseconds, or whole emission intervals), so that requests land
         // exactly on the moment they start to conform.
         let step = [1, 1000, (w / limit).max(1)][grid as usize];
