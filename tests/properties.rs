@@ -205,9 +205,13 @@ proptest! {
     #[test]
     fn admit_agrees_with_decide_on_busy_traces_of_every_shape(
         limit in 1u64..12, window_ms in 1u64..4_000, burst in 1u64..12, delay in 0u64..12,
-        times in sorted_times(16_000_000), costs in prop::collection::vec(0u64..4, 120), pattern in any::<u128>()
+        times in sorted_times(16_000_000), costs in prop::collection::vec(0u64..4, 120), pattern in any::<u128>(),
+        grid in 0u64..3
     ) {
         let w = window_ms * 1000;
+        // On a grid too, so that requests land exactly on the moment they start to conform.
+        let step = [1, 1000, (w / limit).max(1)][grid as usize];
+        let times: Vec<u64> = times.iter().map(|t| t - t % step).collect();
         let s = Settings {
             capacity: Some(burst),
             gcra_burst: Some(burst),

@@ -23,9 +23,8 @@ use crate::core::traffic::Request;
 pub struct Gcra {
     rate: Rate,
     burst: u64,
-    /// The tolerance, `T × (burst - 1)` in scaled time, worked out once (and in 64 bits if it fits).
+    /// The tolerance, `T × (burst - 1)` in scaled time, worked out once.
     tolerance: u128,
-    narrow_tolerance: Option<u64>,
     /// In scaled time (microseconds × `rate.amount`), or `None` for a key never seen.
     tat: Option<u128>,
     latest: Time,
@@ -41,8 +40,7 @@ impl Gcra {
             return Err(ConfigError::TooLarge("burst"));
         }
         let tolerance = u128::from(rate.per().micros()) * u128::from(burst - 1);
-        let narrow_tolerance = u64::try_from(tolerance).ok();
-        Ok(Gcra { rate, burst, tolerance, narrow_tolerance, tat: None, latest: Time::ZERO })
+        Ok(Gcra { rate, burst, tolerance, tat: None, latest: Time::ZERO })
     }
 
     /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
@@ -192,42 +190,24 @@ impl Limiter for Gcra {
 
     #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        // `admit_each`'s arithmetic for one request, in 64 bits whenever every figure fits, with
+        // no division; else `decide`, whose code is there anyway. A TAT is at most `latest ×
+        // amount + T × burst`, so it fits whenever `now × amount + T × burst` does.
         let now = now.max(self.latest);
-        self.latest = now;
-        if cost == 0 {
-            return Verdict::Allowed;
-        }
-        // Usually every figure fits in 64 bits (one instruction per step in Wasm); a figure that
-        // would not leaves this block for the 128-bit arithmetic below, so both are exact.
-        'narrow: {
-            let Some(tolerance) = self.narrow_tolerance else { break 'narrow };
-            let Some(now_s) = checked_mul_u64(now.micros(), self.rate.amount()) else { break 'narrow };
-            let tat = match self.tat {
-                None => now_s,
-                Some(tat) => match u64::try_from(tat) {
-                    Ok(tat) => tat,
-                    Err(_) => break 'narrow,
-                },
-            };
-            let Some(additional) = checked_mul_u64(self.rate.per().micros(), cost - 1) else { break 'narrow };
-            let Some(due) = tat.checked_add(additional) else { break 'narrow };
-            // A sum past 2^64 is past any TAT: saturating keeps the comparison exact.
-            if additional > tolerance || now_s.saturating_add(tolerance) < due {
-                return Verdict::Rejected;
+        let t = self.rate.per().micros();
+        if let (Some(now_s), Some(window)) = (checked_mul_u64(now.micros(), self.rate.amount()), checked_mul_u64(t, self.burst)) {
+            if now_s <= u64::MAX - window && cost.wrapping_sub(1) < self.burst {
+                self.latest = now;
+                let tat = self.tat.map_or(0, |tat| tat as u64);
+                let step = t * cost;
+                if tat > now_s + (window - step) {
+                    return Verdict::Rejected;
+                }
+                self.tat = Some(u128::from(tat.max(now_s) + step));
+                return Verdict::Allowed;
             }
-            let Some(next) = tat.max(now_s).checked_add(self.rate.per().micros()).and_then(|n| n.checked_add(additional)) else { break 'narrow };
-            self.tat = Some(u128::from(next));
-            return Verdict::Allowed;
         }
-        let now_s = self.scaled(now);
-        let tat = self.tat.unwrap_or(now_s);
-        let additional = self.t() * u128::from(cost - 1);
-        // Conforms when now >= TAT + additional - tau, kept in additions so nothing wraps.
-        if additional > self.tolerance || now_s + self.tolerance < tat + additional {
-            return Verdict::Rejected;
-        }
-        self.tat = Some(tat.max(now_s) + self.t() + additional);
-        Verdict::Allowed
+        self.decide(now, cost).verdict
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {

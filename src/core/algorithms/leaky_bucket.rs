@@ -51,9 +51,6 @@ impl LeakyBucketConfig {
 #[derive(Clone, Debug)]
 pub struct LeakyBucket {
     config: LeakyBucketConfig,
-    /// `burst` and `delay` in units of 1/`per` request, worked out once.
-    burst_units: i128,
-    delay_units: i128,
     /// Excess (in units of 1/`per` request) and when it was last updated; `None` for a new key.
     state: Option<(u128, Time)>,
     latest: Time,
@@ -93,14 +90,7 @@ impl RunFigures {
 
 impl LeakyBucket {
     pub fn new(config: LeakyBucketConfig) -> LeakyBucket {
-        let one = i128::from(config.rate.per().micros());
-        LeakyBucket {
-            config,
-            burst_units: i128::from(config.burst) * one,
-            delay_units: i128::from(config.delay) * one,
-            state: None,
-            latest: Time::ZERO,
-        }
+        LeakyBucket { config, state: None, latest: Time::ZERO }
     }
 
     /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
@@ -248,24 +238,6 @@ impl LeakyBucket {
         (decision, state)
     }
 
-    /// `admit`'s new excess computed in 64 bits, or `None` when a figure does not fit.
-    fn excess_narrow(&self, now: Time, cost: u64) -> Option<i64> {
-        let one = i64::try_from(self.config.rate.per().micros()).ok()?;
-        let left = match self.state {
-            None => -one,
-            Some((excess, last)) => {
-                let drained = checked_mul_u64(now.since(last).micros(), self.config.rate.amount())?;
-                i64::try_from(excess).ok()?.checked_sub(i64::try_from(drained).ok()?)?
-            }
-        };
-        let cost = i64::try_from(cost).ok()?;
-        if cost == 0 {
-            return Some(left.max(0));
-        }
-        let extra = i64::try_from(checked_mul_u64((cost - 1) as u64, one as u64)?).ok()?;
-        left.checked_add(one)?.max(0).checked_add(extra)
-    }
-
     /// Requests currently ahead of the rate, for display.
     pub fn excess(&self, now: Time) -> f64 {
         (self.leaked(now.max(self.latest)).max(0)) as f64 / self.one() as f64
@@ -282,45 +254,33 @@ impl Limiter for LeakyBucket {
 
     #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        // `admit_each`'s arithmetic for one request, in 64 bits whenever every figure fits, with
+        // a division only for a request held back; else `decide`, whose code is there anyway.
         let now = now.max(self.latest);
-        self.latest = now;
-        // The new excess, in 64 bits when every figure fits (one instruction per step in Wasm),
-        // else in 128: the same number either way.
-        let excess = match self.excess_narrow(now, cost) {
-            // All in 64 bits, the thresholds too.
-            Some(excess) if self.burst_units <= i128::from(i64::MAX) => {
-                let (burst, delay) = (self.burst_units as i64, self.delay_units as i64);
-                if excess > burst {
+        let (one, rate) = (self.config.rate.per().micros(), self.config.rate.amount());
+        let room = (self.config.burst + 1).checked_mul(one);
+        if let (Some(room), Some(now_s)) = (room, checked_mul_u64(now.micros(), rate)) {
+            if now_s <= u64::MAX - room && cost.wrapping_sub(1) <= self.config.burst {
+                self.latest = now;
+                let clear_at = match self.state {
+                    None => 0,
+                    Some((excess, last)) => last.micros() * rate + excess as u64 + one,
+                };
+                let step = cost * one;
+                if clear_at > now_s + (room - step) {
                     return Verdict::Rejected;
                 }
-                if cost > 0 {
-                    self.state = Some((excess as u128, now));
-                }
-                return match excess - delay {
-                    over if over > 0 => Verdict::Delayed { by: span_from_u128(div_ceil_u128(over as u128, self.rate())) },
-                    _ => Verdict::Allowed,
+                let ahead = clear_at.max(now_s) + step - now_s;
+                self.state = Some((u128::from(ahead - one), now));
+                let served_at_once = (self.config.delay + 1) * one;
+                return if ahead > served_at_once {
+                    Verdict::Delayed { by: Span((ahead - served_at_once).div_ceil(rate)) }
+                } else {
+                    Verdict::Allowed
                 };
             }
-            Some(excess) => i128::from(excess),
-            None => {
-                let one = self.one() as i128;
-                let left = self.leaked(now);
-                let cost = i128::from(cost);
-                if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one }
-            }
-        };
-        if excess > self.burst_units {
-            return Verdict::Rejected;
         }
-        if cost > 0 {
-            self.state = Some((excess as u128, now));
-        }
-        let delay_units = excess - self.delay_units;
-        if delay_units > 0 {
-            Verdict::Delayed { by: span_from_u128(div_ceil_u128(delay_units as u128, self.rate())) }
-        } else {
-            Verdict::Allowed
-        }
+        self.decide(now, cost).verdict
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {

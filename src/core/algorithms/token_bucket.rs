@@ -184,28 +184,22 @@ impl Limiter for TokenBucket {
 
     #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
-        // A bucket whose full level fits below 2^64 (every real one) is decided in 64 bits:
-        // saturated products are then still exact, since they exceed anything the bucket holds.
-        if let Some(full) = u64::try_from(self.full).ok().filter(|&f| f < u64::MAX) {
-            let now = now.max(self.last);
-            let gained = checked_mul_u64(now.since(self.last).micros(), self.refill.amount()).unwrap_or(u64::MAX);
-            self.last = now;
-            let level = (self.level as u64).saturating_add(gained).min(full);
-            let need = checked_mul_u64(cost, self.refill.per().micros()).unwrap_or(u64::MAX);
-            let (level, verdict) = if need <= level { (level - need, Verdict::Allowed) } else { (level, Verdict::Rejected) };
-            self.level = u128::from(level);
-            return verdict;
+        // `admit_each`'s arithmetic for one request, in 64 bits whenever every figure fits (every
+        // real bucket), with no division; else `decide`, whose code is there anyway.
+        let now = now.max(self.last);
+        let amount = self.refill.amount();
+        if let (Ok(full), Some(now_s)) = (u64::try_from(self.full), checked_mul_u64(now.micros(), amount)) {
+            if now_s <= u64::MAX - full && cost <= self.capacity {
+                let full_at = self.last.micros() * amount + (full - self.level as u64);
+                let need = cost * self.refill.per().micros();
+                let passes = full_at <= now_s + (full - need);
+                let full_at = full_at.max(now_s) + select_unpredictable(passes, need, 0);
+                self.level = u128::from(full - (full_at - now_s));
+                self.last = now;
+                return if passes { Verdict::Allowed } else { Verdict::Rejected };
+            }
         }
-        let (level, at) = self.level_at(now);
-        self.last = at;
-        let need = u128::from(cost) * self.unit();
-        if level >= need {
-            self.level = level - need;
-            Verdict::Allowed
-        } else {
-            self.level = level;
-            Verdict::Rejected
-        }
+        self.decide(now, cost).verdict
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
