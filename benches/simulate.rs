@@ -21,16 +21,18 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
-fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
-    median(
-        (0..runs)
-            .map(|_| {
-                let start = Instant::now();
-                black_box(f());
-                start.elapsed()
-            })
-            .collect(),
-    )
+fn time<T>(runs: usize, f: impl FnMut() -> T) -> Duration {
+    median(samples(runs, f))
+}
+
+fn samples<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed()
+        })
+        .collect()
 }
 
 /// One limiter deciding a trace of `requests` requests of one key, `gap_us` apart: the core's own
@@ -38,20 +40,29 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
 /// retry times, which the inspector and the export show); otherwise the verdict alone, which is
 /// what a run keeps, decided as the inspector's replay does (the algorithm matched once).
 fn decide_loop(algorithm: Algorithm, settings: &Settings, requests: u64, gap_us: u64, full: bool) -> Duration {
-    use ratelab::core::decision::Limiter;
     let trace: Vec<Request> = (0..requests).map(|i| Request::new(Time(i * gap_us), 0)).collect();
-    time(5, || {
+    median(decide_loop_samples(5, algorithm, settings, &trace, full))
+}
+
+fn decide_loop_samples(runs: usize, algorithm: Algorithm, settings: &Settings, trace: &[Request], full: bool) -> Vec<Duration> {
+    use ratelab::core::decision::Limiter;
+    // Three untimed runs first: on the development machine the first runs of a loop take up to
+    // 1.5 times as long as the later ones (for every algorithm, with the trace already written),
+    // and a median of five would still pick one of them.
+    let runs_of = |n| samples(n, || {
         let mut limiter = algorithm.build(settings).expect("valid settings");
         let mut passed = 0u64;
         if full {
-            for r in &trace {
+            for r in trace {
                 passed += u64::from(limiter.decide(r.at, u64::from(r.cost)).allowed());
             }
         } else {
             limiter.admit_each(trace.iter(), |v| passed += u64::from(v.passes()));
         }
         passed
-    })
+    });
+    runs_of(3);
+    runs_of(runs)
 }
 
 fn per_request(t: Duration) -> f64 {
@@ -59,6 +70,39 @@ fn per_request(t: Duration) -> f64 {
 }
 
 fn main() {
+    // `cargo bench --bench simulate -- gcra bucket` measures only the one-key verdicts of the
+    // algorithms whose label holds one of the words (case aside), as the median and the fastest
+    // of 21 runs (after 3 untimed ones), and nothing else: a quick comparison on a busy machine.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).map(|a| a.to_lowercase()).collect();
+    if !only.is_empty() {
+        let one_key = Settings { limit: 50, window: Span::from_secs(10), ..Settings::default() };
+        let steady: Vec<Request> = (0..REQUESTS).map(|i| Request::new(Time(i * 10), 0)).collect();
+        // Gaps of 0 to 200 ms at random, averaging twice the rate (50 per 10 s): about half pass, in
+        // an order no branch predictor can foresee (what a select instead of a branch is for).
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut at = 0;
+        let random: Vec<Request> = (0..REQUESTS)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                at += seed % 200_000;
+                Request::new(Time(at), 0)
+            })
+            .collect();
+        println!("one key, verdicts only: median and fastest of 21 runs, steady (every 10 µs) and random traces");
+        for algorithm in Algorithm::ALL {
+            if only.iter().any(|w| algorithm.label().to_lowercase().contains(w.as_str())) {
+                let [steady, random] = [&steady, &random].map(|trace| {
+                    let runs = decide_loop_samples(21, algorithm, &one_key, trace, false);
+                    let fastest = runs.iter().copied().min().unwrap_or_default();
+                    format!("{:.2} / {:.2} ns", per_request(median(runs)), per_request(fastest))
+                });
+                println!("  {:<34} steady {steady}, random {random}", algorithm.label());
+            }
+        }
+        return;
+    }
     println!("one key, 1,000,000 decisions, one every 10 µs (limit 50 per 10 s unless said)");
     println!("  {:<34} {:>9} {:>15}", "", "verdict", "full decision");
     let one_key = Settings { limit: 50, window: Span::from_secs(10), ..Settings::default() };

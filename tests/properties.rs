@@ -7,6 +7,41 @@ use ratelab::core::config::{Quota, Rate};
 use ratelab::core::decision::{Decision, Limiter, Verdict};
 use ratelab::core::limiter::{Algorithm, LeakDelay, Settings};
 use ratelab::core::time::{Span, Time};
+use ratelab::core::traffic::Request;
+
+/// A request of `cost` at `t` (key 0).
+fn request(t: u64, cost: u64) -> Request {
+    Request { cost: u32::try_from(cost).unwrap_or(u32::MAX), ..Request::new(Time(t), 0) }
+}
+
+/// Decides `requests` with `admit_each` in runs (the lengths cycle through `runs`, a run of 0
+/// being one `decide`), and with `decide` alone, and checks that every verdict and the state
+/// after each run are the same.
+fn admit_each_agrees_with_decide(
+    algorithm: Algorithm, s: &Settings, requests: &[Request], runs: &[usize], probe: u64,
+) -> Result<(), TestCaseError> {
+    let Ok(mut deciding) = algorithm.build(s) else { return Ok(()) };
+    let mut running = deciding.clone();
+    let mut rest = requests;
+    for &run in runs.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (now, later) = rest.split_at(run.clamp(1, rest.len()));
+        let expected: Vec<Verdict> = now.iter().map(|r| deciding.decide(r.at, u64::from(r.cost)).verdict).collect();
+        let mut got = Vec::new();
+        if run == 0 {
+            got.push(running.decide(now[0].at, u64::from(now[0].cost)).verdict);
+        } else {
+            running.admit_each(now.iter(), |v| got.push(v));
+        }
+        prop_assert_eq!(got, expected, "{:?}", algorithm);
+        let at = Time(now[now.len() - 1].at.micros().saturating_add(probe));
+        prop_assert_eq!(running.peek(at, 1), deciding.peek(at, 1), "{:?}: the states differ", algorithm);
+        rest = later;
+    }
+    Ok(())
+}
 
 /// Sorted request times (microseconds) spread over a few windows of `window_us`.
 fn sorted_times(window_us: u64) -> impl Strategy<Value = Vec<u64>> {
@@ -170,9 +205,13 @@ proptest! {
     #[test]
     fn admit_agrees_with_decide_on_busy_traces_of_every_shape(
         limit in 1u64..12, window_ms in 1u64..4_000, burst in 1u64..12, delay in 0u64..12,
-        times in sorted_times(16_000_000), costs in prop::collection::vec(0u64..4, 120), pattern in any::<u128>()
+        times in sorted_times(16_000_000), costs in prop::collection::vec(0u64..4, 120), pattern in any::<u128>(),
+        grid in 0u64..3
     ) {
         let w = window_ms * 1000;
+        // On a grid too, so that requests land exactly on the moment they start to conform.
+        let step = [1, 1000, (w / limit).max(1)][grid as usize];
+        let times: Vec<u64> = times.iter().map(|t| t - t % step).collect();
         let s = Settings {
             capacity: Some(burst),
             gcra_burst: Some(burst),
@@ -190,6 +229,46 @@ proptest! {
                 prop_assert_eq!(verdict, decided.verdict, "{:?} at {}", algorithm, t);
                 prop_assert_eq!(mixed.peek(Time(t + w / 2), 1), deciding.peek(Time(t + w / 2), 1), "{:?}: the states differ", algorithm);
             }
+        }
+    }
+
+    #[test]
+    fn admit_each_gives_the_verdicts_decide_gives_on_extreme_traces(
+        limit in 1u64..1_000_000, window_us in 1u64..100_000_000_000,
+        requests in prop::collection::vec((any::<u64>(), 0u64..2_000_000), 0..60),
+        runs in prop::collection::vec(0usize..8, 1..6)
+    ) {
+        // Unsorted, repeated and huge times (past any 64-bit product), costs up to above any limit.
+        let requests: Vec<Request> = requests.iter().map(|&(t, cost)| request(t, cost)).collect();
+        for algorithm in Algorithm::ALL {
+            admit_each_agrees_with_decide(algorithm, &settings(limit, window_us), &requests, &runs, 1)?;
+        }
+    }
+
+    #[test]
+    fn admit_each_gives_the_verdicts_decide_gives_on_busy_traces_of_every_shape(
+        limit in 1u64..12, window_ms in 1u64..4_000, burst in 1u64..12, delay in 0u64..12,
+        times in sorted_times(16_000_000), costs in prop::collection::vec(0u64..4, 120),
+        runs in prop::collection::vec(0usize..40, 1..6), late in 0u64..12, grid in 0u64..3
+    ) {
+        let w = window_ms * 1000;
+        let s = Settings {
+            capacity: Some(burst),
+            gcra_burst: Some(burst),
+            leak_burst: Some(burst),
+            leak_delay: LeakDelay::After(delay.min(burst)),
+            ..settings(limit, w)
+        };
+        // Near the end of time too, where a scaled time (µs × the rate's amount) leaves 64 bits
+        // mid-trace for an amount of `late` (the times span 64 s).
+        let start = u64::MAX.checked_div(late).map_or(0, |end| end.saturating_sub(32_000_000));
+        // On a grid too (whole milliseconds, or whole emission intervals), so that requests land
+        // exactly on the moment they start to conform.
+        let step = [1, 1000, (w / limit).max(1)][grid as usize];
+        let requests: Vec<Request> =
+            times.iter().enumerate().map(|(i, &t)| request(start.saturating_add(t - t % step), costs[i % costs.len()])).collect();
+        for algorithm in Algorithm::ALL {
+            admit_each_agrees_with_decide(algorithm, &s, &requests, &runs, w / 2)?;
         }
     }
 

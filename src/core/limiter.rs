@@ -314,9 +314,9 @@ impl AnyLimiter {
             AnyLimiter::FixedWindow(l) => each_of(l, requests, &mut verdict),
             AnyLimiter::SlidingLog(l) => each_of(l, requests, &mut verdict),
             AnyLimiter::SlidingCounter(l) => each_of(l, requests, &mut verdict),
-            AnyLimiter::TokenBucket(l) => each_of(l, requests, &mut verdict),
-            AnyLimiter::Gcra(l) => each_of(l, requests, &mut verdict),
-            AnyLimiter::LeakyBucket(l) => each_of(l, requests, &mut verdict),
+            AnyLimiter::TokenBucket(l) => l.admit_each(requests, &mut verdict),
+            AnyLimiter::Gcra(l) => l.admit_each(requests, &mut verdict),
+            AnyLimiter::LeakyBucket(l) => l.admit_each(requests, &mut verdict),
             product => each_of(product, requests, &mut verdict),
         }
     }

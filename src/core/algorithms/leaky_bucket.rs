@@ -14,9 +14,13 @@
 //! request and milliseconds; here it is exact: in units of 1/`per` request for a rate of `amount`
 //! per `per` microseconds. A request of cost `c` counts as `c` requests arriving together.
 
+use std::hint::select_unpredictable;
+use std::num::NonZeroU64;
+
 use crate::core::config::{checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
-use crate::core::time::Time;
+use crate::core::time::{Span, Time};
+use crate::core::traffic::Request;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LeakyBucketConfig {
@@ -47,23 +51,137 @@ impl LeakyBucketConfig {
 #[derive(Clone, Debug)]
 pub struct LeakyBucket {
     config: LeakyBucketConfig,
-    /// `burst` and `delay` in units of 1/`per` request, worked out once.
-    burst_units: i128,
-    delay_units: i128,
     /// Excess (in units of 1/`per` request) and when it was last updated; `None` for a new key.
     state: Option<(u128, Time)>,
     latest: Time,
 }
 
+/// `admit_each`'s three verdicts, chosen without a branch.
+const ALLOWED: u8 = 0;
+const DELAYED: u8 = 1;
+const REJECTED: u8 = 2;
+
+/// The leaky bucket's figures in 64 bits, for [`LeakyBucket::admit_each`].
+#[derive(Clone, Copy, Debug)]
+struct RunFigures {
+    /// Units leaked per µs (the rate's amount; never 0, so a division by it needs no check).
+    rate: NonZeroU64,
+    /// One request, in units.
+    one: u64,
+    burst: u64,
+    /// `(burst + 1) × one`: the most a request may find ahead of it, its own unit included.
+    room: u64,
+    /// `(delay + 1) × one`.
+    served_at_once: u64,
+    /// The latest time (µs) at which `time × rate + room` still fits in 64 bits.
+    now_cap: u64,
+}
+
+impl RunFigures {
+    fn new(config: LeakyBucketConfig) -> Option<RunFigures> {
+        let one = config.rate.per().micros();
+        let room = config.burst.checked_add(1)?.checked_mul(one)?;
+        let served_at_once = config.delay.checked_add(1)?.checked_mul(one)?;
+        let rate = NonZeroU64::new(config.rate.amount())?;
+        let now_cap = (u64::MAX - room) / rate;
+        Some(RunFigures { rate, one, burst: config.burst, room, served_at_once, now_cap })
+    }
+}
+
 impl LeakyBucket {
     pub fn new(config: LeakyBucketConfig) -> LeakyBucket {
-        let one = i128::from(config.rate.per().micros());
-        LeakyBucket {
-            config,
-            burst_units: i128::from(config.burst) * one,
-            delay_units: i128::from(config.delay) * one,
-            state: None,
-            latest: Time::ZERO,
+        LeakyBucket { config, state: None, latest: Time::ZERO }
+    }
+
+    /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
+    /// verdicts and the same final state, with the state kept in three 64-bit locals for the run.
+    ///
+    /// The excess is kept as the scaled moment (`µs × rate`, in units) at which the key would be
+    /// new again, its excess and one more request leaked away: `clear_at = last × rate + excess +
+    /// one`, or 0 for a key never let through. A request of `cost` adds `cost × one` to what is
+    /// left at `now`, `max(clear_at, now) - now`, so it passes exactly when `clear_at <= now +
+    /// room - cost × one`, and then `clear_at` becomes `max(clear_at, now) + cost × one`: GCRA's
+    /// arithmetic again, a select rather than a branch. The delay (a division) is worked out only
+    /// for a request accepted beyond `delay`. A request whose figures could leave 64 bits (a time
+    /// past `now_cap`, a cost of 0 or above `burst + 1`) is decided by `decide` (the same verdict
+    /// and change of state; its code is there anyway, where another copy of `admit` would add to
+    /// the bundle).
+    pub(crate) fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
+        // Worked out once a run, not kept: a larger limiter is copied once per key.
+        let Some(k) = RunFigures::new(self.config) else {
+            requests.for_each(|r| verdict(self.decide(r.at, u64::from(r.cost)).verdict));
+            return;
+        };
+        // Below `now_cap` every figure fits (`clear_at` is at most `latest × rate + room`);
+        // above it the locals are not used, every request going to `admit`.
+        let (mut latest, mut last, mut clear_at) = self.run_state(k);
+        for r in requests {
+            let now = r.at.micros().max(latest);
+            let cost = u64::from(r.cost);
+            let v = if now <= k.now_cap && cost.wrapping_sub(1) <= k.burst {
+                latest = now;
+                let now_s = now * k.rate.get();
+                let step = cost * k.one;
+                let passes = clear_at <= now_s + (k.room - step);
+                // A refusal leaves `clear_at` past `now_s`, where the max changes nothing.
+                clear_at = clear_at.max(now_s) + select_unpredictable(passes, step, 0);
+                last = select_unpredictable(passes, now, last);
+                // Accepted with `clear_at - now_s - one` ahead of the rate, its own units
+                // included; held back by what is above `delay`, at `rate` units a µs. The verdict
+                // is put together from selects too: only a rate other than 1 a µs needs the
+                // division, and only for a request held back.
+                let ahead = clear_at - now_s;
+                let delayed = ahead > k.served_at_once;
+                let over = ahead.wrapping_sub(k.served_at_once);
+                let by = if k.rate.get() == 1 {
+                    over
+                } else if passes & delayed {
+                    over / k.rate + u64::from(over % k.rate != 0)
+                } else {
+                    0
+                };
+                match select_unpredictable(passes, select_unpredictable(delayed, DELAYED, ALLOWED), REJECTED) {
+                    ALLOWED => Verdict::Allowed,
+                    DELAYED => Verdict::Delayed { by: Span(by) },
+                    _ => Verdict::Rejected,
+                }
+            } else {
+                let v;
+                (v, latest, last, clear_at) = self.admit_one_of_each(k, (latest, last, clear_at), r);
+                v
+            };
+            verdict(v);
+        }
+        self.save_run_state(k, (latest, last, clear_at));
+    }
+
+    /// `admit_each`'s way out for one request: the state back in place, `decide`, and out again.
+    #[cold]
+    #[inline(never)]
+    fn admit_one_of_each(&mut self, k: RunFigures, run: (u64, u64, u64), r: &Request) -> (Verdict, u64, u64, u64) {
+        self.save_run_state(k, run);
+        let v = self.decide(r.at, u64::from(r.cost)).verdict;
+        let (latest, last, clear_at) = self.run_state(k);
+        (v, latest, last, clear_at)
+    }
+
+    /// `(latest, last, clear_at)` for `admit_each` (meaningful while `latest <= now_cap`).
+    fn run_state(&self, k: RunFigures) -> (u64, u64, u64) {
+        let latest = self.latest.micros();
+        match self.state {
+            None => (latest, 0, 0),
+            Some((excess, last)) => {
+                let last = last.micros();
+                (latest, last, last.wrapping_mul(k.rate.get()).wrapping_add(excess as u64).wrapping_add(k.one))
+            }
+        }
+    }
+
+    fn save_run_state(&mut self, k: RunFigures, (latest, last, clear_at): (u64, u64, u64)) {
+        if latest <= k.now_cap {
+            self.latest = Time(latest);
+            // A request let through leaves `clear_at` at least `one` (never 0).
+            self.state = (clear_at != 0).then(|| (u128::from(clear_at - last * k.rate.get() - k.one), Time(last)));
         }
     }
 
@@ -120,24 +238,6 @@ impl LeakyBucket {
         (decision, state)
     }
 
-    /// `admit`'s new excess computed in 64 bits, or `None` when a figure does not fit.
-    fn excess_narrow(&self, now: Time, cost: u64) -> Option<i64> {
-        let one = i64::try_from(self.config.rate.per().micros()).ok()?;
-        let left = match self.state {
-            None => -one,
-            Some((excess, last)) => {
-                let drained = checked_mul_u64(now.since(last).micros(), self.config.rate.amount())?;
-                i64::try_from(excess).ok()?.checked_sub(i64::try_from(drained).ok()?)?
-            }
-        };
-        let cost = i64::try_from(cost).ok()?;
-        if cost == 0 {
-            return Some(left.max(0));
-        }
-        let extra = i64::try_from(checked_mul_u64((cost - 1) as u64, one as u64)?).ok()?;
-        left.checked_add(one)?.max(0).checked_add(extra)
-    }
-
     /// Requests currently ahead of the rate, for display.
     pub fn excess(&self, now: Time) -> f64 {
         (self.leaked(now.max(self.latest)).max(0)) as f64 / self.one() as f64
@@ -154,45 +254,33 @@ impl Limiter for LeakyBucket {
 
     #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        // `admit_each`'s arithmetic for one request, in 64 bits whenever every figure fits, with
+        // a division only for a request held back; else `decide`, whose code is there anyway.
         let now = now.max(self.latest);
-        self.latest = now;
-        // The new excess, in 64 bits when every figure fits (one instruction per step in Wasm),
-        // else in 128: the same number either way.
-        let excess = match self.excess_narrow(now, cost) {
-            // All in 64 bits, the thresholds too.
-            Some(excess) if self.burst_units <= i128::from(i64::MAX) => {
-                let (burst, delay) = (self.burst_units as i64, self.delay_units as i64);
-                if excess > burst {
+        let (one, rate) = (self.config.rate.per().micros(), self.config.rate.amount());
+        let room = (self.config.burst + 1).checked_mul(one);
+        if let (Some(room), Some(now_s)) = (room, checked_mul_u64(now.micros(), rate)) {
+            if now_s <= u64::MAX - room && cost.wrapping_sub(1) <= self.config.burst {
+                self.latest = now;
+                let clear_at = match self.state {
+                    None => 0,
+                    Some((excess, last)) => last.micros() * rate + excess as u64 + one,
+                };
+                let step = cost * one;
+                if clear_at > now_s + (room - step) {
                     return Verdict::Rejected;
                 }
-                if cost > 0 {
-                    self.state = Some((excess as u128, now));
-                }
-                return match excess - delay {
-                    over if over > 0 => Verdict::Delayed { by: span_from_u128(div_ceil_u128(over as u128, self.rate())) },
-                    _ => Verdict::Allowed,
+                let ahead = clear_at.max(now_s) + step - now_s;
+                self.state = Some((u128::from(ahead - one), now));
+                let served_at_once = (self.config.delay + 1) * one;
+                return if ahead > served_at_once {
+                    Verdict::Delayed { by: Span((ahead - served_at_once).div_ceil(rate)) }
+                } else {
+                    Verdict::Allowed
                 };
             }
-            Some(excess) => i128::from(excess),
-            None => {
-                let one = self.one() as i128;
-                let left = self.leaked(now);
-                let cost = i128::from(cost);
-                if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one }
-            }
-        };
-        if excess > self.burst_units {
-            return Verdict::Rejected;
         }
-        if cost > 0 {
-            self.state = Some((excess as u128, now));
-        }
-        let delay_units = excess - self.delay_units;
-        if delay_units > 0 {
-            Verdict::Delayed { by: span_from_u128(div_ceil_u128(delay_units as u128, self.rate())) }
-        } else {
-            Verdict::Allowed
-        }
+        self.decide(now, cost).verdict
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
@@ -283,6 +371,50 @@ mod tests {
         // At 1 s one request has leaked: excess 0, but a new request still adds to it.
         assert!(!meter.is_at_rest(Time::from_secs(1)));
         assert!(meter.is_at_rest(Time::from_secs(2)));
+    }
+
+    /// `requests` (time in µs, cost) through `admit_each`, and the verdicts.
+    fn admit_each(meter: &mut LeakyBucket, requests: &[(u64, u32)]) -> Vec<Verdict> {
+        let requests: Vec<Request> = requests.iter().map(|&(t, cost)| Request { cost, ..Request::new(Time(t), 0) }).collect();
+        let mut verdicts = Vec::new();
+        meter.admit_each(requests.iter(), &mut |v| verdicts.push(v));
+        verdicts
+    }
+
+    /// `requests` through `admit_each` and through `decide`: the same verdicts and state.
+    fn assert_admit_each_is_decide(meter: LeakyBucket, requests: &[(u64, u32)]) {
+        let (mut running, mut deciding) = (meter.clone(), meter);
+        let expected: Vec<Verdict> = requests.iter().map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict).collect();
+        assert_eq!(admit_each(&mut running, requests), expected);
+        assert_eq!((running.state, running.latest), (deciding.state, deciding.latest));
+    }
+
+    #[test]
+    fn admit_each_keeps_a_key_new_through_a_refusal_and_a_zero_cost() {
+        let mut meter = one_per_second(2, 0);
+        assert_eq!(admit_each(&mut meter, &[(0, 4), (10, 0)]), [Verdict::Rejected, Verdict::Allowed]);
+        assert_eq!(meter.state, None, "still a key never let through");
+        // Its first request is then free, like a new key's, and the next is held back a second.
+        let verdicts = admit_each(&mut meter, &[(5_000_000, 1), (5_000_000, 1)]);
+        assert_eq!(verdicts, [Verdict::Allowed, Verdict::Delayed { by: Span::from_secs(1) }]);
+        assert_eq!(meter.state, Some((1_000_000, Time::from_secs(5))));
+    }
+
+    #[test]
+    fn admit_each_holds_requests_back_like_decide_at_a_rate_that_is_not_whole_units_a_microsecond() {
+        // 3 a second: a request is 10^6 units and 3 leak a µs, so a delay is rounded up.
+        let rate = Rate::new(3, Span::from_secs(1)).unwrap();
+        let meter = LeakyBucket::new(LeakyBucketConfig::new(rate, 4, 1).unwrap());
+        let requests = [(0, 1), (0, 1), (0, 2), (1, 1), (400_000, 1), (400_001, 1), (2_000_000, 5), (2_000_000, 0), (1_000, 1)];
+        assert_admit_each_is_decide(meter, &requests);
+    }
+
+    #[test]
+    fn admit_each_decides_times_whose_scaled_figures_leave_64_bits_like_decide() {
+        // Past `u64::MAX - (burst + 1) × 10^6` µs a figure could leave 64 bits: from the third on.
+        let late = u64::MAX - 4_500_000;
+        let requests = [(late, 1), (late + 1_000_000, 2), (late + 2_000_000, 1), (late + 2_000_000, 1), (u64::MAX, 1)];
+        assert_admit_each_is_decide(one_per_second(2, 1), &requests);
     }
 
     #[test]

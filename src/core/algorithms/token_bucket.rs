@@ -11,9 +11,12 @@
 //! "this average rate, with bursts up to the capacity": in any span `t` it passes at most
 //! `capacity + rate × t`, which can be close to twice the capacity inside one window.
 
+use std::hint::select_unpredictable;
+
 use crate::core::config::{checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
 use crate::core::time::Time;
+use crate::core::traffic::Request;
 
 #[derive(Clone, Debug)]
 pub struct TokenBucket {
@@ -36,6 +39,71 @@ impl TokenBucket {
         }
         let full = u128::from(capacity) * u128::from(refill.per().micros());
         Ok(TokenBucket { capacity, refill, full, level: full, last: Time::ZERO })
+    }
+
+    /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
+    /// verdicts and the same final state, with the state kept in two 64-bit locals for the run.
+    ///
+    /// The level is kept as the moment the bucket is full again, in time scaled by the refill
+    /// amount (`µs × amount`, where a token is `per` units): `full_at = last × amount + (full -
+    /// level)`. The lazy refill is then `max(full_at, now)`, a request of `need = cost × per`
+    /// passes exactly when `full_at <= now + full - need`, and takes its tokens by adding `need`:
+    /// GCRA's arithmetic, with no product of an elapsed time to saturate. A request whose figures
+    /// could leave 64 bits (a time past `now_cap`, a cost above the capacity) is decided by
+    /// `decide` (the same verdict and change of state; its code is there anyway, where another
+    /// copy of `admit` would add to the bundle).
+    pub(crate) fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
+        // Worked out once a run, not kept: a larger limiter is copied once per key.
+        let Some(k) = RunFigures::new(self.refill, self.full) else {
+            requests.for_each(|r| verdict(self.decide(r.at, u64::from(r.cost)).verdict));
+            return;
+        };
+        // Below `now_cap` every figure fits; above it the locals are not used, every request
+        // going to `admit`.
+        let (mut last, mut full_at) = self.run_state(k);
+        for r in requests {
+            let now = r.at.micros().max(last);
+            let cost = u64::from(r.cost);
+            let v = if now <= k.now_cap && cost <= self.capacity {
+                last = now;
+                let now_s = now * k.amount;
+                let need = cost * k.per;
+                let passes = full_at <= now_s + (k.full - need);
+                // A refusal leaves `full_at` past `now_s`, where the max changes nothing: so the
+                // max is taken either way and only the tokens taken depend on the verdict.
+                full_at = full_at.max(now_s) + select_unpredictable(passes, need, 0);
+                if passes { Verdict::Allowed } else { Verdict::Rejected }
+            } else {
+                let v;
+                (v, last, full_at) = self.admit_one_of_each(k, last, full_at, r);
+                v
+            };
+            verdict(v);
+        }
+        self.save_run_state(k, last, full_at);
+    }
+
+    /// `admit_each`'s way out for one request: the state back in place, `decide`, and out again.
+    #[cold]
+    #[inline(never)]
+    fn admit_one_of_each(&mut self, k: RunFigures, last: u64, full_at: u64, r: &Request) -> (Verdict, u64, u64) {
+        self.save_run_state(k, last, full_at);
+        let v = self.decide(r.at, u64::from(r.cost)).verdict;
+        let (last, full_at) = self.run_state(k);
+        (v, last, full_at)
+    }
+
+    /// `(last, full_at)` for `admit_each` (meaningful while `last <= now_cap`).
+    fn run_state(&self, k: RunFigures) -> (u64, u64) {
+        let last = self.last.micros();
+        (last, last.wrapping_mul(k.amount).wrapping_add(k.full - self.level as u64))
+    }
+
+    fn save_run_state(&mut self, k: RunFigures, last: u64, full_at: u64) {
+        if last <= k.now_cap {
+            self.last = Time(last);
+            self.level = u128::from(k.full - (full_at - last * k.amount));
+        }
     }
 
     pub fn capacity(&self) -> u64 {
@@ -88,6 +156,24 @@ impl TokenBucket {
     }
 }
 
+/// The token bucket's figures in 64 bits, for [`TokenBucket::admit_each`].
+#[derive(Clone, Copy, Debug)]
+struct RunFigures {
+    amount: u64,
+    per: u64,
+    full: u64,
+    /// The latest time (µs) at which `time × amount + full` still fits in 64 bits.
+    now_cap: u64,
+}
+
+impl RunFigures {
+    fn new(refill: Rate, full: u128) -> Option<RunFigures> {
+        let full = u64::try_from(full).ok()?;
+        let now_cap = (u64::MAX - full).checked_div(refill.amount())?;
+        Some(RunFigures { amount: refill.amount(), per: refill.per().micros(), full, now_cap })
+    }
+}
+
 impl Limiter for TokenBucket {
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         let (decision, after, at) = self.assess(now, cost);
@@ -98,28 +184,22 @@ impl Limiter for TokenBucket {
 
     #[inline]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
-        // A bucket whose full level fits below 2^64 (every real one) is decided in 64 bits:
-        // saturated products are then still exact, since they exceed anything the bucket holds.
-        if let Some(full) = u64::try_from(self.full).ok().filter(|&f| f < u64::MAX) {
-            let now = now.max(self.last);
-            let gained = checked_mul_u64(now.since(self.last).micros(), self.refill.amount()).unwrap_or(u64::MAX);
-            self.last = now;
-            let level = (self.level as u64).saturating_add(gained).min(full);
-            let need = checked_mul_u64(cost, self.refill.per().micros()).unwrap_or(u64::MAX);
-            let (level, verdict) = if need <= level { (level - need, Verdict::Allowed) } else { (level, Verdict::Rejected) };
-            self.level = u128::from(level);
-            return verdict;
+        // `admit_each`'s arithmetic for one request, in 64 bits whenever every figure fits (every
+        // real bucket), with no division; else `decide`, whose code is there anyway.
+        let now = now.max(self.last);
+        let amount = self.refill.amount();
+        if let (Ok(full), Some(now_s)) = (u64::try_from(self.full), checked_mul_u64(now.micros(), amount)) {
+            if now_s <= u64::MAX - full && cost <= self.capacity {
+                let full_at = self.last.micros() * amount + (full - self.level as u64);
+                let need = cost * self.refill.per().micros();
+                let passes = full_at <= now_s + (full - need);
+                let full_at = full_at.max(now_s) + select_unpredictable(passes, need, 0);
+                self.level = u128::from(full - (full_at - now_s));
+                self.last = now;
+                return if passes { Verdict::Allowed } else { Verdict::Rejected };
+            }
         }
-        let (level, at) = self.level_at(now);
-        self.last = at;
-        let need = u128::from(cost) * self.unit();
-        if level >= need {
-            self.level = level - need;
-            Verdict::Allowed
-        } else {
-            self.level = level;
-            Verdict::Rejected
-        }
+        self.decide(now, cost).verdict
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
@@ -139,6 +219,7 @@ impl Limiter for TokenBucket {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::traffic::Request;
     use crate::core::time::Span;
 
     fn explainer_bucket() -> TokenBucket {
@@ -180,6 +261,37 @@ mod tests {
         bucket.decide(Time::ZERO, 1);
         let passed = (0..10).filter(|_| bucket.decide(Time::from_secs(3600), 1).allowed()).count();
         assert_eq!(passed, 5);
+    }
+
+    /// `requests` (time in µs, cost) through `admit_each`, and the verdicts.
+    fn admit_each(bucket: &mut TokenBucket, requests: &[(u64, u32)]) -> Vec<Verdict> {
+        let requests: Vec<Request> = requests.iter().map(|&(t, cost)| Request { cost, ..Request::new(Time(t), 0) }).collect();
+        let mut verdicts = Vec::new();
+        bucket.admit_each(requests.iter(), &mut |v| verdicts.push(v));
+        verdicts
+    }
+
+    #[test]
+    fn admit_each_refills_and_refuses_exactly_like_decide() {
+        let (mut running, mut deciding) = (explainer_bucket(), explainer_bucket());
+        // Out of order, a cost above the capacity (refused, yet the refill up to now happens), a
+        // zero cost, and a token exactly on time.
+        let requests = [(0, 3), (0, 3), (1_000_000, 2), (500_000, 6), (4_000_000, 0), (5_999_999, 1), (6_000_000, 1), (6_000_000, 1)];
+        let expected: Vec<Verdict> = requests.iter().map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict).collect();
+        assert_eq!(admit_each(&mut running, &requests), expected);
+        assert_eq!((running.level, running.last), (deciding.level, deciding.last));
+    }
+
+    #[test]
+    fn admit_each_decides_times_whose_scaled_figures_leave_64_bits_like_decide() {
+        let (mut running, mut deciding) = (explainer_bucket(), explainer_bucket());
+        // 0.5 per second is 1 token per 2 s, a full bucket 10^7 units: past `u64::MAX - 10^7` µs
+        // a figure could leave 64 bits, from the third request on.
+        let late = u64::MAX - 13_000_000;
+        let requests = [(late, 5), (late + 2_000_000, 1), (late + 4_000_000, 1), (late + 6_000_000, 1), (u64::MAX, 1)];
+        let expected: Vec<Verdict> = requests.iter().map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict).collect();
+        assert_eq!(admit_each(&mut running, &requests), expected);
+        assert_eq!((running.level, running.last), (deciding.level, deciding.last));
     }
 
     #[test]
