@@ -6,7 +6,8 @@ use super::durable::{DurableParams, SimReport, Simulation};
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
-use super::traffic::{KeyedBuild, Pattern, Trace};
+use super::traffic::{KeyedBuild, Pattern, Trace, DEFAULT_KEY};
+use std::sync::Arc;
 use super::url_state::LabState;
 
 /// A level over time under one row (tokens in the bucket, entries in the log).
@@ -66,6 +67,9 @@ pub struct Computation {
     /// A person's keyed requests being numbered into the trace, a slice at a time; the trace
     /// below is empty until it is done.
     building: Option<KeyedBuild>,
+    /// A person's time list, made into the trace in the first step (copying, sorting and
+    /// numbering a million times is more than a frame's work); the trace below is empty until.
+    given_times: Option<Arc<Vec<Time>>>,
     /// The requests so numbered, counted as done work once the trace is built.
     built: usize,
     trace: Trace,
@@ -83,15 +87,17 @@ pub struct Computation {
 
 impl Computation {
     pub fn new(state: &LabState) -> Computation {
-        let (building, trace) = match &state.pattern {
-            Pattern::Keyed(points) => (Some(KeyedBuild::new(points.clone())), Trace::new(Vec::new(), Vec::new())),
-            pattern => (None, pattern.generate(state.settings.limit, state.settings.window)),
+        let (building, given_times, trace) = match &state.pattern {
+            Pattern::Keyed(points) => (Some(KeyedBuild::new(points.clone())), None, Trace::default()),
+            Pattern::Trace(times) => (None, Some(times.clone()), Trace::default()),
+            pattern => (None, None, pattern.generate(state.settings.limit, state.settings.window)),
         };
         Computation {
             settings: state.settings.clone(),
             algorithms: state.algorithms.clone(),
             durable: state.durable.clone(),
             building,
+            given_times,
             built: 0,
             trace,
             runs: Vec::new(),
@@ -106,12 +112,16 @@ impl Computation {
 
     /// How many requests the trace holds (or will, while it is being built).
     pub fn requests(&self) -> usize {
-        self.building.as_ref().map_or(self.trace.len(), |b| b.progress().1)
+        match (&self.building, &self.given_times) {
+            (Some(build), _) => build.progress().1,
+            (None, Some(times)) => times.len(),
+            (None, None) => self.trace.len(),
+        }
     }
 
-    /// True while a person's keyed requests are being numbered into the trace.
+    /// True while a person's requests are being made into the trace.
     pub fn building(&self) -> bool {
-        self.building.is_some()
+        self.building.is_some() || self.given_times.is_some()
     }
 
     /// Work done so far, and the work in all: one unit per decision of each row, and one per
@@ -157,6 +167,10 @@ impl Computation {
     /// Makes up to `budget` more decisions (or emulation events); false once all is done.
     pub fn step(&mut self, budget: usize) -> bool {
         let budget = budget.max(1);
+        if let Some(times) = self.given_times.take() {
+            self.trace = Trace::single_key(DEFAULT_KEY, times.to_vec());
+            return true;
+        }
         if let Some(build) = &mut self.building {
             if !build.advance(budget) {
                 if let Some(build) = self.building.take() {
@@ -378,6 +392,21 @@ mod tests {
         assert!(heavy_before_last);
         assert!(computation.gauges.is_some());
         assert_eq!(computation.finish().gauges, whole.gauges);
+    }
+
+    #[test]
+    fn a_given_time_list_becomes_the_trace_in_a_first_step_of_its_own() {
+        let state = crate::core::url_state::parse_query("trace=0.5,0.1,0.3,0.3&algos=fixed").state;
+        let mut computation = Computation::new(&state);
+        assert!(computation.building());
+        assert_eq!(computation.requests(), 4);
+        assert!(computation.step(usize::MAX));
+        assert!(!computation.building());
+        // Nothing was decided in that step: the row starts in the next one.
+        assert_eq!(computation.progress().0, 0);
+        let run = computation.finish();
+        assert_eq!(run.trace, state.pattern.generate(state.settings.limit, state.settings.window));
+        assert_eq!(run.runs[0].allowed + run.runs[0].rejected, 4);
     }
 
     #[test]

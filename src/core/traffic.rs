@@ -47,7 +47,7 @@ impl Point {
 }
 
 /// Requests in arrival order, with their keys and the routes they name.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
     keys: Vec<String>,
     requests: Vec<Request>,

@@ -134,8 +134,8 @@ impl Lab {
         self.job.set(job);
         let computation = Computation::new(&next);
         if computation.requests() > RUN_LATER_FROM {
-            // Building a large trace was this task's work; the run starts in the next one.
-            self.show_progress("Running the limiters", 0);
+            // A large trace is made and run in the tasks that follow, a slice at a time.
+            self.show_progress("Reading your traffic", 0);
             let lab = *self;
             super::soon(move || lab.compute(job, next, computation));
         } else {
