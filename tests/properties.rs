@@ -55,6 +55,18 @@ fn settings(limit: u64, window_us: u64) -> Settings {
     Settings { limit, window: Span(window_us), ..Settings::default() }
 }
 
+/// `settings` with one burst for the token bucket, GCRA and the leaky bucket, and a leaky-bucket
+/// delay (at most the burst).
+fn busy_settings(limit: u64, window_us: u64, burst: u64, delay: u64) -> Settings {
+    Settings {
+        capacity: Some(burst),
+        gcra_burst: Some(burst),
+        leak_burst: Some(burst),
+        leak_delay: LeakDelay::After(delay.min(burst)),
+        ..settings(limit, window_us)
+    }
+}
+
 /// Runs unit-cost requests and returns the times of those let through (served at once).
 fn passed_times(algorithm: Algorithm, s: &Settings, times: &[u64]) -> Vec<u64> {
     let mut limiter = algorithm.build(s).expect("valid settings");
@@ -212,13 +224,7 @@ proptest! {
         // On a grid too, so that requests land exactly on the moment they start to conform.
         let step = [1, 1000, (w / limit).max(1)][grid as usize];
         let times: Vec<u64> = times.iter().map(|t| t - t % step).collect();
-        let s = Settings {
-            capacity: Some(burst),
-            gcra_burst: Some(burst),
-            leak_burst: Some(burst),
-            leak_delay: LeakDelay::After(delay.min(burst)),
-            ..settings(limit, w)
-        };
+        let s = busy_settings(limit, w, burst, delay);
         for algorithm in Algorithm::ALL {
             let Ok(mut deciding) = algorithm.build(&s) else { continue };
             let mut mixed = deciding.clone();
@@ -252,13 +258,7 @@ proptest! {
         runs in prop::collection::vec(0usize..40, 1..6), late in 0u64..12, grid in 0u64..3
     ) {
         let w = window_ms * 1000;
-        let s = Settings {
-            capacity: Some(burst),
-            gcra_burst: Some(burst),
-            leak_burst: Some(burst),
-            leak_delay: LeakDelay::After(delay.min(burst)),
-            ..settings(limit, w)
-        };
+        let s = busy_settings(limit, w, burst, delay);
         // Near the end of time too, where a scaled time (µs × the rate's amount) leaves 64 bits
         // mid-trace for an amount of `late` (the times span 64 s).
         let start = u64::MAX.checked_div(late).map_or(0, |end| end.saturating_sub(32_000_000));
