@@ -36,6 +36,36 @@ test('the CSV holds one row per request and limiter, agreeing with the rows on t
   await page.close();
 });
 
+test('a large run\'s CSV is written a slice at a time with the progress bar, and holds every row', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=100&window=1&algos=fixed,gcra');
+  // 60,000 requests, one every 2 ms: 120,000 rows, far more than one slice writes.
+  const times = Array.from({ length: 60_000 }, (_, i) => (i / 500).toFixed(3));
+  await page.click('text=Use your own traffic');
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'times.txt', mimeType: 'text/plain', buffer: Buffer.from(times.join('\n')) });
+  await page.waitForSelector('[data-testid="import-ok"]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]'));
+  await page.evaluate(() => {
+    window.progressSeen = [];
+    new MutationObserver(() => {
+      const bar = document.querySelector('[data-testid="progress"]');
+      if (bar) window.progressSeen.push(bar.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  const { bytes } = await download(page, 'export-csv');
+  const seen = await page.evaluate(() => window.progressSeen);
+  assert.ok(seen.some((s) => s.startsWith('Writing the CSV')), `the bar shows the CSV being written (${seen.slice(0, 3).join(' | ')})`);
+  const lines = bytes.toString('utf8').trimEnd().split('\n');
+  assert.equal(lines[0], 'time_s,key,limiter,outcome,status,headers');
+  assert.equal(lines.length, 1 + 60_000 * 2);
+  // Pieces follow one another in order: the last request's rows come last.
+  assert.ok(lines.at(-1).startsWith('119.998,tenant:demo,gcra,'), lines.at(-1));
+  const fixed = await rowFigures(page, 'fixed');
+  assert.equal(lines.filter((l) => l.includes(',fixed,allowed,')).length, fixed.allowed);
+  await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]'));
+  await page.close();
+});
+
 test('the PNG is the charts at device resolution, with the rows named, on the page background', async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log&do=1');

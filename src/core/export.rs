@@ -9,43 +9,89 @@
 
 use super::http::{respond, HttpResponse, Policy};
 use super::lab::LabRun;
-use super::run::{AlgorithmRun, DecisionReplay};
+use super::run::DecisionReplay;
 use super::time::format_seconds;
 
 pub const CSV_HEADER: &str = "time_s,key,limiter,outcome,status,headers";
 
 /// The whole run as CSV text, rows in request order and, per request, in row order.
 pub fn decisions_csv(run: &LabRun) -> String {
-    let requests = run.trace.requests();
-    let policy = Policy::new("default", run.settings.limit, run.settings.window);
-    let mut out = String::with_capacity(64 * requests.len() * (run.runs.len() + 1) + 64);
-    out.push_str(CSV_HEADER);
-    out.push('\n');
-    // The runs keep verdicts only: each row's full decisions are made again, in order.
-    let mut replays: Vec<(&AlgorithmRun, DecisionReplay)> =
-        run.runs.iter().filter_map(|r| Some((r, DecisionReplay::new(&run.trace, r.algorithm, &run.settings).ok()?))).collect();
-    for request in requests {
-        for (algorithm_run, replay) in &mut replays {
-            let decision = replay.decide(request);
-            let response = respond(&policy, &decision);
-            let time = format_seconds(request.at.micros());
-            push_row(&mut out, &time, run.trace.key_name(request.key), algorithm_run.algorithm.slug(), decision.verdict.word(), &response);
-        }
-    }
-    if let Some(Ok(report)) = &run.durable {
-        for record in &report.records {
-            let response = report.response(record);
-            let time = format_seconds(record.sent.micros());
-            push_row(&mut out, &time, run.trace.key_name(record.key), "do", record.outcome.word(), &response);
-        }
-    }
+    let mut out = String::new();
+    let mut writer = CsvWriter::new(run);
+    while writer.write(run, &mut out, usize::MAX) {}
     out
 }
 
+/// Writes a run's CSV a piece at a time: a million requests through six limiters make seven
+/// million rows, far more than a page can write in one go (or hold as one string).
+pub struct CsvWriter {
+    /// Each limiter row's full decisions, made again in order (the runs keep verdicts only).
+    replays: Vec<(&'static str, DecisionReplay)>,
+    /// The next request of the trace, then the next record of the Durable Object.
+    next: usize,
+    next_record: usize,
+}
+
+impl CsvWriter {
+    pub fn new(run: &LabRun) -> CsvWriter {
+        let replays =
+            run.runs.iter().filter_map(|r| Some((r.algorithm.slug(), DecisionReplay::new(&run.trace, r.algorithm, &run.settings).ok()?))).collect();
+        CsvWriter { replays, next: 0, next_record: 0 }
+    }
+
+    /// Appends the rows of up to `requests` more requests (or Durable Object records) of `run`,
+    /// the header first; false once every row is written.
+    pub fn write(&mut self, run: &LabRun, out: &mut String, requests: usize) -> bool {
+        let policy = Policy::new("default", run.settings.limit, run.settings.window);
+        let all = run.trace.requests();
+        if self.next == 0 && self.next_record == 0 {
+            out.push_str(CSV_HEADER);
+            out.push('\n');
+        }
+        let requests = requests.max(1);
+        let to = self.next.saturating_add(requests).min(all.len());
+        for request in &all[self.next..to] {
+            let time = format_seconds(request.at.micros());
+            for (slug, replay) in &mut self.replays {
+                let decision = replay.decide(request);
+                push_row(out, &time, run.trace.key_name(request.key), slug, decision.verdict.word(), &respond(&policy, &decision));
+            }
+        }
+        let budget = requests - (to - self.next);
+        self.next = to;
+        let Some(Ok(report)) = &run.durable else { return self.next < all.len() };
+        if self.next < all.len() {
+            return true;
+        }
+        let to = self.next_record.saturating_add(budget).min(report.records.len());
+        for record in &report.records[self.next_record..to] {
+            let time = format_seconds(record.sent.micros());
+            push_row(out, &time, run.trace.key_name(record.key), "do", record.outcome.word(), &report.response(record));
+        }
+        self.next_record = to;
+        self.next_record < report.records.len()
+    }
+
+    /// Thousandths of the rows written.
+    pub fn progress(&self, run: &LabRun) -> u32 {
+        let records = run.durable.as_ref().map_or(0, |d| d.as_ref().map_or(0, |r| r.records.len()));
+        let total = run.trace.len() + records;
+        ((self.next + self.next_record) as u64 * 1000 / total.max(1) as u64) as u32
+    }
+}
+
 fn push_row(out: &mut String, time: &str, key: &str, limiter: &str, outcome: &str, response: &HttpResponse) {
-    let headers: Vec<String> = response.headers.iter().map(|(name, value)| format!("{name}: {value}")).collect();
-    let key = if key.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{key}") } else { key.to_string() };
-    for (i, field) in [time, &key, limiter, outcome, &response.status.to_string(), &headers.join("; ")].into_iter().enumerate() {
+    let mut headers = String::new();
+    for (name, value) in &response.headers {
+        if !headers.is_empty() {
+            headers.push_str("; ");
+        }
+        headers.push_str(name);
+        headers.push_str(": ");
+        headers.push_str(value);
+    }
+    let formula = if key.starts_with(['=', '+', '-', '@', '\t', '\r']) { "'" } else { "" };
+    for (i, field) in [time, &[formula, key].concat(), limiter, outcome, &response.status.to_string(), &headers].into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
@@ -93,6 +139,24 @@ mod tests {
         let do_rows: Vec<&str> = csv.lines().filter(|l| l.split(',').nth(2) == Some("do")).collect();
         assert_eq!(do_rows.len(), 3);
         assert!(do_rows[2].contains(",rejected,429,"), "{}", do_rows[2]);
+    }
+
+    #[test]
+    fn written_a_few_requests_at_a_time_the_csv_is_the_same_as_written_at_once() {
+        let run = LabRun::compute(&parse_query("limit=2&window=10&pattern=several-keys&algos=fixed,gcra,leaky-bucket&do=1").state);
+        let whole = decisions_csv(&run);
+        let mut pieces = String::new();
+        let mut writer = CsvWriter::new(&run);
+        let mut steps = 1;
+        while writer.write(&run, &mut pieces, 3) {
+            assert!(writer.progress(&run) < 1000);
+            steps += 1;
+        }
+        assert_eq!(writer.progress(&run), 1000);
+        let records = run.durable.as_ref().and_then(|d| d.as_ref().ok()).map_or(0, |r| r.records.len());
+        assert_eq!(steps, (run.trace.len() + records).div_ceil(3));
+        assert_eq!(pieces, whole);
+        assert_eq!(whole.lines().count(), 1 + run.trace.len() * 3 + records);
     }
 
     #[test]

@@ -390,7 +390,7 @@ pub fn ThemePicker() -> impl IntoView {
 }
 
 /// Logs a failed download (the browser refused it, e.g. in a sandbox without `allow-downloads`).
-fn failed(result: Result<(), wasm_bindgen::JsValue>) {
+pub(crate) fn failed(result: Result<(), wasm_bindgen::JsValue>) {
     if let Err(e) = result {
         web_sys::console::warn_2(&"Rate Limit Lab: the download failed".into(), &e);
     }
@@ -427,7 +427,7 @@ pub fn ShareEmbed() -> impl IntoView {
             </div>
             <div class="share-row">
                 <span>"Download"</span>
-                <button data-testid="export-csv" on:click=super::boxed(move |_| lab.run.with_untracked(|run| failed(super::export::download_csv(run))))>"Every decision (CSV)"</button>
+                <button data-testid="export-csv" on:click=super::boxed(move |_| failed(super::export::download_csv(lab, lab.run.get_untracked())))>"Every decision (CSV)"</button>
                 <button data-testid="export-png" on:click=super::boxed(move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run))))>"The charts (PNG)"</button>
             </div>
             <details>

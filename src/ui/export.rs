@@ -1,13 +1,17 @@
 //! Export: every decision as CSV and the charts as one PNG, handed to the browser as downloads.
 //! The CSV comes from the core (`crate::core::export`); this module only makes files of it.
 
+use std::sync::Arc;
+
+use leptos::prelude::Set;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlAnchorElement, HtmlCanvasElement};
 
-use crate::core::export::decisions_csv;
+use crate::core::export::CsvWriter;
 use crate::core::lab::LabRun;
 
 use super::draw::{Layout, RowKind};
+use super::state::Lab;
 
 /// Offers `href` to the browser as a file called `name`.
 fn offer(href: &str, name: &str) -> Result<(), JsValue> {
@@ -19,12 +23,41 @@ fn offer(href: &str, name: &str) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// Downloads every decision of `run` as `ratelab-decisions.csv`.
-pub fn download_csv(run: &LabRun) -> Result<(), JsValue> {
-    let parts = js_sys::Array::of1(&JsValue::from_str(&decisions_csv(run)));
+/// Requests whose rows make one piece of the CSV (a few megabytes of text at most).
+const CSV_PIECE: usize = 2_000;
+
+/// Downloads every decision of `run` as `ratelab-decisions.csv`. The text is written a slice of
+/// time at a time, in pieces handed to the browser as they come, with the progress bar: a million
+/// requests make millions of rows, more than one task (or one string) should hold. A small run
+/// is written and offered at once, inside the click.
+pub fn download_csv(lab: Lab, run: Arc<LabRun>) -> Result<(), JsValue> {
+    let writer = CsvWriter::new(&run);
+    write_csv(lab, run, writer, js_sys::Array::new())
+}
+
+fn write_csv(lab: Lab, run: Arc<LabRun>, mut writer: CsvWriter, parts: js_sys::Array) -> Result<(), JsValue> {
+    let started = super::perf_now();
+    loop {
+        let mut piece = String::new();
+        let more = writer.write(&run, &mut piece, CSV_PIECE);
+        parts.push(&JsValue::from_str(&piece));
+        if !more {
+            break;
+        }
+        if super::perf_now() - started > super::state::SLICE_MS {
+            lab.show_progress("Writing the CSV", writer.progress(&run));
+            super::soon(move || super::controls::failed(write_csv(lab, run, writer, parts)));
+            return Ok(());
+        }
+    }
+    lab.progress.set(None);
+    offer_csv(&parts)
+}
+
+fn offer_csv(parts: &js_sys::Array) -> Result<(), JsValue> {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("text/csv");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)?;
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(parts, &options)?;
     let url = web_sys::Url::create_object_url_with_blob(&blob)?;
     let offered = offer(&url, "ratelab-decisions.csv");
     // The click has handed the file over; the address is no longer needed.
