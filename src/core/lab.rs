@@ -6,7 +6,7 @@ use super::durable::{DurableParams, SimReport, Simulation};
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
-use super::traffic::{KeyedBuild, Pattern, Trace, DEFAULT_KEY};
+use super::traffic::{KeyedBuild, Pattern, Trace};
 use std::sync::Arc;
 use super::url_state::LabState;
 
@@ -168,7 +168,7 @@ impl Computation {
     pub fn step(&mut self, budget: usize) -> bool {
         let budget = budget.max(1);
         if let Some(times) = self.given_times.take() {
-            self.trace = Trace::single_key(DEFAULT_KEY, times.to_vec());
+            self.trace = Pattern::Trace(times).generate(self.settings.limit, self.settings.window);
             return true;
         }
         if let Some(build) = &mut self.building {
