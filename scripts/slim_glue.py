@@ -29,6 +29,13 @@ WASM_OPT = ("-Os", "--converge", "--low-memory-unused", "--one-caller-inline-max
 # Exported classes nothing on the page uses (wasm-streams, linked by Leptos through server_fn).
 UNUSED_CLASSES = ("IntoUnderlyingByteSource", "IntoUnderlyingSink", "IntoUnderlyingSource")
 
+# What serves only those classes: their own code, and the promises their methods return
+# (`js_sys::futures::future_to_promise`, which no other crate this page links calls: the only
+# other callers, `#[wasm_bindgen]` async functions, exist in tests only). The closures inside
+# `future_to_promise` are generic over the stream's future and inline its code, so their names do
+# not say `wasm_streams`.
+STREAM_CODE = ("wasm_streams", "future_to_promise")
+
 
 def fail(message: str) -> None:
     sys.exit(f"slim_glue.py: {message}")
@@ -245,9 +252,9 @@ def direct_calls(module: bytes) -> list[set[str]]:
     return out
 
 
-def drop_dead_table_entries(module: bytes, marker: str) -> tuple[bytes, int]:
-    """Points the function-table entries that only serve `marker`'s types (their name, or the
-    name of a function they call directly, names a `marker` type) at a function that traps, so
+def drop_dead_table_entries(module: bytes, markers: tuple[str, ...]) -> tuple[bytes, int]:
+    """Points the function-table entries that only serve `markers`' code (their name, or the
+    name of a function they call directly, holds a marker) at a function that traps, so
     wasm-opt can drop them. Such entries are reached only through values of those types, which
     nothing creates once their exports are gone (checked by the caller after optimising)."""
     parts = sections(module)
@@ -275,7 +282,7 @@ def drop_dead_table_entries(module: bytes, marker: str) -> tuple[bytes, int]:
         fail(f"wasm-dis listed {len(calls)} functions, the module has {imported + defined}")
 
     def dead(f: int) -> bool:
-        return marker in names.get(f, "") or any(marker in callee for callee in calls[f])
+        return any(m in names.get(f, "") or any(m in callee for callee in calls[f]) for m in markers)
 
     stub = imported + defined
     doomed = {f for f in entries if dead(f)}
@@ -334,10 +341,10 @@ def main() -> None:
         body = leb(len(kept)) + b"".join(name_bytes(n) + d for n, d in kept)
         module = assemble(replace_section(parts, 7, body))
         js = remove_unused_classes(js)
-        module, doomed = drop_dead_table_entries(module, "wasm_streams")
+        module, doomed = drop_dead_table_entries(module, STREAM_CODE)
         # -g keeps the names for the check; the custom sections go at the end.
         module = wasm_opt(module, "-g")
-        left = sorted(n for n in function_names(sections(module)).values() if "wasm_streams" in n)
+        left = sorted(n for n in function_names(sections(module)).values() if any(m in n for m in STREAM_CODE))
         if left:
             fail(f"code of the stream classes is still reachable: {left[:3]}")
 
