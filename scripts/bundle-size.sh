@@ -4,13 +4,13 @@
 # the gate.
 #
 # Target: 204,800 bytes (200 KiB). The bundle went over it when the eight product profiles joined
-# the page and is back under it (README, "Figures"); the gate sits just above today's size, below
-# the target, so that any growth fails the test command.
+# the page and is back under it (README, "Figures"); the gate is the target itself, so that the
+# test command fails as soon as the page grows past the budget.
 # Usage: scripts/bundle-size.sh [dist]   (BUNDLE_GATE_BYTES overrides the gate)
 set -euo pipefail
 DIST="${1:-dist}"
 TARGET=204800
-GATE="${BUNDLE_GATE_BYTES:-204700}"
+GATE="${BUNDLE_GATE_BYTES:-204800}"
 total=0
 printf '%-40s %10s %10s\n' file raw gzip
 for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/*.css "$DIST"/index.html; do
