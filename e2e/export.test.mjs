@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useBrowser, openPage, gotoLab, rowFigures, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, rowFigures, watchProgress, progressSeen, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -45,15 +45,9 @@ test('a large run\'s CSV is written a slice at a time with the progress bar, and
   await page.setInputFiles('[data-testid="import-file"]', { name: 'times.txt', mimeType: 'text/plain', buffer: Buffer.from(times.join('\n')) });
   await page.waitForSelector('[data-testid="import-ok"]');
   await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]'));
-  await page.evaluate(() => {
-    window.progressSeen = [];
-    new MutationObserver(() => {
-      const bar = document.querySelector('[data-testid="progress"]');
-      if (bar) window.progressSeen.push(bar.textContent);
-    }).observe(document.body, { subtree: true, childList: true, characterData: true });
-  });
+  await watchProgress(page);
   const { bytes } = await download(page, 'export-csv');
-  const seen = await page.evaluate(() => window.progressSeen);
+  const seen = await progressSeen(page);
   assert.ok(seen.some((s) => s.startsWith('Writing the CSV')), `the bar shows the CSV being written (${seen.slice(0, 3).join(' | ')})`);
   const lines = bytes.toString('utf8').trimEnd().split('\n');
   assert.equal(lines[0], 'time_s,key,limiter,outcome,status,headers');

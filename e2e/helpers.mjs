@@ -111,3 +111,22 @@ export async function doRowFigures(page) {
     late: await read('late'),
   };
 }
+
+/**
+ * Starts noting every state the progress bar shows, as `what:permille`, as it shows it; read
+ * them back with `progressSeen`.
+ */
+export async function watchProgress(page) {
+  await page.evaluate(() => {
+    window.progressSeen = [];
+    new MutationObserver(() => {
+      const bar = document.querySelector('[data-testid="progress"]');
+      if (bar) window.progressSeen.push(`${bar.textContent}:${bar.querySelector('progress').value}`);
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+}
+
+/** The progress bar's states noted since `watchProgress`, in order. */
+export async function progressSeen(page) {
+  return page.evaluate(() => window.progressSeen);
+}

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, watchProgress, progressSeen, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -23,13 +23,8 @@ test('a million-line file is read and run with a progress bar, and the page keep
   await page.evaluate(() => {
     window.longTasks = [];
     new PerformanceObserver((list) => list.getEntries().forEach((e) => window.longTasks.push(Math.round(e.duration)))).observe({ type: 'longtask' });
-    // Every state the progress bar shows, as it shows it.
-    window.progressSeen = [];
-    new MutationObserver(() => {
-      const bar = document.querySelector('[data-testid="progress"]');
-      if (bar) window.progressSeen.push(`${bar.textContent}:${bar.querySelector('progress').value}`);
-    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   });
+  await watchProgress(page);
   await page.click('text=Use your own traffic');
   await page.setInputFiles('[data-testid="import-file"]', { name: 'million.txt', mimeType: 'text/plain', buffer });
   await page.waitForSelector('[data-testid="progress"]', { timeout: 15000 });
@@ -40,7 +35,7 @@ test('a million-line file is read and run with a progress bar, and the page keep
     await page.evaluate(() => document.querySelector('[data-testid="progress"]')?.textContent);
     trips.push(Date.now() - started);
   }
-  const seen = await page.evaluate(() => window.progressSeen);
+  const seen = await progressSeen(page);
   assert.ok(seen.some((s) => s.startsWith('Reading your traffic')), 'the bar shows the file being read');
   assert.ok(seen.some((s) => s.startsWith('Running the limiters')), 'then the limiters running');
   const values = seen.filter((s) => s.startsWith('Running')).map((s) => Number(s.split(':').pop()));
@@ -69,18 +64,12 @@ test('a large keyed file runs through the Durable Object a slice at a time, and 
   // 150,000 requests over 100 keys, one every 2 ms: each key sends 5 a second.
   const lines = ['time,key'];
   for (let i = 0; i < 150_000; i++) lines.push(`${(i / 500).toFixed(3)},tenant:${i % 100}`);
-  await page.evaluate(() => {
-    window.progressSeen = [];
-    new MutationObserver(() => {
-      const bar = document.querySelector('[data-testid="progress"]');
-      if (bar) window.progressSeen.push(bar.textContent);
-    }).observe(document.body, { subtree: true, childList: true, characterData: true });
-  });
+  await watchProgress(page);
   await page.click('text=Use your own traffic');
   await page.setInputFiles('[data-testid="import-file"]', { name: 'keyed.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
   await page.waitForSelector('[data-testid="import-ok"]', { timeout: 60000 });
   await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]') && document.querySelector('[data-testid="lede"]').innerText.includes('same 150000 requests'), null, { timeout: 60000 });
-  const seen = [...new Set(await page.evaluate(() => window.progressSeen))];
+  const seen = [...new Set((await progressSeen(page)).map((s) => s.split(':')[0]))];
   assert.ok(seen.some((s) => s.startsWith('Emulating the Durable Object')), `the bar shows the emulation (${seen.join(', ')})`);
   // Every key stays under its limit, so every request is let through, by the limiters and by the object.
   const durable = await figures(page, 'do');
