@@ -103,7 +103,7 @@ impl LatencyMarksBuilder {
 
     /// Thousandths of the records walked.
     pub fn progress(&self, records: usize) -> u32 {
-        (self.next as u64 * 1000 / records.max(1) as u64) as u32
+        super::state::permille(self.next, records)
     }
 
     pub fn finish(self) -> LatencyMarks {
