@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# Builds the static site and reports browser figures from headless Chromium (see bench-browser.mjs).
+# Builds the static site and reports browser figures from headless Chromium, served gzip-compressed
+# on 127.0.0.1 as static hosts serve it:
+#   bash scripts/bench-browser.sh        cold loads on a phone profile (bench-load.mjs), then
+#                                        redraws, million-line files and the CSV export
+#                                        (bench-browser.mjs)
+#   bash scripts/bench-browser.sh load   the cold loads only
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
@@ -8,8 +13,12 @@ cd "$ROOT"
 SITE="target/bench-site"
 bash scripts/build-site.sh "$SITE/sub/path/ratelab" >/dev/null
 PORT_FILE="$(mktemp)"
-python3 scripts/static_server.py "$SITE" "$PORT_FILE" &
+python3 scripts/static_server.py "$SITE" "$PORT_FILE" --gzip &
 SERVER_PID=$!
 trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$PORT_FILE"' EXIT
 for _ in $(seq 1 50); do [ -s "$PORT_FILE" ] && break; sleep 0.1; done
-BASE_URL="http://127.0.0.1:$(cat "$PORT_FILE")/sub/path/ratelab/" node scripts/bench-browser.mjs
+export BASE_URL="http://127.0.0.1:$(cat "$PORT_FILE")/sub/path/ratelab/"
+node scripts/bench-load.mjs
+if [ "${1:-all}" != "load" ]; then
+  node scripts/bench-browser.mjs
+fi

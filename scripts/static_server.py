@@ -1,15 +1,26 @@
 """Serves a folder on 127.0.0.1 on a free port, writing the port to a file once listening.
 
-Used by the end-to-end tests: the site is served exactly as a static host would serve it.
-Usage: python3 static_server.py ROOT PORT_FILE
+Used by the end-to-end tests and the benchmarks: the site is served exactly as a static host
+would serve it. With `--gzip`, text and WebAssembly files are sent gzip-compressed to a browser
+that accepts it, as public static hosts do (GitHub Pages, Cloudflare Pages, Netlify): the load
+benchmark measures what a person would download.
+Usage: python3 static_server.py ROOT PORT_FILE [--gzip]
 """
 import functools
+import gzip
 import http.server
+import os
 import sys
+
+COMPRESSED = (".wasm", ".js", ".css", ".html", ".json", ".svg", ".webmanifest")
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".js": "text/javascript"}
+
+    def __init__(self, *args, compress=False, **kwargs):
+        self.compress = compress
+        super().__init__(*args, **kwargs)
 
     def end_headers(self):
         # As public static hosts do (GitHub Pages among them): lets a page embedded in an iframe
@@ -17,13 +28,31 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Access-Control-Allow-Origin", "*")
         super().end_headers()
 
+    def do_GET(self):
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+        wants_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (self.compress and wants_gzip and path.endswith(COMPRESSED) and os.path.isfile(path)):
+            return super().do_GET()
+        if os.path.isdir(self.translate_path(self.path)) and not self.path.split("?")[0].endswith("/"):
+            return super().do_GET()  # the standard redirect to the folder's address
+        with open(path, "rb") as f:
+            body = gzip.compress(f.read(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def log_message(self, format, *args):  # keep the test output readable
         pass
 
 
 def main() -> None:
     root, port_file = sys.argv[1], sys.argv[2]
-    handler = functools.partial(QuietHandler, directory=root)
+    handler = functools.partial(QuietHandler, directory=root, compress="--gzip" in sys.argv[3:])
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
         with open(port_file, "w") as f:
             f.write(str(server.server_address[1]))

@@ -26,10 +26,20 @@ pub mod page {
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-/// Installs the panic banner and mounts the page.
+/// Installs the panic banner and mounts the page. The performance marks `ratelab:start`,
+/// `ratelab:mounted` and `ratelab:ready` (see [`mark_ready`]) say where a load's time goes; the
+/// load benchmark (`scripts/bench-load.mjs`) reads them.
 pub fn start() {
+    performance_mark("ratelab:start");
     panic_banner::install();
     leptos::mount::mount_to_body(app::App);
+    performance_mark("ratelab:mounted");
+}
+
+fn performance_mark(name: &str) {
+    if let Some(performance) = window().and_then(|w| w.performance()) {
+        let _ = performance.mark(name);
+    }
 }
 
 fn window() -> Option<web_sys::Window> {
@@ -39,6 +49,9 @@ fn window() -> Option<web_sys::Window> {
 /// Sets `data-ready="true"` on `<body>`: the page has computed and shown the current state.
 pub(crate) fn mark_ready() {
     if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
+        if !body.has_attribute("data-ready") {
+            performance_mark("ratelab:ready");
+        }
         let _ = body.set_attribute("data-ready", "true");
     }
 }

@@ -1,0 +1,104 @@
+// What a person waits for: from navigation to `body[data-ready="true"]` on a phone-class profile,
+// in headless Chromium through the DevTools protocol: 9 Mbit/s down, 1.5 Mbit/s up, 150 ms round
+// trip, the CPU slowed 4x, the cache disabled, a 390 px wide viewport. Each view is loaded cold
+// (a new browser context) three times; the median is reported, with where its time went, read
+// from the page's own performance marks and the resource timings:
+//   network  navigation start -> the module (.wasm) fully received
+//   compile  module received -> the app's code starts (`ratelab:start`): compiling and
+//            instantiating what was not compiled while it streamed in
+//   start    `ratelab:start` -> `ratelab:mounted`: the first run computed and the page built
+//   render   `ratelab:mounted` -> `ratelab:ready`: the first frame's charts drawn
+// Run with: bash scripts/bench-browser.sh load   (builds the site, serves it gzip-compressed on
+// 127.0.0.1 as static hosts do, runs this)
+import { chromium } from 'playwright-core';
+
+const BASE = process.env.BASE_URL;
+const RUNS = Number(process.env.LOAD_RUNS ?? 3);
+
+export const PHONE = {
+  viewport: { width: 390, height: 844 },
+  downloadBitsPerSecond: 9_000_000,
+  uploadBitsPerSecond: 1_500_000,
+  roundTripMs: 150,
+  cpuSlowdown: 4,
+};
+
+export const VIEWS = [
+  { label: 'default page', query: '', targetMs: 1000 },
+  { label: 'embed=1&pattern=steady', query: 'embed=1&pattern=steady', targetMs: 900 },
+  { label: 'do=1', query: 'do=1', targetMs: 1100 },
+];
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function coldLoad(browser, query) {
+  const context = await browser.newContext({ viewport: PHONE.viewport });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: PHONE.roundTripMs,
+    downloadThroughput: PHONE.downloadBitsPerSecond / 8,
+    uploadThroughput: PHONE.uploadBitsPerSecond / 8,
+  });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: PHONE.cpuSlowdown });
+  await page.goto(`${BASE}${query ? `?${query}` : ''}`, { waitUntil: 'commit' });
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  const figures = await page.evaluate(() => {
+    const mark = (name) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;
+    const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+    const bytes = performance
+      .getEntriesByType('resource')
+      .concat(performance.getEntriesByType('navigation'))
+      .reduce((sum, e) => sum + (e.transferSize || 0), 0);
+    return {
+      ready: mark('ratelab:ready'),
+      network: wasm ? wasm.responseEnd : NaN,
+      start: mark('ratelab:start'),
+      mounted: mark('ratelab:mounted'),
+      bytes,
+    };
+  });
+  await context.close();
+  return {
+    total: figures.ready,
+    network: figures.network,
+    compile: figures.start - figures.network,
+    start: figures.mounted - figures.start,
+    render: figures.ready - figures.mounted,
+    bytes: figures.bytes,
+  };
+}
+
+export async function measureLoads(browser) {
+  console.log(
+    `cold loads on a phone profile (${PHONE.downloadBitsPerSecond / 1e6} Mbit/s down, ${PHONE.uploadBitsPerSecond / 1e6} up, ` +
+      `${PHONE.roundTripMs} ms round trip, CPU ${PHONE.cpuSlowdown}x slower, ${PHONE.viewport.width} px): median of ${RUNS}`,
+  );
+  const results = [];
+  for (const view of VIEWS) {
+    const loads = [];
+    for (let i = 0; i < RUNS; i++) loads.push(await coldLoad(browser, view.query));
+    // The load whose total is the median, so its parts add up to the figure shown.
+    const mid = [...loads].sort((a, b) => a.total - b.total)[Math.floor(loads.length / 2)];
+    const met = mid.total <= view.targetMs ? 'met' : 'NOT met';
+    console.log(
+      `${view.label.padEnd(24)} ready ${mid.total.toFixed(0).padStart(5)} ms (target ${view.targetMs}, ${met})   ` +
+        `network ${mid.network.toFixed(0)}, compile ${mid.compile.toFixed(0)}, start ${mid.start.toFixed(0)}, render ${mid.render.toFixed(0)} ms   ` +
+        `${(mid.bytes / 1024).toFixed(0)} KB transferred   all runs: ${loads.map((l) => l.total.toFixed(0)).join(', ')} ms`,
+    );
+    results.push({ view, median: mid, loads });
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+  await measureLoads(browser);
+  await browser.close();
+}
