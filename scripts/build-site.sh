@@ -10,8 +10,6 @@ ensure_build_tools
 cd "$ROOT"
 DIST="${1:-dist}"
 trunk build --release --public-url ./ --dist "$DIST"
-# Short names between the module and its glue, and no unused stream classes (scripts/slim_glue.py).
-python3 "$ROOT/scripts/slim_glue.py" "$DIST"
 # Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
 for js in "$DIST"/*.js; do
   terser "$js" --module --compress passes=2 --mangle --output "$js.min"
