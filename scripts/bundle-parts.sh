@@ -33,6 +33,8 @@ PLOT = {"plotters", "plotters_backend", "plotters_canvas"}
 def part(name: str) -> str | None:
     if name.endswith("subsection") or name.startswith("custom section"):
         return None  # the name section: kept here to read names, absent from the shipped file
+    if name.startswith(("import ", "export ")):
+        return "imports and exports between the module and its JavaScript glue"
     if name.startswith("data segment"):
         return "data (text, tables, constants)"
     name = re.sub(r"\[[0-9a-f]+\]", "", name)
