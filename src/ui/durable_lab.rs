@@ -392,6 +392,9 @@ fn LatencyChart() -> impl IntoView {
     let marks_cache = MarksCache::new();
     super::effect(move || {
         let (view, dark) = view_now();
+        if view.width <= 0.0 {
+            return; // not laid out yet, or hidden
+        }
         let Some(canvas) = canvas_ref.get() else { return };
         let run = lab.run.get();
         // Nothing to draw while the lab is hidden; the canvas keeps its last picture.

@@ -164,26 +164,32 @@ pub(crate) fn set_css_size(element: &web_sys::HtmlElement, width: f64, height: f
     let _ = style.set_property("height", &format!("{}px", height.round() as i64));
 }
 
-/// The width in CSS pixels of the element behind `wrap`, kept up to date as the page resizes:
-/// what a canvas inside it is drawn to.
+/// The width in CSS pixels (its `clientWidth`) of the element behind `wrap`, kept up to date as
+/// it resizes: what a canvas inside it is drawn to. It is 0 until the element has been laid out,
+/// and a chart draws nothing until then.
+///
+/// A `ResizeObserver` reports the width after the browser's own layout, just before it paints.
+/// Asking for `clientWidth` while the page is being built would make the browser lay out the
+/// whole page there and then, once per chart: on a slow phone that alone took about a quarter of
+/// a second of the first load.
 pub(crate) fn tracked_width(wrap: leptos::prelude::NodeRef<leptos::html::Div>) -> leptos::prelude::RwSignal<f64> {
     use leptos::prelude::*;
-    let width = RwSignal::new(800.0_f64);
-    let measure = move || {
-        if let Some(element) = wrap.get_untracked() {
-            let w = f64::from(element.client_width());
+    let width = RwSignal::new(0.0_f64);
+    effect(move || {
+        let Some(element) = wrap.get() else { return };
+        let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() else { return };
+            let w = f64::from(entry.target().client_width());
             if w > 0.0 && (w - width.get_untracked()).abs() >= 1.0 {
                 width.set(w);
             }
+        });
+        if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
+            observer.observe(&element);
         }
-    };
-    effect(move || {
-        if wrap.get().is_some() {
-            measure();
-        }
+        // The observer lives as long as the page: each chart is built once.
+        on_resize.forget();
     });
-    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || resize.remove());
     width
 }
 

@@ -144,6 +144,9 @@ pub fn Timelines() -> impl IntoView {
     // Redraw whenever the data or the view changes.
     super::effect(move || {
         let layout = layout();
+        if width.get_untracked() <= 0.0 {
+            return; // not laid out yet: `tracked_width` brings the width before the first paint
+        }
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
         let view = View { playhead: lab.playhead.get(), cursor: lab.cursor.get(), selected: lab.selected.get(), dpr };
