@@ -16,14 +16,20 @@ use super::timeline::Timelines;
 #[component]
 pub fn App() -> impl IntoView {
     let parsed = parse_query(&super::current_query());
-    let lab = Lab::new(parsed.state, parsed.notices.into_iter().map(|n| n.message).collect());
+    let lab = Lab::new(
+        parsed.state,
+        parsed.notices.into_iter().map(|n| n.message).collect(),
+    );
     provide_context(lab);
     lab.restore_trace();
 
     // The theme is an attribute on <html>, so plain CSS can follow it.
     super::effect(move || {
         let theme = lab.state.with(|s| s.theme);
-        if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
             match theme {
                 Theme::Auto => {
                     let _ = root.remove_attribute("data-theme");

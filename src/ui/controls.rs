@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::core::config::Rate;
 use crate::core::limiter::{Algorithm, LeakDelay};
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
-use crate::core::traffic::{Pattern, DEFAULT_KEY, Point};
+use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 use crate::core::url_state::Theme;
 
 use super::draw::time_label;
@@ -70,7 +70,9 @@ fn rate_from_tenths(tenths: i64) -> Option<Rate> {
 
 /// A rate in tenths of a unit per second, rounded to the nearest tenth.
 fn tenths_of(rate: Rate) -> i64 {
-    let tenths = (u128::from(rate.amount()) * 10 * u128::from(MICROS_PER_SEC) + u128::from(rate.per().micros()) / 2) / u128::from(rate.per().micros());
+    let tenths = (u128::from(rate.amount()) * 10 * u128::from(MICROS_PER_SEC)
+        + u128::from(rate.per().micros()) / 2)
+        / u128::from(rate.per().micros());
     i64::try_from(tenths).unwrap_or(i64::MAX)
 }
 
@@ -123,7 +125,10 @@ pub fn step(lab: Lab) {
         // Request by request, so simultaneous requests are each shown; they are in time order.
         let from = match (selected, at) {
             (Some(i), Some(t)) if requests.get(i).is_some_and(|q| q.at == t) => i + 1,
-            _ => requests.iter().position(|q| at.is_none_or(|t| q.at > t)).unwrap_or(requests.len()),
+            _ => requests
+                .iter()
+                .position(|q| at.is_none_or(|t| q.at > t))
+                .unwrap_or(requests.len()),
         };
         requests.get(from).map(|q| (from, q.at))
     });
@@ -132,7 +137,9 @@ pub fn step(lab: Lab) {
             lab.playhead.set(Some(t));
             lab.selected.set(Some(i));
         }
-        None => lab.playhead.set(Some(lab.run.with_untracked(|r| r.horizon))),
+        None => lab
+            .playhead
+            .set(Some(lab.run.with_untracked(|r| r.horizon))),
     }
 }
 
@@ -164,7 +171,11 @@ pub fn send_request(lab: Lab) {
     let (points, first_key, end, window, limit) = lab.run.with_untracked(|r| {
         (
             Pattern::to_keyed(&r.trace),
-            r.trace.keys().first().cloned().unwrap_or_else(|| DEFAULT_KEY.to_string()),
+            r.trace
+                .keys()
+                .first()
+                .cloned()
+                .unwrap_or_else(|| DEFAULT_KEY.to_string()),
             r.trace.end(),
             r.settings.window,
             r.settings.limit,
@@ -173,7 +184,10 @@ pub fn send_request(lab: Lab) {
     let key = lab.send_key.get_untracked().unwrap_or(first_key);
     let mut points = match points {
         Pattern::Keyed(points) => std::sync::Arc::unwrap_or_clone(points),
-        Pattern::Trace(times) => std::sync::Arc::unwrap_or_clone(times).into_iter().map(|t| Point::new(t, DEFAULT_KEY)).collect(),
+        Pattern::Trace(times) => std::sync::Arc::unwrap_or_clone(times)
+            .into_iter()
+            .map(|t| Point::new(t, DEFAULT_KEY))
+            .collect(),
         _ => Vec::new(),
     };
     let at = lab.playhead.get_untracked().unwrap_or_else(|| {
@@ -185,7 +199,12 @@ pub fn send_request(lab: Lab) {
     });
     points.push(Point::new(at, key.clone()));
     lab.change(|s| s.pattern = Pattern::from_points(points));
-    let index = lab.run.with_untracked(|r| r.trace.requests().iter().rposition(|q| q.at == at && r.trace.key_name(q.key) == key));
+    let index = lab.run.with_untracked(|r| {
+        r.trace
+            .requests()
+            .iter()
+            .rposition(|q| q.at == at && r.trace.key_name(q.key) == key)
+    });
     lab.selected.set(index);
 }
 
@@ -200,7 +219,10 @@ pub fn Controls() -> impl IntoView {
     let presets = move || {
         let seed = state.with(|s| s.durable.seed);
         let current = state.with(|s| s.pattern.slug());
-        let mut options: Vec<(String, String)> = Pattern::presets(seed).iter().map(|p| (p.slug().to_string(), p.label().to_string())).collect();
+        let mut options: Vec<(String, String)> = Pattern::presets(seed)
+            .iter()
+            .map(|p| (p.slug().to_string(), p.label().to_string()))
+            .collect();
         if current == "trace" {
             options.push(("trace".into(), "Your own request times".into()));
         }
@@ -215,7 +237,10 @@ pub fn Controls() -> impl IntoView {
     let on_preset = move |ev: ev::Event| {
         let slug = event_target_value(&ev);
         let seed = state.with_untracked(|s| s.durable.seed);
-        if let Some(p) = Pattern::presets(seed).into_iter().find(|p| p.slug() == slug) {
+        if let Some(p) = Pattern::presets(seed)
+            .into_iter()
+            .find(|p| p.slug() == slug)
+        {
             lab.playhead.set(None);
             lab.playing.set(false);
             lab.change(|s| s.pattern = p);
@@ -244,7 +269,13 @@ pub fn Controls() -> impl IntoView {
 
     let playing = lab.playing;
     // Percent of real time, kept as integers so nothing formats a float.
-    let speed_options: [(u32, &str); 5] = [(50, "0.5×"), (100, "1×"), (200, "2×"), (500, "5×"), (1000, "10×")];
+    let speed_options: [(u32, &str); 5] = [
+        (50, "0.5×"),
+        (100, "1×"),
+        (200, "2×"),
+        (500, "5×"),
+        (1000, "10×"),
+    ];
 
     let shortcut = window_event_listener(ev::keydown, move |ev: web_sys::KeyboardEvent| {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
@@ -403,7 +434,11 @@ pub fn ShareEmbed() -> impl IntoView {
     let link = move || super::url_for(&lab.query());
     let embed_link = move || {
         let q = lab.query();
-        super::url_for(&if q.is_empty() { "embed=1".to_string() } else { format!("{q}&embed=1") })
+        super::url_for(&if q.is_empty() {
+            "embed=1".to_string()
+        } else {
+            format!("{q}&embed=1")
+        })
     };
     let snippet = move || {
         format!(

@@ -125,7 +125,9 @@ pub fn DurableLab() -> impl IntoView {
     let drag_kind = DragKind(RwSignal::new(DRAG_OUTAGE));
     provide_context(drag_kind);
     let enabled = move || state.with(|s| s.durable.enabled);
-    let set = move |edit: Box<dyn FnOnce(&mut crate::core::durable::DurableParams)>| lab.change(|s| edit(&mut s.durable));
+    let set = move |edit: Box<dyn FnOnce(&mut crate::core::durable::DurableParams)>| {
+        lab.change(|s| edit(&mut s.durable))
+    };
 
     // The selects' values at first render; afterwards `prop:value` keeps them in step.
     let initial = state.get_untracked().durable;
@@ -190,7 +192,10 @@ pub fn DurableLab() -> impl IntoView {
 
     let scenario_text = move || {
         let active = lab.active_scenario.get()?;
-        let sc = SCENARIOS.iter().chain(std::iter::once(&BINDING)).find(|s| s.query == active)?;
+        let sc = SCENARIOS
+            .iter()
+            .chain(std::iter::once(&BINDING))
+            .find(|s| s.query == active)?;
         // Only while the page still shows that scenario's state.
         if state.with(|s| *s != parse_query(&active).state.with_theme(s.theme)) {
             return None;
@@ -357,13 +362,24 @@ const DRAG_EVICT: u32 = 2;
 fn fault_text(d: &crate::core::durable::DurableParams) -> String {
     let mut parts = Vec::new();
     if let Some((a, b)) = d.outage {
-        parts.push(format!("Outage from {} s to {} s: the object is unreachable.", format_seconds(a.micros()), format_seconds(b.micros())));
+        parts.push(format!(
+            "Outage from {} s to {} s: the object is unreachable.",
+            format_seconds(a.micros()),
+            format_seconds(b.micros())
+        ));
     }
     if let Some((a, b)) = d.slow {
-        parts.push(format!("Slow from {} s to {} s: every decision 250 ms longer.", format_seconds(a.micros()), format_seconds(b.micros())));
+        parts.push(format!(
+            "Slow from {} s to {} s: every decision 250 ms longer.",
+            format_seconds(a.micros()),
+            format_seconds(b.micros())
+        ));
     }
     if let Some(at) = d.evict_at {
-        parts.push(format!("Every object evicted at {} s.", format_seconds(at.micros())));
+        parts.push(format!(
+            "Every object evicted at {} s.",
+            format_seconds(at.micros())
+        ));
     }
     if parts.is_empty() {
         return "No outage, slow period or eviction scheduled.".to_string();
@@ -383,30 +399,58 @@ fn LatencyChart() -> impl IntoView {
     let drag_kind = expect_context::<DragKind>();
 
     let view_now = move || {
-        let (timeout, outage, slow, evict_at, dark) =
-            lab.state.with(|s| (s.durable.timeout, s.durable.outage, s.durable.slow, s.durable.evict_at, dark_theme(s.theme)));
+        let (timeout, outage, slow, evict_at, dark) = lab.state.with(|s| {
+            (
+                s.durable.timeout,
+                s.durable.outage,
+                s.durable.slow,
+                s.durable.evict_at,
+                dark_theme(s.theme),
+            )
+        });
         let horizon = lab.run.with(|r| r.horizon);
-        (LatencyView { width: width.get(), horizon, timeout, outage, slow, evict_at, dpr: super::device_pixel_ratio() }, dark)
+        (
+            LatencyView {
+                width: width.get(),
+                horizon,
+                timeout,
+                outage,
+                slow,
+                evict_at,
+                dpr: super::device_pixel_ratio(),
+            },
+            dark,
+        )
     };
     let first_draw = super::FirstDraw::default();
     let marks_cache = MarksCache::new();
     super::effect(move || {
         let (view, dark) = view_now();
-        let Some(canvas) = canvas_ref.get() else { return };
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
         let run = lab.run.get();
         // Nothing to draw while the lab is hidden; the canvas keeps its last picture.
-        let Some(Ok(report)) = &run.durable else { return };
-        let Some(marks) = marks_cache.get(lab, &run, report, &view) else { return };
+        let Some(Ok(report)) = &run.durable else {
+            return;
+        };
+        let Some(marks) = marks_cache.get(lab, &run, report, &view) else {
+            return;
+        };
         let paint = move || {
-        let h = chart_height();
-        canvas.set_width((view.width * view.dpr).round() as u32);
-        canvas.set_height((h * view.dpr).round() as u32);
-        super::set_css_size(&canvas, view.width, h);
-        let palette = if dark { Palette::dark() } else { Palette::light() };
-        let _ = lab.run.with_untracked(|run| match &run.durable {
-            Some(Ok(report)) => draw_latency(&canvas, report, &view, &marks, &palette),
-            _ => Ok(()),
-        });
+            let h = chart_height();
+            canvas.set_width((view.width * view.dpr).round() as u32);
+            canvas.set_height((h * view.dpr).round() as u32);
+            super::set_css_size(&canvas, view.width, h);
+            let palette = if dark {
+                Palette::dark()
+            } else {
+                Palette::light()
+            };
+            let _ = lab.run.with_untracked(|run| match &run.durable {
+                Some(Ok(report)) => draw_latency(&canvas, report, &view, &marks, &palette),
+                _ => Ok(()),
+            });
         };
         first_draw.paint(&run, paint);
     });

@@ -57,7 +57,11 @@ fn read_file(lab: Lab, mut file: FileText, result: Feedback) {
     while file.from < total {
         let mut to = file.from.saturating_add(FILE_PIECE_UNITS).min(total);
         // Never between the two halves of a character outside the Basic Multilingual Plane.
-        let last_unit = if to < total { file.text.char_code_at(to - 1) } else { 0.0 };
+        let last_unit = if to < total {
+            file.text.char_code_at(to - 1)
+        } else {
+            0.0
+        };
         if (f64::from(0xD800u32)..f64::from(0xDC00u32)).contains(&last_unit) {
             to -= 1;
         }
@@ -70,10 +74,15 @@ fn read_file(lab: Lab, mut file: FileText, result: Feedback) {
             file.carry = piece.split_off(cut);
         }
         if !piece.is_empty() {
-            file.reader.get_or_insert_with(|| Reader::new(detect(&piece))).read(&piece);
+            file.reader
+                .get_or_insert_with(|| Reader::new(detect(&piece)))
+                .read(&piece);
         }
         if file.from < total && super::perf_now() - started > SLICE_MS {
-            lab.show_progress("Reading your traffic", permille(file.from as usize, total as usize));
+            lab.show_progress(
+                "Reading your traffic",
+                permille(file.from as usize, total as usize),
+            );
             super::soon(move || read_file(lab, file, result));
             return;
         }
@@ -96,7 +105,9 @@ fn finish_reading(lab: Lab, reader: Reader, result: Feedback) {
 fn use_read(lab: Lab, reader: Reader, result: Feedback) {
     lab.progress.set(None);
     match reader.finish() {
-        Ok(Imported { format, requests, .. }) => {
+        Ok(Imported {
+            format, requests, ..
+        }) => {
             let total = requests.len();
             // A CSV's route column names routes on purpose; an access log's paths are too many
             // and too fine to each get a failure policy, so they are not carried as routes.
@@ -105,7 +116,15 @@ fn use_read(lab: Lab, reader: Reader, result: Feedback) {
                 Pattern::Trace(std::sync::Arc::new(requests.iter().map(|r| r.at).collect()))
             } else {
                 Pattern::from_points(
-                    requests.into_iter().map(|r| Point { at: r.at, key: r.key, origin: r.region, route: r.route.filter(|_| routes) }).collect(),
+                    requests
+                        .into_iter()
+                        .map(|r| Point {
+                            at: r.at,
+                            key: r.key,
+                            origin: r.region,
+                            route: r.route.filter(|_| routes),
+                        })
+                        .collect(),
                 )
             };
             lab.playhead.set(None);
@@ -117,7 +136,9 @@ fn use_read(lab: Lab, reader: Reader, result: Feedback) {
             if total > MAX_STORED_REQUESTS {
                 message.push_str(" Too many to keep: they last until the page is closed.");
             } else if total > MAX_REQUESTS_IN_LINK {
-                message.push_str(" Too many for a link: the link says trace=stored and this browser keeps them.");
+                message.push_str(
+                    " Too many for a link: the link says trace=stored and this browser keeps them.",
+                );
             }
             result.set(Ok(message));
         }
@@ -165,22 +186,48 @@ pub fn ImportPanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
     // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
     let area = NodeRef::<leptos::html::Textarea>::new();
-    let result = Feedback { read: RwSignal::new(None), errors: RwSignal::new(Vec::new()) };
+    let result = Feedback {
+        read: RwSignal::new(None),
+        errors: RwSignal::new(Vec::new()),
+    };
 
     let on_file = move |ev: leptos::ev::Event| {
-        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-        let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
-        let Ok(reader) = web_sys::FileReader::new() else { return };
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|files| files.get(0)) else {
+            return;
+        };
+        let Ok(reader) = web_sys::FileReader::new() else {
+            return;
+        };
         let loaded = reader.clone();
         let onload = Closure::once_into_js(move || {
-            let text = loaded.result().ok().and_then(|v| v.dyn_into::<js_sys::JsString>().ok()).unwrap_or_default();
-            read_file(lab, FileText { text, from: 0, carry: String::new(), reader: None }, result);
+            let text = loaded
+                .result()
+                .ok()
+                .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
+                .unwrap_or_default();
+            read_file(
+                lab,
+                FileText {
+                    text,
+                    from: 0,
+                    carry: String::new(),
+                    reader: None,
+                },
+                result,
+            );
         });
         reader.set_onload(Some(onload.unchecked_ref()));
         let _ = reader.read_as_text(&file);
     };
 
-    let feedback = move || match result.get() {
+    let feedback = move || {
+        match result.get() {
         Ok(message) if message.is_empty() => None,
         Ok(message) => Some(view! { <p class="hint" role="status" data-testid="import-ok">{message}</p> }.into_any()),
         Err(lines) => Some(
@@ -192,6 +239,7 @@ pub fn ImportPanel() -> impl IntoView {
             }
             .into_any(),
         ),
+    }
     };
 
     view! {

@@ -72,7 +72,10 @@ impl LatencyMarksBuilder {
             cols,
             rows,
             seen: vec![0; cols * rows],
-            marks: LatencyMarks { spots: Default::default(), tallest: vec![0; (of.width * of.dpr) as usize + 1] },
+            marks: LatencyMarks {
+                spots: Default::default(),
+                tallest: vec![0; (of.width * of.dpr) as usize + 1],
+            },
         }
     }
 
@@ -81,9 +84,13 @@ impl LatencyMarksBuilder {
         let of = self.of;
         let to = self.next.saturating_add(budget).min(records.len());
         for record in records.get(self.next..to).unwrap_or_default() {
-            let (x, y) = (x_of(record.sent, of.horizon, of.width), y_latency(record.latency(), of.ceiling));
+            let (x, y) = (
+                x_of(record.sent, of.horizon, of.width),
+                y_latency(record.latency(), of.ceiling),
+            );
             let bit = 1u8 << record.outcome as u8;
-            let at = cell(y, of.dpr).min(self.rows - 1) * self.cols + cell(x, of.dpr).min(self.cols - 1);
+            let at =
+                cell(y, of.dpr).min(self.rows - 1) * self.cols + cell(x, of.dpr).min(self.cols - 1);
             if let Some(slot) = self.seen.get_mut(at) {
                 if *slot & bit == 0 {
                     *slot |= bit;
@@ -133,13 +140,22 @@ struct Kept {
 
 impl MarksCache {
     pub fn new() -> MarksCache {
-        MarksCache { kept: Rc::default(), done: RwSignal::new(0) }
+        MarksCache {
+            kept: Rc::default(),
+            done: RwSignal::new(0),
+        }
     }
 
     /// The marks for `run` drawn with `view`, if they are ready: at once for a small run; for a
     /// large one, `None` while a job works them out, and the caller (tracking this cache) runs
     /// again when they are.
-    pub fn get(&self, lab: Lab, run: &Arc<LabRun>, report: &SimReport, view: &LatencyView) -> Option<Rc<LatencyMarks>> {
+    pub fn get(
+        &self,
+        lab: Lab,
+        run: &Arc<LabRun>,
+        report: &SimReport,
+        view: &LatencyView,
+    ) -> Option<Rc<LatencyMarks>> {
         self.done.track();
         let wanted = MarksFor::new(run, report, view);
         let mut kept = self.kept.borrow_mut();
@@ -169,17 +185,25 @@ impl MarksCache {
         if self.kept.borrow().job != Some(wanted) {
             return;
         }
-        let Some(Ok(report)) = &run.durable else { return };
+        let Some(Ok(report)) = &run.durable else {
+            return;
+        };
         let started = super::perf_now();
         while builder.walk(&report.records, STEP) {
             if super::perf_now() - started > super::state::SLICE_MS {
-                lab.show_progress("Drawing the Durable Object's chart", builder.progress(report.records.len()));
+                lab.show_progress(
+                    "Drawing the Durable Object's chart",
+                    builder.progress(report.records.len()),
+                );
                 super::soon(move || self.walk_later(lab, run, builder));
                 return;
             }
         }
         lab.progress.set(None);
-        *self.kept.borrow_mut() = Kept { ready: Some((wanted, Rc::new(builder.finish()))), job: None };
+        *self.kept.borrow_mut() = Kept {
+            ready: Some((wanted, Rc::new(builder.finish()))),
+            job: None,
+        };
         self.done.update(|n| *n = n.wrapping_add(1));
     }
 }

@@ -55,7 +55,11 @@ pub(crate) fn current_query() -> String {
 pub(crate) fn replace_url(query: &str) {
     let Some(w) = window() else { return };
     let path = w.location().pathname().unwrap_or_default();
-    let url = if query.is_empty() { path } else { format!("{path}?{query}") };
+    let url = if query.is_empty() {
+        path
+    } else {
+        format!("{path}?{query}")
+    };
     if let Ok(history) = w.history() {
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
     }
@@ -63,9 +67,15 @@ pub(crate) fn replace_url(query: &str) {
 
 /// The full address of the page for `query` (for the share link and the embed snippet).
 pub(crate) fn url_for(query: &str) -> String {
-    let Some(w) = window() else { return String::new() };
+    let Some(w) = window() else {
+        return String::new();
+    };
     let loc = w.location();
-    let base = format!("{}{}", loc.origin().unwrap_or_default(), loc.pathname().unwrap_or_default());
+    let base = format!(
+        "{}{}",
+        loc.origin().unwrap_or_default(),
+        loc.pathname().unwrap_or_default()
+    );
     if query.is_empty() {
         base
     } else {
@@ -74,7 +84,10 @@ pub(crate) fn url_for(query: &str) -> String {
 }
 
 pub(crate) fn media_matches(query: &str) -> bool {
-    window().and_then(|w| w.match_media(query).ok().flatten()).map(|m| m.matches()).unwrap_or(false)
+    window()
+        .and_then(|w| w.match_media(query).ok().flatten())
+        .map(|m| m.matches())
+        .unwrap_or(false)
 }
 
 pub(crate) fn prefers_reduced_motion() -> bool {
@@ -83,11 +96,17 @@ pub(crate) fn prefers_reduced_motion() -> bool {
 
 /// Milliseconds from the page's clock, for animation only (never for a decision).
 pub(crate) fn perf_now() -> f64 {
-    window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+    window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
 }
 
 pub(crate) fn device_pixel_ratio() -> f64 {
-    window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).clamp(1.0, 4.0)
+    window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .clamp(1.0, 4.0)
 }
 
 /// Runs `f` as soon as the page has handled what is waiting (a zero-delay timer), so long work
@@ -114,7 +133,11 @@ pub(crate) struct FirstDraw(std::rc::Rc<std::cell::Cell<usize>>);
 const DRAW_LATER_FROM: usize = 100_000;
 
 impl FirstDraw {
-    pub(crate) fn paint(&self, run: &std::sync::Arc<crate::core::lab::LabRun>, paint: impl FnOnce() + 'static) {
+    pub(crate) fn paint(
+        &self,
+        run: &std::sync::Arc<crate::core::lab::LabRun>,
+        paint: impl FnOnce() + 'static,
+    ) {
         let id = std::sync::Arc::as_ptr(run) as usize;
         let new_run = self.0.replace(id) != id;
         if new_run && run.trace.len() > DRAW_LATER_FROM {
@@ -153,7 +176,9 @@ pub(crate) fn set_css_size(element: &web_sys::HtmlElement, width: f64, height: f
 
 /// The width in CSS pixels of the element behind `wrap`, kept up to date as the page resizes:
 /// what a canvas inside it is drawn to.
-pub(crate) fn tracked_width(wrap: leptos::prelude::NodeRef<leptos::html::Div>) -> leptos::prelude::RwSignal<f64> {
+pub(crate) fn tracked_width(
+    wrap: leptos::prelude::NodeRef<leptos::html::Div>,
+) -> leptos::prelude::RwSignal<f64> {
     use leptos::prelude::*;
     let width = RwSignal::new(800.0_f64);
     let measure = move || {
@@ -181,6 +206,8 @@ pub(crate) fn boxed<E: 'static>(handler: impl FnMut(E) + 'static) -> Box<dyn FnM
 }
 
 /// A reactive value behind one pointer type per output type, for the same reason as [`boxed`].
-pub(crate) fn shared<T: 'static>(value: impl Fn() -> T + Send + Sync + 'static) -> Box<dyn Fn() -> T + Send + Sync> {
+pub(crate) fn shared<T: 'static>(
+    value: impl Fn() -> T + Send + Sync + 'static,
+) -> Box<dyn Fn() -> T + Send + Sync> {
     Box::new(value)
 }

@@ -14,7 +14,9 @@ use leptos::prelude::*;
 use crate::core::lab::{Computation, LabRun};
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
-use crate::core::url_state::{parse_stored_trace, to_query, trace_list_within, LabState, MAX_REQUESTS_IN_LINK};
+use crate::core::url_state::{
+    parse_stored_trace, to_query, trace_list_within, LabState, MAX_REQUESTS_IN_LINK,
+};
 
 /// Where the page keeps a trace too long for a link.
 const STORAGE_KEY: &str = "ratelab-trace";
@@ -55,7 +57,11 @@ impl Selected {
     }
 
     pub fn set(self, index: Option<usize>) {
-        self.0.set(index.and_then(|i| u32::try_from(i).ok()).unwrap_or(NONE_SELECTED));
+        self.0.set(
+            index
+                .and_then(|i| u32::try_from(i).ok())
+                .unwrap_or(NONE_SELECTED),
+        );
     }
 }
 
@@ -188,7 +194,11 @@ impl Lab {
         self.run.set(Arc::new(run));
         super::replace_url(&to_query(&next));
         let trace_len = self.run.with_untracked(|r| r.trace.len());
-        if self.selected.get_untracked().is_some_and(|i| i >= trace_len) {
+        if self
+            .selected
+            .get_untracked()
+            .is_some_and(|i| i >= trace_len)
+        {
             self.selected.set(None);
         }
         if pattern_changed {
@@ -213,7 +223,8 @@ impl Lab {
             return;
         }
         let kept = count <= MAX_STORED_REQUESTS
-            && trace_list_within(pattern, MAX_STORED_CHARS).is_some_and(|text| storage.set_item(STORAGE_KEY, &text).is_ok());
+            && trace_list_within(pattern, MAX_STORED_CHARS)
+                .is_some_and(|text| storage.set_item(STORAGE_KEY, &text).is_ok());
         if !kept {
             let _ = storage.remove_item(STORAGE_KEY);
             self.notice(format!(
@@ -227,7 +238,9 @@ impl Lab {
         if !self.state.with_untracked(|s| s.trace_in_storage) {
             return;
         }
-        let kept = super::window().and_then(|w| w.local_storage().ok().flatten()).and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
+        let kept = super::window()
+            .and_then(|w| w.local_storage().ok().flatten())
+            .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
         match kept.map(|text| parse_stored_trace(&text)) {
             Some(Ok(points)) => self.change(|s| {
                 s.pattern = Pattern::from_points(points);

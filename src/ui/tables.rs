@@ -104,7 +104,11 @@ pub fn StatsTable() -> impl IntoView {
             rows
         })
     };
-    let error = move || lab.run.with(|run| run.error.clone()).map(|e| view! { <p class="error" role="alert" data-testid="run-error">{e}</p> }.into_any());
+    let error = move || {
+        lab.run.with(|run| run.error.clone()).map(|e| {
+            view! { <p class="error" role="alert" data-testid="run-error">{e}</p> }.into_any()
+        })
+    };
     view! {
         {super::shared(error)}
         <div class="table-wrap">
@@ -178,7 +182,10 @@ pub fn DecisionTable() -> impl IntoView {
     // table would not show.
     let open = RwSignal::new(false);
     let on_toggle = move |ev: leptos::ev::Event| {
-        let is_open = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|e| e.has_attribute("open"));
+        let is_open = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| e.has_attribute("open"));
         open.set(is_open);
     };
     view! {

@@ -8,7 +8,9 @@ use leptos::prelude::*;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
-use super::draw::{draw, ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, Palette, RowKind, View};
+use super::draw::{
+    draw, ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, Palette, RowKind, View,
+};
 use super::state::Lab;
 use crate::core::url_state::Theme;
 
@@ -49,7 +51,18 @@ fn add_column_rows(
         if super::perf_now() - started > super::state::SLICE_MS {
             let done = builder.rows_done() * 1000 / layout.rows.len().max(1);
             lab.show_progress("Drawing the timelines", done as u32);
-            super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
+            super::soon(move || {
+                add_column_rows(
+                    lab,
+                    run,
+                    layout,
+                    wanted,
+                    builder,
+                    columns,
+                    columns_job,
+                    columns_ready,
+                )
+            });
             return;
         }
     }
@@ -79,12 +92,19 @@ fn row_name(run: &LabRun, kind: RowKind) -> String {
 }
 
 /// The row's figures as one line: the busiest window, and the count inside the bracket.
-fn row_figures(run: &LabRun, kind: RowKind, bracket_end: Option<Time>) -> (String, Option<String>, bool) {
+fn row_figures(
+    run: &LabRun,
+    kind: RowKind,
+    bracket_end: Option<Time>,
+) -> (String, Option<String>, bool) {
     let limit = run.settings.limit;
     let window = run.settings.window;
     let (most, in_bracket) = match kind {
         RowKind::Algo(a) => match run.run(a) {
-            Some(r) => (r.max_in_window, bracket_end.map(|end| r.busiest_key_in_window(end, window))),
+            Some(r) => (
+                r.max_in_window,
+                bracket_end.map(|end| r.busiest_key_in_window(end, window)),
+            ),
             None => (0, None),
         },
         RowKind::Durable => match &run.durable {
@@ -133,7 +153,10 @@ pub fn Timelines() -> impl IntoView {
     // Where each row and time sits: little work, so it is worked out where it is needed (a memo
     // of it would be the page's only memo, and bring the memo code into the Wasm for it alone).
     let layout = move || lab.run.with(|run| Layout::new(run, width.get()));
-    let layout_now = move || lab.run.with_untracked(|run| Layout::new(run, width.get_untracked()));
+    let layout_now = move || {
+        lab.run
+            .with_untracked(|run| Layout::new(run, width.get_untracked()))
+    };
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
     // (`columns_job`), and `columns_ready` redraws once it is done.
@@ -146,12 +169,27 @@ pub fn Timelines() -> impl IntoView {
         let layout = layout();
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
-        let view = View { playhead: lab.playhead.get(), cursor: lab.cursor.get(), selected: lab.selected.get(), dpr };
-        let Some(canvas) = canvas_ref.get() else { return };
+        let view = View {
+            playhead: lab.playhead.get(),
+            cursor: lab.cursor.get(),
+            selected: lab.selected.get(),
+            dpr,
+        };
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
         columns_ready.track();
         let run = lab.run.get();
-        let wanted = ColumnsFor { run: std::sync::Arc::as_ptr(&run) as usize, layout: layout.clone(), dpr };
-        let ready = columns.with_value(|c| c.as_ref().filter(|(of, _)| *of == wanted).map(|(_, m)| m.clone()));
+        let wanted = ColumnsFor {
+            run: std::sync::Arc::as_ptr(&run) as usize,
+            layout: layout.clone(),
+            dpr,
+        };
+        let ready = columns.with_value(|c| {
+            c.as_ref()
+                .filter(|(of, _)| *of == wanted)
+                .map(|(_, m)| m.clone())
+        });
         let columns_now = match ready {
             Some(ready) => ready,
             None if run.trace.len() <= COLUMNS_LATER_FROM => {
@@ -168,29 +206,44 @@ pub fn Timelines() -> impl IntoView {
                     columns_job.set_value(Some(wanted.clone()));
                     super::soon(move || {
                         let builder = MarkColumnsBuilder::new(&run, &layout, dpr);
-                        super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
+                        super::soon(move || {
+                            add_column_rows(
+                                lab,
+                                run,
+                                layout,
+                                wanted,
+                                builder,
+                                columns,
+                                columns_job,
+                                columns_ready,
+                            )
+                        });
                     });
                 }
                 return;
             }
         };
         {
-        canvas.set_width((layout.width * dpr).round() as u32);
-        canvas.set_height((layout.height * dpr).round() as u32);
-        super::set_css_size(&canvas, layout.width, layout.height);
-        let _ = canvas.set_attribute("data-layout", &layout.to_json());
-        let palette = if dark { Palette::dark() } else { Palette::light() };
-        let performance = web_sys::window().and_then(|w| w.performance());
-        if let Some(p) = &performance {
-            let _ = p.mark("timeline-draw-start");
-        }
-        let result = draw(&canvas, &run, &layout, &columns_now, &view, &palette);
-        if let Some(p) = &performance {
-            let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
-        }
-        draw_error.set(result.err());
-        let _ = canvas.set_attribute("data-drawn", "true");
-        super::mark_ready();
+            canvas.set_width((layout.width * dpr).round() as u32);
+            canvas.set_height((layout.height * dpr).round() as u32);
+            super::set_css_size(&canvas, layout.width, layout.height);
+            let _ = canvas.set_attribute("data-layout", &layout.to_json());
+            let palette = if dark {
+                Palette::dark()
+            } else {
+                Palette::light()
+            };
+            let performance = web_sys::window().and_then(|w| w.performance());
+            if let Some(p) = &performance {
+                let _ = p.mark("timeline-draw-start");
+            }
+            let result = draw(&canvas, &run, &layout, &columns_now, &view, &palette);
+            if let Some(p) = &performance {
+                let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
+            }
+            draw_error.set(result.err());
+            let _ = canvas.set_attribute("data-drawn", "true");
+            super::mark_ready();
         }
     });
 
@@ -278,7 +331,10 @@ pub fn Timelines() -> impl IntoView {
         {
             ticks(l.horizon, l.width)
                 .into_iter()
-                .map(|t| view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> }.into_any())
+                .map(|t| {
+                    view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> }
+                        .into_any()
+                })
                 .collect::<Vec<_>>()
         }
     };
