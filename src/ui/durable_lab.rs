@@ -122,7 +122,7 @@ fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
 pub fn DurableLab() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
-    let drag_kind = DragKind(RwSignal::new(DRAG_OUTAGE));
+    let drag_kind = RwSignal::new(DragKind::Outage);
     provide_context(drag_kind);
     let enabled = move || state.with(|s| s.durable.enabled);
     let set = move |edit: Box<dyn FnOnce(&mut crate::core::durable::DurableParams)>| {
@@ -325,10 +325,10 @@ pub fn DurableLab() -> impl IntoView {
                     </div>
                     <div class="outage-row">
                         <label>"Drag across the chart to schedule "
-                            <select data-testid="drag-kind" on:change=super::boxed(move |ev| drag_kind.0.set(match event_target_value(&ev).as_str() {
-                                "slow" => DRAG_SLOW,
-                                "evict" => DRAG_EVICT,
-                                _ => DRAG_OUTAGE,
+                            <select data-testid="drag-kind" on:change=super::boxed(move |ev| drag_kind.set(match event_target_value(&ev).as_str() {
+                                "slow" => DragKind::Slow,
+                                "evict" => DragKind::Evict,
+                                _ => DragKind::Outage,
                             }))>
                                 <option value="outage">"an outage (unreachable)"</option>
                                 <option value="slow">"a slow period (+250 ms a decision)"</option>
@@ -349,14 +349,13 @@ pub fn DurableLab() -> impl IntoView {
     }
 }
 
-/// What dragging across the latency chart schedules: one of the `DRAG_` numbers (a signal of
-/// `u32` like others on the page, so that it brings no signal code of its own).
-#[derive(Clone, Copy)]
-struct DragKind(RwSignal<u32>);
-
-const DRAG_OUTAGE: u32 = 0;
-const DRAG_SLOW: u32 = 1;
-const DRAG_EVICT: u32 = 2;
+/// What dragging across the latency chart schedules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DragKind {
+    Outage,
+    Slow,
+    Evict,
+}
 
 /// The scheduled faults in words.
 fn fault_text(d: &crate::core::durable::DurableParams) -> String {
@@ -396,7 +395,7 @@ fn LatencyChart() -> impl IntoView {
     let width = super::tracked_width(wrap_ref);
     // Where a drag started: read only by the handlers, so a plain cell, not a signal.
     let drag_from = std::rc::Rc::new(std::cell::Cell::new(None::<f64>));
-    let drag_kind = expect_context::<DragKind>();
+    let drag_kind = expect_context::<RwSignal<DragKind>>();
 
     let view_now = move || {
         let (timeout, outage, slow, evict_at, dark) = lab.state.with(|s| {
@@ -470,11 +469,11 @@ fn LatencyChart() -> impl IntoView {
         let round = |t: Time| Span(t.micros() / (MICROS_PER_SEC / 10) * (MICROS_PER_SEC / 10));
         let (a, b) = (round(a), round(b));
         if a < b {
-            let kind = drag_kind.0.get_untracked();
+            let kind = drag_kind.get_untracked();
             lab.change(|s| match kind {
-                DRAG_SLOW => s.durable.slow = Some((a, b)),
-                DRAG_EVICT => s.durable.evict_at = Some(a),
-                _ => s.durable.outage = Some((a, b)),
+                DragKind::Slow => s.durable.slow = Some((a, b)),
+                DragKind::Evict => s.durable.evict_at = Some(a),
+                DragKind::Outage => s.durable.outage = Some((a, b)),
             });
         }
     };

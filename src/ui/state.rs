@@ -33,38 +33,6 @@ const DECISIONS_PER_CHECK: usize = 4_096;
 /// From this many requests, building the trace and running it are separate tasks.
 const RUN_LATER_FROM: usize = 100_000;
 
-/// The selected request's index in a signal of `u32` like the page's counters ([`NONE_SELECTED`]
-/// when none is): a signal of `Option<usize>` would be the only one of its type, and each type
-/// brings its own copy of the signal code. An index of a trace in memory is below `u32::MAX` in
-/// WebAssembly, where `usize` is 32 bits.
-#[derive(Clone, Copy)]
-pub struct Selected(RwSignal<u32>);
-
-const NONE_SELECTED: u32 = u32::MAX;
-
-impl Selected {
-    fn decode(raw: u32) -> Option<usize> {
-        (raw != NONE_SELECTED).then_some(raw as usize)
-    }
-
-    /// The selected index, tracked.
-    pub fn get(self) -> Option<usize> {
-        Self::decode(self.0.get())
-    }
-
-    pub fn get_untracked(self) -> Option<usize> {
-        Self::decode(self.0.get_untracked())
-    }
-
-    pub fn set(self, index: Option<usize>) {
-        self.0.set(
-            index
-                .and_then(|i| u32::try_from(i).ok())
-                .unwrap_or(NONE_SELECTED),
-        );
-    }
-}
-
 #[derive(Clone, Copy)]
 pub struct Lab {
     pub state: RwSignal<LabState>,
@@ -77,7 +45,7 @@ pub struct Lab {
     /// Where the pointer is over the timeline.
     pub cursor: RwSignal<Option<Time>>,
     /// The request shown in the inspector (an index into the trace).
-    pub selected: Selected,
+    pub selected: RwSignal<Option<usize>>,
     /// Messages about the URL or about a value a person typed.
     pub notices: RwSignal<Vec<String>>,
     /// The sentence screen readers hear after each decision is shown (`None` before the first,
@@ -106,7 +74,7 @@ impl Lab {
             playing: RwSignal::new(false),
             speed: RwSignal::new(1.0),
             cursor: RwSignal::new(None),
-            selected: Selected(RwSignal::new(NONE_SELECTED)),
+            selected: RwSignal::new(None),
             notices: RwSignal::new(notices),
             announcement: RwSignal::new(None),
             send_key: RwSignal::new(None),
