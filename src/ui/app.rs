@@ -46,7 +46,7 @@ pub fn App() -> impl IntoView {
             Some(i) => lab.run.with(|run| announce(run, i)),
             None => String::new(),
         };
-        lab.announcement.set(Some(text));
+        lab.announcement.set(text);
     });
 
     let embed = lab.state.with_untracked(|s| s.embed);
@@ -84,13 +84,13 @@ pub fn App() -> impl IntoView {
                 })}
             </header>
             {super::shared(notices)}
-            {super::shared(move || lab.progress.get().map(|what| (what, lab.progress_permille.get())).map(|(what, permille)| view! {
+            {super::shared(move || lab.progress.get().map(|progress| view! {
                 <div class="progress" role="status" data-testid="progress">
-                    <span>{what}</span>
-                    <progress max="1000" value=permille></progress>
+                    <span>{progress.what}</span>
+                    <progress max="1000" value=progress.permille></progress>
                 </div>
             }.into_any()))}
-            <p class="live" aria-live="polite" data-testid="live">{super::shared(move || lab.announcement.get().unwrap_or_default())}</p>
+            <p class="live" aria-live="polite" data-testid="live">{super::shared(move || lab.announcement.get())}</p>
             <div class="layout">
                 <aside class="side">
                     <Controls/>

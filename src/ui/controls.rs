@@ -306,7 +306,7 @@ pub fn Controls() -> impl IntoView {
                     aria-pressed=super::shared(move || playing.get().to_string())
                     on:click=super::boxed(move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) })
                 >
-                    {super::shared(move || String::from(if playing.get() { "❚❚ Pause" } else { "▶ Play" }))}
+                    {super::shared(move || if playing.get() { "❚❚ Pause" } else { "▶ Play" })}
                 </button>
                 <button data-testid="step" on:click=super::boxed(move |_| step(lab))>"Step"</button>
                 <button data-testid="reset" on:click=super::boxed(move |_| reset(lab))>"Reset"</button>
@@ -408,7 +408,7 @@ pub fn ThemePicker() -> impl IntoView {
     let state = lab.state;
     view! {
         <label class="theme-picker">"Theme "
-            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug()).to_string()) on:change=super::boxed(move |ev| {
+            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug())) on:change=super::boxed(move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
             })>
@@ -458,7 +458,7 @@ pub fn ShareEmbed() -> impl IntoView {
             <div class="share-row">
                 <label for="share-link">"Link to this view"</label>
                 <input id="share-link" readonly data-testid="share-link" prop:value=super::shared(link)/>
-                <button data-testid="copy-link" on:click=super::boxed(copy)>{super::shared(move || String::from(if copied.get() { "Copied" } else { "Copy link" }))}</button>
+                <button data-testid="copy-link" on:click=super::boxed(copy)>{super::shared(move || if copied.get() { "Copied" } else { "Copy link" })}</button>
             </div>
             <div class="share-row">
                 <span>"Download"</span>

@@ -184,7 +184,7 @@ pub fn DurableLab() -> impl IntoView {
                     let next = parse_query(query).state;
                     lab.playhead.set(None);
                     lab.change(|s| { let theme = s.theme; *s = next; s.theme = theme; });
-                    lab.active_scenario.set(Some(query.to_string()));
+                    lab.active_scenario.set(Some(query));
                 })>{sc.title}</button>
             }
         })
@@ -197,7 +197,7 @@ pub fn DurableLab() -> impl IntoView {
             .chain(std::iter::once(&BINDING))
             .find(|s| s.query == active)?;
         // Only while the page still shows that scenario's state.
-        if state.with(|s| *s != parse_query(&active).state.with_theme(s.theme)) {
+        if state.with(|s| *s != parse_query(active).state.with_theme(s.theme)) {
             return None;
         }
         let text = lab.run.with(|run| match &run.durable {
@@ -231,7 +231,7 @@ pub fn DurableLab() -> impl IntoView {
                             (Some(r), _) => r.code(),
                             (None, Placement::Smart) => "smart",
                             (None, Placement::First) => "first",
-                        }).to_string()) on:change=super::boxed(move |ev| {
+                        })) on:change=super::boxed(move |ev| {
                             let v = event_target_value(&ev);
                             lab.change(|s| match v.as_str() {
                                 "first" => { s.durable.home = None; s.durable.placement = Placement::First }
@@ -266,13 +266,13 @@ pub fn DurableLab() -> impl IntoView {
                         on_change=Box::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
                     <div class="lab-toggles">
                         <label>"Shard by "
-                            <select data-testid="shard-by" prop:value=super::shared(move || state.with(|s| s.durable.shard_by.slug()).to_string()) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
+                            <select data-testid="shard-by" prop:value=super::shared(move || state.with(|s| s.durable.shard_by.slug())) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
                                 <option value="key" selected=initial.shard_by == ShardBy::Key>"key (the seed's hash)"</option>
                                 <option value="request" selected=initial.shard_by == ShardBy::Request>"request"</option>
                             </select>
                         </label>
                         <label>"When it does not answer "
-                            <select data-testid="fail" prop:value=super::shared(move || state.with(|s| s.durable.fail.slug()).to_string()) on:change=super::boxed(move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) })>
+                            <select data-testid="fail" prop:value=super::shared(move || state.with(|s| s.durable.fail.slug())) on:change=super::boxed(move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) })>
                                 <option value="open" selected=initial.fail == FailMode::Open>"fail open (let through, degraded)"</option>
                                 <option value="closed" selected=initial.fail == FailMode::Closed>"fail closed (503)"</option>
                             </select>
@@ -309,7 +309,7 @@ pub fn DurableLab() -> impl IntoView {
                                 Tier::DurableObject => s.durable.algorithm.slug(),
                                 Tier::Binding { period_secs: 60 } => "binding-60",
                                 Tier::Binding { .. } => "binding-10",
-                            }).to_string()) on:change=super::boxed(move |ev| {
+                            })) on:change=super::boxed(move |ev| {
                                 let v = event_target_value(&ev);
                                 let tier = match v.as_str() { "binding-10" => Tier::Binding { period_secs: 10 }, "binding-60" => Tier::Binding { period_secs: 60 }, _ => Tier::DurableObject };
                                 let algorithm = Algorithm::from_slug(&v);

@@ -20,12 +20,18 @@ const FILE_PIECE_UNITS: u32 = 64 * 1024;
 
 /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
 /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
-fn apply(lab: Lab, text: String, result: Feedback) {
+fn apply(lab: Lab, text: String, result: RwSignal<Option<Feedback>>) {
     let reader = Reader::new(detect(&text));
     read_from(lab, text, 0, reader, result);
 }
 
-fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result: Feedback) {
+fn read_from(
+    lab: Lab,
+    text: String,
+    mut from: usize,
+    mut reader: Reader,
+    result: RwSignal<Option<Feedback>>,
+) {
     let started = super::perf_now();
     while from < text.len() {
         let end = piece_end(&text, from, PIECE_BYTES);
@@ -51,7 +57,7 @@ struct FileText {
     reader: Option<Reader>,
 }
 
-fn read_file(lab: Lab, mut file: FileText, result: Feedback) {
+fn read_file(lab: Lab, mut file: FileText, result: RwSignal<Option<Feedback>>) {
     let started = super::perf_now();
     let total = file.text.length();
     while file.from < total {
@@ -94,7 +100,7 @@ fn read_file(lab: Lab, mut file: FileText, result: Feedback) {
     finish_reading(lab, reader, result);
 }
 
-fn finish_reading(lab: Lab, reader: Reader, result: Feedback) {
+fn finish_reading(lab: Lab, reader: Reader, result: RwSignal<Option<Feedback>>) {
     // The requests become the page's traffic in tasks of their own: the last slice of reading,
     // turning a million lines into a trace, and the first slice of the run would together
     // hold the page for longer than a frame.
@@ -102,7 +108,7 @@ fn finish_reading(lab: Lab, reader: Reader, result: Feedback) {
     super::soon(move || use_read(lab, reader, result));
 }
 
-fn use_read(lab: Lab, reader: Reader, result: Feedback) {
+fn use_read(lab: Lab, reader: Reader, result: RwSignal<Option<Feedback>>) {
     lab.progress.set(None);
     match reader.finish() {
         Ok(Imported {
@@ -140,45 +146,19 @@ fn use_read(lab: Lab, reader: Reader, result: Feedback) {
                     " Too many for a link: the link says trace=stored and this browser keeps them.",
                 );
             }
-            result.set(Ok(message));
+            result.set(Some(Feedback::Read(message)));
         }
-        Err(errors) => result.set(Err(errors.describe())),
+        Err(errors) => result.set(Some(Feedback::Unreadable(errors.describe()))),
     }
 }
 
-/// What the panel says after reading: how many requests it read (empty before the first
-/// reading), or the lines it could not read. Two signals of types the page already has (rather
-/// than one of a `Result`) keep the Wasm from carrying signal code for one more type.
-#[derive(Clone, Copy)]
-struct Feedback {
-    read: RwSignal<Option<String>>,
-    errors: RwSignal<Vec<String>>,
-}
-
-impl Feedback {
-    fn set(self, result: Result<String, Vec<String>>) {
-        match result {
-            Ok(message) => {
-                self.errors.set(Vec::new());
-                self.read.set(Some(message));
-            }
-            Err(lines) => {
-                self.read.set(None);
-                self.errors.set(lines);
-            }
-        }
-    }
-
-    /// The last reading's outcome (tracked); there is always at least one line that could not be
-    /// read in an error.
-    fn get(self) -> Result<String, Vec<String>> {
-        let lines = self.errors.get();
-        if lines.is_empty() {
-            Ok(self.read.get().unwrap_or_default())
-        } else {
-            Err(lines)
-        }
-    }
+/// What the panel says after a reading.
+#[derive(Clone)]
+enum Feedback {
+    /// How many requests it read, and whether the link or the browser keeps them.
+    Read(String),
+    /// The lines it could not read (at least one); the page keeps the traffic it had.
+    Unreadable(Vec<String>),
 }
 
 #[component]
@@ -186,10 +166,7 @@ pub fn ImportPanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
     // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
     let area = NodeRef::<leptos::html::Textarea>::new();
-    let result = Feedback {
-        read: RwSignal::new(None),
-        errors: RwSignal::new(Vec::new()),
-    };
+    let result = RwSignal::new(None::<Feedback>);
 
     let on_file = move |ev: leptos::ev::Event| {
         let Some(input) = ev
@@ -227,19 +204,17 @@ pub fn ImportPanel() -> impl IntoView {
     };
 
     let feedback = move || {
-        match result.get() {
-        Ok(message) if message.is_empty() => None,
-        Ok(message) => Some(view! { <p class="hint" role="status" data-testid="import-ok">{message}</p> }.into_any()),
-        Err(lines) => Some(
-            view! {
+        let view = match result.get()? {
+            Feedback::Read(message) => view! { <p class="hint" role="status" data-testid="import-ok">{message}</p> }.into_any(),
+            Feedback::Unreadable(lines) => view! {
                 <div class="error" role="alert" data-testid="import-errors">
                     <p>"These lines could not be read; the page keeps the traffic it had:"</p>
                     <ul>{lines.into_iter().map(|l| view! { <li>{l}</li> }.into_any()).collect::<Vec<_>>()}</ul>
                 </div>
             }
             .into_any(),
-        ),
-    }
+        };
+        Some(view)
     };
 
     view! {

@@ -33,6 +33,14 @@ const DECISIONS_PER_CHECK: usize = 4_096;
 /// From this many requests, building the trace and running it are separate tasks.
 const RUN_LATER_FROM: usize = 100_000;
 
+/// Long work under way: what it is, and how far it has got.
+#[derive(Clone, Copy)]
+pub struct Progress {
+    pub what: &'static str,
+    /// Thousandths done.
+    pub permille: u32,
+}
+
 #[derive(Clone, Copy)]
 pub struct Lab {
     pub state: RwSignal<LabState>,
@@ -48,18 +56,14 @@ pub struct Lab {
     pub selected: RwSignal<Option<usize>>,
     /// Messages about the URL or about a value a person typed.
     pub notices: RwSignal<Vec<String>>,
-    /// The sentence screen readers hear after each decision is shown (`None` before the first,
-    /// shown as empty: an Option so that it shares the signal code of `send_key`).
-    pub announcement: RwSignal<Option<String>>,
+    /// The sentence screen readers hear after each decision is shown.
+    pub announcement: RwSignal<String>,
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
     /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
-    pub active_scenario: RwSignal<Option<String>>,
-    /// Long work under way: what it is (see [`Lab::show_progress`]).
-    pub progress: RwSignal<Option<String>>,
-    /// How far that work has got, in thousandths. Two signals of types the page already has
-    /// (rather than one of a pair) keep the Wasm from carrying signal code for one more type.
-    pub progress_permille: RwSignal<u32>,
+    pub active_scenario: RwSignal<Option<&'static str>>,
+    /// Long work under way, shown by the progress bar.
+    pub progress: RwSignal<Option<Progress>>,
     /// The latest computation; an older one still running stops when it sees a newer number.
     job: RwSignal<u32>,
 }
@@ -76,11 +80,10 @@ impl Lab {
             cursor: RwSignal::new(None),
             selected: RwSignal::new(None),
             notices: RwSignal::new(notices),
-            announcement: RwSignal::new(None),
+            announcement: RwSignal::new(String::new()),
             send_key: RwSignal::new(None),
             active_scenario: RwSignal::new(None),
             progress: RwSignal::new(None),
-            progress_permille: RwSignal::new(0),
             job: RwSignal::new(0),
         }
     }
@@ -222,10 +225,8 @@ impl Lab {
     }
 
     /// Shows that `what` is under way, `permille` thousandths done.
-    #[inline(never)]
-    pub fn show_progress(&self, what: &str, permille: u32) {
-        self.progress_permille.set(permille);
-        self.progress.set(Some(what.to_string()));
+    pub fn show_progress(&self, what: &'static str, permille: u32) {
+        self.progress.set(Some(Progress { what, permille }));
     }
 
     /// Adds a message to the notices at the top of the page (one shared copy of the update).

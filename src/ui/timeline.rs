@@ -150,13 +150,8 @@ pub fn Timelines() -> impl IntoView {
     let wrap_ref = NodeRef::<html::Div>::new();
     let width = super::tracked_width(wrap_ref);
     let draw_error = RwSignal::new(None::<String>);
-    // Where each row and time sits: little work, so it is worked out where it is needed (a memo
-    // of it would be the page's only memo, and bring the memo code into the Wasm for it alone).
-    let layout = move || lab.run.with(|run| Layout::new(run, width.get()));
-    let layout_now = move || {
-        lab.run
-            .with_untracked(|run| Layout::new(run, width.get_untracked()))
-    };
+    // Where each row and time sits, for the drawing, the labels, the axis and pointer hits.
+    let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
     // (`columns_job`), and `columns_ready` redraws once it is done.
@@ -166,7 +161,7 @@ pub fn Timelines() -> impl IntoView {
 
     // Redraw whenever the data or the view changes.
     super::effect(move || {
-        let layout = layout();
+        let layout = layout.get();
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
         let view = View {
@@ -247,14 +242,15 @@ pub fn Timelines() -> impl IntoView {
         }
     });
 
-    let time_at = move |ev: &web_sys::MouseEvent| layout_now().time_at(f64::from(ev.offset_x()));
+    let time_at = move |ev: &web_sys::MouseEvent| {
+        layout.with_untracked(|l| l.time_at(f64::from(ev.offset_x())))
+    };
     let on_move = move |ev: web_sys::MouseEvent| lab.cursor.set(Some(time_at(&ev)));
     let on_leave = move |_| lab.cursor.set(None);
     let on_click = move |ev: web_sys::MouseEvent| {
         let x = f64::from(ev.offset_x());
-        let l = &layout_now();
         let nearest = lab.run.with_untracked(|run| {
-            {
+            layout.with_untracked(|l| {
                 run.trace
                     .requests()
                     .iter()
@@ -263,7 +259,7 @@ pub fn Timelines() -> impl IntoView {
                     .filter(|&(_, d)| d <= 10.0)
                     .min_by(|a, b| a.1.total_cmp(&b.1))
                     .map(|(i, _)| i)
-            }
+            })
         });
         if nearest.is_some() {
             lab.selected.set(nearest);
@@ -297,9 +293,8 @@ pub fn Timelines() -> impl IntoView {
 
     let labels = move || {
         let bracket_end = lab.cursor.get().or(lab.playhead.get());
-        let l = &layout();
         lab.run.with(|run| {
-            {
+            layout.with(|l| {
                 l.rows
                     .iter()
                     .map(|row| {
@@ -322,13 +317,12 @@ pub fn Timelines() -> impl IntoView {
                         .into_any()
                     })
                     .collect::<Vec<_>>()
-            }
+            })
         })
     };
 
     let axis = move || {
-        let l = &layout();
-        {
+        layout.with(|l| {
             ticks(l.horizon, l.width)
                 .into_iter()
                 .map(|t| {
@@ -336,7 +330,7 @@ pub fn Timelines() -> impl IntoView {
                         .into_any()
                 })
                 .collect::<Vec<_>>()
-        }
+        })
     };
 
     let canvas_label = move || {
