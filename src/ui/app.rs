@@ -66,7 +66,7 @@ pub fn App() -> impl IntoView {
             view! {
                 <div class="notices" role="alert" data-testid="notices">
                     <ul>{list.into_iter().map(|n| view! { <li data-testid="notice">{n}</li> }).collect_view()}</ul>
-                    <button class="dismiss" on:click=super::boxed(move |_| lab.notices.set(Vec::new()))>"Dismiss"</button>
+                    <button class="dismiss" on:click=move |_| lab.notices.set(Vec::new())>"Dismiss"</button>
                 </div>
             }
             .into_any()
@@ -77,20 +77,20 @@ pub fn App() -> impl IntoView {
         <div class="page" class:embed=embed>
             <header class="top">
                 <h1>"Rate Limit Lab"</h1>
-                <p class="lede" data-testid="lede">{super::shared(lede)}</p>
+                <p class="lede" data-testid="lede">{lede}</p>
                 <ThemePicker/>
                 {embed.then(|| view! {
-                    <a class="open-full" target="_blank" rel="noopener" href=super::shared(move || super::url_for(&without(&without(&lab.query(), "&embed=1"), "embed=1")))>"Open in Rate Limit Lab ↗"</a>
+                    <a class="open-full" target="_blank" rel="noopener" href=move || super::url_for(&without(&without(&lab.query(), "&embed=1"), "embed=1"))>"Open in Rate Limit Lab ↗"</a>
                 })}
             </header>
-            {super::shared(notices)}
-            {super::shared(move || lab.progress.get().map(|progress| view! {
+            {notices}
+            {move || lab.progress.get().map(|progress| view! {
                 <div class="progress" role="status" data-testid="progress">
                     <span>{progress.what}</span>
                     <progress max="1000" value=progress.permille></progress>
                 </div>
-            }.into_any()))}
-            <p class="live" aria-live="polite" data-testid="live">{super::shared(move || lab.announcement.get())}</p>
+            }.into_any())}
+            <p class="live" aria-live="polite" data-testid="live">{move || lab.announcement.get()}</p>
             <div class="layout">
                 <aside class="side">
                     <Controls/>

@@ -28,17 +28,16 @@ pub fn Slider(
     testid: &'static str,
     min: i64,
     max: i64,
-    value: Box<dyn Fn() -> i64 + Send + Sync>,
-    shown: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
-    on_change: Box<dyn Fn(i64) + Send + Sync>,
+    #[prop(into)] value: Signal<i64>,
+    #[prop(into)] shown: Signal<String>,
+    on_change: impl Fn(i64) + 'static,
 ) -> impl IntoView {
     let id = format!("slider-{testid}");
-    let text = shown.clone();
     view! {
         <div class="slider">
             <label for=id.clone()>
                 <span class="slider-label">{label}</span>
-                <output class="slider-value" data-testid=format!("{testid}-value")>{super::shared(move || text())}</output>
+                <output class="slider-value" data-testid=format!("{testid}-value")>{shown}</output>
             </label>
             <input
                 id=id
@@ -47,13 +46,13 @@ pub fn Slider(
                 max=max
                 step=1
                 data-testid=format!("{testid}-slider")
-                prop:value=super::shared(move || value().to_string())
-                aria-valuetext=super::shared(move || shown())
-                on:input=super::boxed(move |ev| {
+                prop:value=move || value.get().to_string()
+                aria-valuetext=shown
+                on:input=move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
                         on_change(v);
                     }
-                })
+                }
             />
         </div>
     }
@@ -297,66 +296,66 @@ pub fn Controls() -> impl IntoView {
         <section class="controls" aria-label="Controls">
             <div class="control-group">
                 <label for="preset" class="group-label">"Traffic"</label>
-                <select id="preset" data-testid="pattern-select" on:change=super::boxed(on_preset)>{super::shared(presets)}</select>
+                <select id="preset" data-testid="pattern-select" on:change=on_preset>{presets}</select>
             </div>
 
             <div class="control-group playback" role="group" aria-label="Playback">
                 <button
                     data-testid="play"
-                    aria-pressed=super::shared(move || playing.get().to_string())
-                    on:click=super::boxed(move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) })
+                    aria-pressed=move || playing.get().to_string()
+                    on:click=move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) }
                 >
-                    {super::shared(move || if playing.get() { "❚❚ Pause" } else { "▶ Play" })}
+                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
                 </button>
-                <button data-testid="step" on:click=super::boxed(move |_| step(lab))>"Step"</button>
-                <button data-testid="reset" on:click=super::boxed(move |_| reset(lab))>"Reset"</button>
+                <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
+                <button data-testid="reset" on:click=move |_| reset(lab)>"Reset"</button>
                 <label class="speed">"Speed "
-                    <select data-testid="speed" prop:value=super::shared(move || ((lab.speed.get() * 100.0).round() as u32).to_string()) on:change=super::boxed(move |ev| {
+                    <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
                         if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
-                    })>
+                    }>
                         {speed_options.into_iter().map(|(pct, name)| view! {
                             <option value=pct.to_string() selected=(lab.speed.get_untracked() * 100.0).round() as u32 == pct>{name}</option>
                         }).collect_view()}
                     </select>
                 </label>
-                <span class="playhead-time" data-testid="playhead">{super::shared(move || match lab.playhead.get() {
+                <span class="playhead-time" data-testid="playhead">{move || match lab.playhead.get() {
                     Some(t) => format!("at {}", time_label(t)),
                     None => "whole timeline".to_string(),
-                })}</span>
+                }}</span>
             </div>
 
             <div class="control-group send-group">
-                <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=super::boxed(move |_| send_request(lab))>
+                <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=move |_| send_request(lab)>
                     "Send a request " <kbd>"S"</kbd>
                 </button>
                 <label class="send-key">"for "
-                    <select data-testid="send-key" on:change=super::boxed(move |ev| lab.send_key.set(Some(event_target_value(&ev))))>
-                        {super::shared(move || {
+                    <select data-testid="send-key" on:change=move |ev| lab.send_key.set(Some(event_target_value(&ev)))>
+                        {move || {
                             let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.send_key.get()));
                             keys.into_iter().map(|k| {
                                 let selected = k == chosen;
                                 view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()
                             }).collect::<Vec<_>>()
-                        })}
+                        }}
                     </select>
                 </label>
             </div>
 
-            <Slider label="Limit" testid="limit" min=1 max=100 value=Box::new(move || state.with(|s| s.settings.limit as i64))
-                shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.limit)))
-                on_change=Box::new(move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000)))/>
-            <Slider label="Window" testid="window" min=5 max=1200 value=Box::new(move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64))
-                shown=std::sync::Arc::new(move || seconds_text(state.with(|s| s.settings.window)))
-                on_change=Box::new(move |tenths: i64| {
+            <Slider label="Limit" testid="limit" min=1 max=100 value=move || state.with(|s| s.settings.limit as i64)
+                shown=move || format!("{} requests", state.with(|s| s.settings.limit))
+                on_change=move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000))/>
+            <Slider label="Window" testid="window" min=5 max=1200 value=move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64)
+                shown=move || seconds_text(state.with(|s| s.settings.window))
+                on_change=move |tenths: i64| {
                     let micros = (tenths.max(1) as u64).saturating_mul(MICROS_PER_SEC / 10);
                     lab.change(|s| s.settings.window = Span(micros.min(86_400 * MICROS_PER_SEC)));
-                })/>
+                }/>
 
             <fieldset class="control-group algos">
                 <legend class="group-label">"Algorithms, then products (exact profiles)"</legend>
                 {Algorithm::ALL.into_iter().map(|a| view! {
                     <label class="algo-toggle">
-                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=super::shared(move || algos(a)) on:change=super::boxed(toggle(a))/>
+                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=toggle(a)/>
                         {a.label()}
                     </label>
                 }).collect_view()}
@@ -365,36 +364,36 @@ pub fn Controls() -> impl IntoView {
             <details class="control-group tuning">
                 <summary>"Tune single algorithms"</summary>
                 <Slider label="Bucket capacity" testid="capacity" min=1 max=200
-                    value=Box::new(move || state.with(|s| s.settings.bucket_capacity() as i64))
-                    shown=std::sync::Arc::new(move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity())))
-                    on_change=Box::new(move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64)))/>
+                    value=move || state.with(|s| s.settings.bucket_capacity() as i64)
+                    shown=move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity()))
+                    on_change=move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64))/>
                 <Slider label="Refill rate" testid="refill" min=1 max=500
-                    value=Box::new(move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10)))
-                    shown=std::sync::Arc::new(move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default()))
-                    on_change=Box::new(move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) })/>
+                    value=move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10))
+                    shown=move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default())
+                    on_change=move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) }/>
                 <Slider label="GCRA burst" testid="burst" min=1 max=200
-                    value=Box::new(move || state.with(|s| s.settings.gcra_burst() as i64))
-                    shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.gcra_burst())))
-                    on_change=Box::new(move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64)))/>
+                    value=move || state.with(|s| s.settings.gcra_burst() as i64)
+                    shown=move || format!("{} requests", state.with(|s| s.settings.gcra_burst()))
+                    on_change=move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64))/>
                 <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=200
-                    value=Box::new(move || state.with(|s| s.settings.leak_burst() as i64))
-                    shown=std::sync::Arc::new(move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst())))
-                    on_change=Box::new(move |v: i64| lab.change(|s| {
+                    value=move || state.with(|s| s.settings.leak_burst() as i64)
+                    shown=move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst()))
+                    on_change=move |v: i64| lab.change(|s| {
                         let burst = v.max(0) as u64;
                         s.settings.leak_burst = Some(burst);
                         if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
-                    }))/>
+                    })/>
                 <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=200
-                    value=Box::new(move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 }))
-                    shown=std::sync::Arc::new(move || state.with(|s| match s.settings.leak_delay {
+                    value=move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 })
+                    shown=move || state.with(|s| match s.settings.leak_delay {
                         LeakDelay::NoDelay => "all (nodelay)".to_string(),
                         LeakDelay::After(0) => "none: every excess request waits".to_string(),
                         LeakDelay::After(d) => format!("{d}, the rest wait"),
-                    }))
-                    on_change=Box::new(move |v: i64| lab.change(|s| {
+                    })
+                    on_change=move |v: i64| lab.change(|s| {
                         let d = (v.max(0) as u64).min(s.settings.leak_burst());
                         s.settings.leak_delay = if d >= s.settings.leak_burst() { LeakDelay::NoDelay } else { LeakDelay::After(d) };
-                    }))/>
+                    })/>
             </details>
 
         </section>
@@ -408,10 +407,10 @@ pub fn ThemePicker() -> impl IntoView {
     let state = lab.state;
     view! {
         <label class="theme-picker">"Theme "
-            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug())) on:change=super::boxed(move |ev| {
+            <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
-            })>
+            }>
                 {[Theme::Auto, Theme::Light, Theme::Dark].into_iter().map(|t| view! {
                     <option value=t.slug() selected=state.with_untracked(|s| s.theme == t)>{match t { Theme::Auto => "system", Theme::Light => "light", Theme::Dark => "dark" }}</option>
                 }).collect_view()}
@@ -457,17 +456,17 @@ pub fn ShareEmbed() -> impl IntoView {
         <section class="share" aria-label="Share and embed">
             <div class="share-row">
                 <label for="share-link">"Link to this view"</label>
-                <input id="share-link" readonly data-testid="share-link" prop:value=super::shared(link)/>
-                <button data-testid="copy-link" on:click=super::boxed(copy)>{super::shared(move || if copied.get() { "Copied" } else { "Copy link" })}</button>
+                <input id="share-link" readonly data-testid="share-link" prop:value=link/>
+                <button data-testid="copy-link" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
             </div>
             <div class="share-row">
                 <span>"Download"</span>
-                <button data-testid="export-csv" on:click=super::boxed(move |_| failed(super::export::download_csv(lab, lab.run.get_untracked())))>"Every decision (CSV)"</button>
-                <button data-testid="export-png" on:click=super::boxed(move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run))))>"The charts (PNG)"</button>
+                <button data-testid="export-csv" on:click=move |_| failed(super::export::download_csv(lab, lab.run.get_untracked()))>"Every decision (CSV)"</button>
+                <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run)))>"The charts (PNG)"</button>
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>
-                <textarea readonly rows="3" data-testid="embed-snippet" prop:value=super::shared(snippet)></textarea>
+                <textarea readonly rows="3" data-testid="embed-snippet" prop:value=snippet></textarea>
             </details>
         </section>
     }

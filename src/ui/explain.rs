@@ -182,7 +182,7 @@ pub fn Explanations() -> impl IntoView {
     view! {
         <section class="explanations" aria-label="How each algorithm works">
             <h2>"How each one works"</h2>
-            <div class="explain-grid">{super::shared(cards)}</div>
+            <div class="explain-grid">{cards}</div>
         </section>
     }
 }

@@ -205,7 +205,10 @@ pub fn ImportPanel() -> impl IntoView {
 
     let feedback = move || {
         let view = match result.get()? {
-            Feedback::Read(message) => view! { <p class="hint" role="status" data-testid="import-ok">{message}</p> }.into_any(),
+            Feedback::Read(message) => {
+                view! { <p class="hint" role="status" data-testid="import-ok">{message}</p> }
+                    .into_any()
+            }
             Feedback::Unreadable(lines) => view! {
                 <div class="error" role="alert" data-testid="import-errors">
                     <p>"These lines could not be read; the page keeps the traffic it had:"</p>
@@ -228,12 +231,12 @@ pub fn ImportPanel() -> impl IntoView {
             </p>
             <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme" node_ref=area></textarea>
             <div class="import-row">
-                <button data-testid="import-use" on:click=super::boxed(move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), result))>"Use these requests"</button>
+                <button data-testid="import-use" on:click=move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), result)>"Use these requests"</button>
                 <label class="upload">"or upload a file "
-                    <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=super::boxed(on_file)/>
+                    <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=on_file/>
                 </label>
             </div>
-            {super::shared(feedback)}
+            {feedback}
         </details>
     }
 }

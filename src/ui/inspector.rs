@@ -140,7 +140,7 @@ pub fn Inspector() -> impl IntoView {
     view! {
         <section class="inspector" aria-label="Inspector" data-testid="inspector">
             <h2>"Inspector"</h2>
-            {super::shared(body)}
+            {body}
         </section>
     }
 }

@@ -198,16 +198,3 @@ pub(crate) fn tracked_width(
     on_cleanup(move || resize.remove());
     width
 }
-
-/// An event handler behind one pointer type: every handler of the same event then shares one copy
-/// of Leptos's attaching code instead of one per closure, which keeps the Wasm smaller.
-pub(crate) fn boxed<E: 'static>(handler: impl FnMut(E) + 'static) -> Box<dyn FnMut(E)> {
-    Box::new(handler)
-}
-
-/// A reactive value behind one pointer type per output type, for the same reason as [`boxed`].
-pub(crate) fn shared<T: 'static>(
-    value: impl Fn() -> T + Send + Sync + 'static,
-) -> Box<dyn Fn() -> T + Send + Sync> {
-    Box::new(value)
-}

@@ -110,7 +110,7 @@ pub fn StatsTable() -> impl IntoView {
         })
     };
     view! {
-        {super::shared(error)}
+        {error}
         <div class="table-wrap">
             <table class="stats" data-testid="stats">
                 <caption>"What each algorithm did with the same requests"</caption>
@@ -123,7 +123,7 @@ pub fn StatsTable() -> impl IntoView {
                         <th scope="col">"Most in one window"</th>
                     </tr>
                 </thead>
-                <tbody>{super::shared(rows)}</tbody>
+                <tbody>{rows}</tbody>
             </table>
         </div>
     }
@@ -189,9 +189,9 @@ pub fn DecisionTable() -> impl IntoView {
         open.set(is_open);
     };
     view! {
-        <details class="decision-details" on:toggle=super::boxed(on_toggle)>
+        <details class="decision-details" on:toggle=on_toggle>
             <summary>"Every decision as a table"</summary>
-            <div class="table-wrap">{super::shared(move || open.get().then(table))}</div>
+            <div class="table-wrap">{move || open.get().then(table)}</div>
         </details>
     }
 }

@@ -347,23 +347,23 @@ pub fn Timelines() -> impl IntoView {
     view! {
         <section class="timelines" aria-label="Timelines">
             <div class="timeline-grid">
-                <div class="row-labels">{super::shared(labels)}</div>
+                <div class="row-labels">{labels}</div>
                 <div class="canvas-wrap" node_ref=wrap_ref>
                     <canvas
                         node_ref=canvas_ref
                         tabindex="0"
                         role="img"
                         data-testid="timeline-canvas"
-                        aria-label=super::shared(canvas_label)
-                        on:mousemove=super::boxed(on_move)
-                        on:mouseleave=super::boxed(on_leave)
-                        on:click=super::boxed(on_click)
-                        on:keydown=super::boxed(on_key)
+                        aria-label=canvas_label
+                        on:mousemove=on_move
+                        on:mouseleave=on_leave
+                        on:click=on_click
+                        on:keydown=on_key
                     ></canvas>
-                    <div class="axis" aria-hidden="true">{super::shared(axis)}</div>
+                    <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
             </div>
-            {super::shared(move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any()))}
+            {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any())}
             <ul class="legend" aria-label="Legend">
                 <li><span class="glyph allowed">"●"</span>" allowed"</li>
                 <li><span class="glyph rejected">"✕"</span>" rejected (429)"</li>
