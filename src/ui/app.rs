@@ -24,7 +24,7 @@ pub fn App() -> impl IntoView {
     lab.restore_trace();
 
     // The theme is an attribute on <html>, so plain CSS can follow it.
-    super::effect(move || {
+    Effect::new(move |_| {
         let theme = lab.state.with(|s| s.theme);
         if let Some(root) = web_sys::window()
             .and_then(|w| w.document())
@@ -41,7 +41,7 @@ pub fn App() -> impl IntoView {
         }
     });
     // The live region says what the selected request got.
-    super::effect(move || {
+    Effect::new(move |_| {
         let text = match lab.selected.get() {
             Some(i) => lab.run.with(|run| announce(run, i)),
             None => String::new(),

@@ -422,7 +422,7 @@ fn LatencyChart() -> impl IntoView {
     };
     let first_draw = super::FirstDraw::default();
     let marks_cache = MarksCache::new();
-    super::effect(move || {
+    Effect::new(move |_| {
         let (view, dark) = view_now();
         let Some(canvas) = canvas_ref.get() else {
             return;

@@ -112,11 +112,6 @@ pub(crate) fn device_pixel_ratio() -> f64 {
 /// Runs `f` as soon as the page has handled what is waiting (a zero-delay timer), so long work
 /// can continue in slices while the page stays responsive.
 pub(crate) fn soon(f: impl FnOnce() + 'static) {
-    soon_boxed(Box::new(f));
-}
-
-/// One copy of the timer's glue for every caller of [`soon`], whatever its closure.
-fn soon_boxed(f: Box<dyn FnOnce()>) {
     let Some(w) = window() else { return };
     let callback = Closure::once_into_js(f);
     let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
@@ -146,17 +141,6 @@ impl FirstDraw {
             paint();
         }
     }
-}
-
-/// Runs `f` as an effect: now and whenever a signal it read changes.
-pub(crate) fn effect(f: impl FnMut() + 'static) {
-    effect_boxed(Box::new(f));
-}
-
-/// One copy of the effect machinery for every effect of the page, whatever its closure.
-#[inline(never)]
-fn effect_boxed(mut f: Box<dyn FnMut()>) {
-    leptos::prelude::Effect::new(move |_| f());
 }
 
 /// Runs `f` before the next repaint.
@@ -189,7 +173,7 @@ pub(crate) fn tracked_width(
             }
         }
     };
-    effect(move || {
+    Effect::new(move |_| {
         if wrap.get().is_some() {
             measure();
         }

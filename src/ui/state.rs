@@ -90,20 +90,8 @@ impl Lab {
 
     /// Changes the lab state, recomputes everything and writes the new URL.
     pub fn change(&self, edit: impl FnOnce(&mut LabState)) {
-        let mut next = self.current();
+        let mut next = self.state.get_untracked();
         edit(&mut next);
-        self.commit(next);
-    }
-
-    /// A copy of the state to edit (one shared copy of this code, not one per caller of `change`).
-    #[inline(never)]
-    fn current(&self) -> LabState {
-        self.state.get_untracked()
-    }
-
-    /// The second half of [`Lab::change`], shared by every caller: applies the edited state.
-    #[inline(never)]
-    fn commit(&self, next: LabState) {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
@@ -229,8 +217,7 @@ impl Lab {
         self.progress.set(Some(Progress { what, permille }));
     }
 
-    /// Adds a message to the notices at the top of the page (one shared copy of the update).
-    #[inline(never)]
+    /// Adds a message to the notices at the top of the page.
     pub fn notice(&self, message: String) {
         self.notices.update(|n| n.push(message));
     }

@@ -160,7 +160,7 @@ pub fn Timelines() -> impl IntoView {
     let columns_ready = RwSignal::new(0u32);
 
     // Redraw whenever the data or the view changes.
-    super::effect(move || {
+    Effect::new(move |_| {
         let layout = layout.get();
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
