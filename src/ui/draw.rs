@@ -228,51 +228,15 @@ enum Mark {
 
 type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
 
-/// cos(jπ/32) for j = 0..=16: the dashed ring needs no trigonometry from the maths library
-/// (which would add its argument reduction to the Wasm module).
-const COS_32THS: [f64; 17] = [
-    1.0,
-    0.995_184_726_672_196_9,
-    0.980_785_280_403_230_4,
-    0.956_940_335_732_208_8,
-    0.923_879_532_511_286_7,
-    0.881_921_264_348_355,
-    0.831_469_612_302_545_2,
-    0.773_010_453_362_737,
-    std::f64::consts::FRAC_1_SQRT_2,
-    0.634_393_284_163_645_5,
-    0.555_570_233_019_602_2,
-    0.471_396_736_825_997_8,
-    0.382_683_432_365_089_8,
-    0.290_284_677_254_462_3,
-    0.195_090_322_016_128_3,
-    0.098_017_140_329_560_77,
-    0.0,
-];
-
-/// (cos, sin) of jπ/32 for any j.
-pub fn unit_32ths(j: usize) -> (f64, f64) {
-    let j = j % 64;
-    let cos_of = |k: usize| -> f64 {
-        // cos is even and cos(π - x) = -cos(x): fold k (in 32nds of π, 0..64) into 0..=16.
-        let k = if k > 32 { 64 - k } else { k };
-        if k <= 16 {
-            COS_32THS[k]
-        } else {
-            -COS_32THS[32 - k]
-        }
-    };
-    (cos_of(j), cos_of((j + 48) % 64))
-}
-
-/// Eight short arcs around (x, y): a dashed ring.
+/// Eight short arcs around (x, y), each a sixteenth of the circle with a gap as long after it:
+/// a dashed ring.
 pub fn dashed_ring(x: f64, y: f64, r: f64) -> impl Iterator<Item = Vec<(f64, f64)>> {
+    use std::f64::consts::PI;
     (0..8).map(move |k| {
+        let start = f64::from(k) * PI / 4.0;
         (0..=4)
-            .map(|i| {
-                let (c, s) = unit_32ths(8 * k + i);
-                (x + r * c, y + r * s)
-            })
+            .map(|i| start + f64::from(i) * PI / 32.0)
+            .map(|a| (x + r * a.cos(), y + r * a.sin()))
             .collect()
     })
 }
