@@ -80,7 +80,7 @@ pub fn App() -> impl IntoView {
                 <p class="lede" data-testid="lede">{lede}</p>
                 <ThemePicker/>
                 {embed.then(|| view! {
-                    <a class="open-full" target="_blank" rel="noopener" href=move || super::url_for(&without(&without(&lab.query(), "&embed=1"), "embed=1"))>"Open in Rate Limit Lab ↗"</a>
+                    <a class="open-full" target="_blank" rel="noopener" href=move || super::url_for(&lab.query().replace("&embed=1", "").replace("embed=1", ""))>"Open in Rate Limit Lab ↗"</a>
                 })}
             </header>
             {notices}
@@ -110,21 +110,4 @@ pub fn App() -> impl IntoView {
             </div>
         </div>
     }
-}
-
-/// `text` with every occurrence of `pattern` (not empty) taken out, left to right, as
-/// `text.replace(pattern, "")` does, without the standard library's two-way searcher.
-fn without(text: &str, pattern: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix(pattern) {
-            rest = after;
-            continue;
-        }
-        let mut chars = rest.chars();
-        out.extend(chars.next());
-        rest = chars.as_str();
-    }
-    out
 }

@@ -18,8 +18,8 @@ use super::state::Lab;
 ///
 /// - `label`: what it sets, e.g. "Limit".
 /// - `testid`: `data-testid` of the range input (`<testid>-slider`) and its value (`<testid>-value`).
-/// - `min`, `max`: the range in whole steps (a window slider counts tenths of a second, so that
-///   no float is ever formatted or parsed).
+/// - `min`, `max`: the range in whole steps (a window slider counts tenths of a second), so the
+///   input's value is read as a whole number, without rounding.
 /// - `value`: the current value in steps; `shown`: how it is written next to the slider.
 /// - `on_change`: called with each new value, in steps, as the thumb moves.
 #[component]
@@ -267,7 +267,7 @@ pub fn Controls() -> impl IntoView {
     };
 
     let playing = lab.playing;
-    // Percent of real time, kept as integers so nothing formats a float.
+    // Percent of real time, in whole numbers, so an option's value matches the speed exactly.
     let speed_options: [(u32, &str); 5] = [
         (50, "0.5×"),
         (100, "1×"),

@@ -279,8 +279,8 @@ impl Drawn {
     }
 }
 
-/// Drawing errors come from the browser's canvas; their detail would cost code size and tell a
-/// person nothing more.
+/// Drawing errors come from the browser's canvas; their detail tells a person nothing they could
+/// act on.
 fn err<E>(_: E) -> String {
     "the timeline could not be drawn on this canvas".to_string()
 }

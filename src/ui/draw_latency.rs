@@ -29,8 +29,8 @@ pub fn latency_ceiling(report: &SimReport, timeout: Span) -> Span {
     Span(timeout.micros().max(slowest.micros()).saturating_mul(5) / 4).max(Span::from_millis(10))
 }
 
-/// Drawing errors come from the browser's canvas; their detail would cost code size and tell a
-/// person nothing more.
+/// Drawing errors come from the browser's canvas; their detail tells a person nothing they could
+/// act on.
 fn err<E>(_: E) -> String {
     "the timeline could not be drawn on this canvas".to_string()
 }

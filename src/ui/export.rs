@@ -54,7 +54,6 @@ fn write_csv(
     }
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("text/csv");
-    // `new Blob()` takes strings and blobs alike: one binding serves this slice and the file.
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&texts, &options)?;
     blobs.push(&blob);
     if more {
@@ -64,7 +63,7 @@ fn write_csv(
         return Ok(());
     }
     lab.progress.set(None);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&blobs, &options)?;
+    let blob = web_sys::Blob::new_with_blob_sequence_and_options(&blobs, &options)?;
     let url = web_sys::Url::create_object_url_with_blob(&blob)?;
     let offered = offer(&url, "ratelab-decisions.csv");
     // The click has handed the file over; the address is no longer needed.

@@ -14,7 +14,7 @@ use super::draw::{
 use super::state::Lab;
 use crate::core::url_state::Theme;
 
-/// CSS pixels, rounded: no float is formatted anywhere in the page.
+/// CSS pixels, rounded to whole ones.
 fn px(v: f64) -> String {
     format!("{}px", v.round() as i64)
 }
