@@ -16,14 +16,20 @@ use super::timeline::Timelines;
 #[component]
 pub fn App() -> impl IntoView {
     let parsed = parse_query(&super::current_query());
-    let lab = Lab::new(parsed.state, parsed.notices.into_iter().map(|n| n.message).collect());
+    let lab = Lab::new(
+        parsed.state,
+        parsed.notices.into_iter().map(|n| n.message).collect(),
+    );
     provide_context(lab);
     lab.restore_trace();
 
     // The theme is an attribute on <html>, so plain CSS can follow it.
-    super::effect(move || {
+    Effect::new(move |_| {
         let theme = lab.state.with(|s| s.theme);
-        if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
             match theme {
                 Theme::Auto => {
                     let _ = root.remove_attribute("data-theme");
@@ -35,12 +41,12 @@ pub fn App() -> impl IntoView {
         }
     });
     // The live region says what the selected request got.
-    super::effect(move || {
+    Effect::new(move |_| {
         let text = match lab.selected.get() {
             Some(i) => lab.run.with(|run| announce(run, i)),
             None => String::new(),
         };
-        lab.announcement.set(Some(text));
+        lab.announcement.set(text);
     });
 
     let embed = lab.state.with_untracked(|s| s.embed);
@@ -60,7 +66,7 @@ pub fn App() -> impl IntoView {
             view! {
                 <div class="notices" role="alert" data-testid="notices">
                     <ul>{list.into_iter().map(|n| view! { <li data-testid="notice">{n}</li> }).collect_view()}</ul>
-                    <button class="dismiss" on:click=super::boxed(move |_| lab.notices.set(Vec::new()))>"Dismiss"</button>
+                    <button class="dismiss" on:click=move |_| lab.notices.set(Vec::new())>"Dismiss"</button>
                 </div>
             }
             .into_any()
@@ -71,20 +77,20 @@ pub fn App() -> impl IntoView {
         <div class="page" class:embed=embed>
             <header class="top">
                 <h1>"Rate Limit Lab"</h1>
-                <p class="lede" data-testid="lede">{super::shared(lede)}</p>
+                <p class="lede" data-testid="lede">{lede}</p>
                 <ThemePicker/>
                 {embed.then(|| view! {
-                    <a class="open-full" target="_blank" rel="noopener" href=super::shared(move || super::url_for(&without(&without(&lab.query(), "&embed=1"), "embed=1")))>"Open in Rate Limit Lab ↗"</a>
+                    <a class="open-full" target="_blank" rel="noopener" href=move || super::url_for(&lab.query().replace("&embed=1", "").replace("embed=1", ""))>"Open in Rate Limit Lab ↗"</a>
                 })}
             </header>
-            {super::shared(notices)}
-            {super::shared(move || lab.progress.get().map(|what| (what, lab.progress_permille.get())).map(|(what, permille)| view! {
+            {notices}
+            {move || lab.progress.get().map(|progress| view! {
                 <div class="progress" role="status" data-testid="progress">
-                    <span>{what}</span>
-                    <progress max="1000" value=permille></progress>
+                    <span>{progress.what}</span>
+                    <progress max="1000" value=progress.permille></progress>
                 </div>
-            }.into_any()))}
-            <p class="live" aria-live="polite" data-testid="live">{super::shared(move || lab.announcement.get().unwrap_or_default())}</p>
+            }.into_any())}
+            <p class="live" aria-live="polite" data-testid="live">{move || lab.announcement.get()}</p>
             <div class="layout">
                 <aside class="side">
                     <Controls/>
@@ -104,21 +110,4 @@ pub fn App() -> impl IntoView {
             </div>
         </div>
     }
-}
-
-/// `text` with every occurrence of `pattern` (not empty) taken out, left to right, as
-/// `text.replace(pattern, "")` does, without the standard library's two-way searcher.
-fn without(text: &str, pattern: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix(pattern) {
-            rest = after;
-            continue;
-        }
-        let mut chars = rest.chars();
-        out.extend(chars.next());
-        rest = chars.as_str();
-    }
-    out
 }

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::core::config::Rate;
 use crate::core::limiter::{Algorithm, LeakDelay};
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
-use crate::core::traffic::{Pattern, DEFAULT_KEY, Point};
+use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 use crate::core::url_state::Theme;
 
 use super::draw::time_label;
@@ -18,8 +18,8 @@ use super::state::Lab;
 ///
 /// - `label`: what it sets, e.g. "Limit".
 /// - `testid`: `data-testid` of the range input (`<testid>-slider`) and its value (`<testid>-value`).
-/// - `min`, `max`: the range in whole steps (a window slider counts tenths of a second, so that
-///   no float is ever formatted or parsed).
+/// - `min`, `max`: the range in whole steps (a window slider counts tenths of a second), so the
+///   input's value is read as a whole number, without rounding.
 /// - `value`: the current value in steps; `shown`: how it is written next to the slider.
 /// - `on_change`: called with each new value, in steps, as the thumb moves.
 #[component]
@@ -28,17 +28,16 @@ pub fn Slider(
     testid: &'static str,
     min: i64,
     max: i64,
-    value: Box<dyn Fn() -> i64 + Send + Sync>,
-    shown: std::sync::Arc<dyn Fn() -> String + Send + Sync>,
-    on_change: Box<dyn Fn(i64) + Send + Sync>,
+    #[prop(into)] value: Signal<i64>,
+    #[prop(into)] shown: Signal<String>,
+    on_change: impl Fn(i64) + 'static,
 ) -> impl IntoView {
     let id = format!("slider-{testid}");
-    let text = shown.clone();
     view! {
         <div class="slider">
             <label for=id.clone()>
                 <span class="slider-label">{label}</span>
-                <output class="slider-value" data-testid=format!("{testid}-value")>{super::shared(move || text())}</output>
+                <output class="slider-value" data-testid=format!("{testid}-value")>{shown}</output>
             </label>
             <input
                 id=id
@@ -47,13 +46,13 @@ pub fn Slider(
                 max=max
                 step=1
                 data-testid=format!("{testid}-slider")
-                prop:value=super::shared(move || value().to_string())
-                aria-valuetext=super::shared(move || shown())
-                on:input=super::boxed(move |ev| {
+                prop:value=move || value.get().to_string()
+                aria-valuetext=shown
+                on:input=move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
                         on_change(v);
                     }
-                })
+                }
             />
         </div>
     }
@@ -70,7 +69,9 @@ fn rate_from_tenths(tenths: i64) -> Option<Rate> {
 
 /// A rate in tenths of a unit per second, rounded to the nearest tenth.
 fn tenths_of(rate: Rate) -> i64 {
-    let tenths = (u128::from(rate.amount()) * 10 * u128::from(MICROS_PER_SEC) + u128::from(rate.per().micros()) / 2) / u128::from(rate.per().micros());
+    let tenths = (u128::from(rate.amount()) * 10 * u128::from(MICROS_PER_SEC)
+        + u128::from(rate.per().micros()) / 2)
+        / u128::from(rate.per().micros());
     i64::try_from(tenths).unwrap_or(i64::MAX)
 }
 
@@ -123,7 +124,10 @@ pub fn step(lab: Lab) {
         // Request by request, so simultaneous requests are each shown; they are in time order.
         let from = match (selected, at) {
             (Some(i), Some(t)) if requests.get(i).is_some_and(|q| q.at == t) => i + 1,
-            _ => requests.iter().position(|q| at.is_none_or(|t| q.at > t)).unwrap_or(requests.len()),
+            _ => requests
+                .iter()
+                .position(|q| at.is_none_or(|t| q.at > t))
+                .unwrap_or(requests.len()),
         };
         requests.get(from).map(|q| (from, q.at))
     });
@@ -132,7 +136,9 @@ pub fn step(lab: Lab) {
             lab.playhead.set(Some(t));
             lab.selected.set(Some(i));
         }
-        None => lab.playhead.set(Some(lab.run.with_untracked(|r| r.horizon))),
+        None => lab
+            .playhead
+            .set(Some(lab.run.with_untracked(|r| r.horizon))),
     }
 }
 
@@ -164,7 +170,11 @@ pub fn send_request(lab: Lab) {
     let (points, first_key, end, window, limit) = lab.run.with_untracked(|r| {
         (
             Pattern::to_keyed(&r.trace),
-            r.trace.keys().first().cloned().unwrap_or_else(|| DEFAULT_KEY.to_string()),
+            r.trace
+                .keys()
+                .first()
+                .cloned()
+                .unwrap_or_else(|| DEFAULT_KEY.to_string()),
             r.trace.end(),
             r.settings.window,
             r.settings.limit,
@@ -173,7 +183,10 @@ pub fn send_request(lab: Lab) {
     let key = lab.send_key.get_untracked().unwrap_or(first_key);
     let mut points = match points {
         Pattern::Keyed(points) => std::sync::Arc::unwrap_or_clone(points),
-        Pattern::Trace(times) => std::sync::Arc::unwrap_or_clone(times).into_iter().map(|t| Point::new(t, DEFAULT_KEY)).collect(),
+        Pattern::Trace(times) => std::sync::Arc::unwrap_or_clone(times)
+            .into_iter()
+            .map(|t| Point::new(t, DEFAULT_KEY))
+            .collect(),
         _ => Vec::new(),
     };
     let at = lab.playhead.get_untracked().unwrap_or_else(|| {
@@ -185,7 +198,12 @@ pub fn send_request(lab: Lab) {
     });
     points.push(Point::new(at, key.clone()));
     lab.change(|s| s.pattern = Pattern::from_points(points));
-    let index = lab.run.with_untracked(|r| r.trace.requests().iter().rposition(|q| q.at == at && r.trace.key_name(q.key) == key));
+    let index = lab.run.with_untracked(|r| {
+        r.trace
+            .requests()
+            .iter()
+            .rposition(|q| q.at == at && r.trace.key_name(q.key) == key)
+    });
     lab.selected.set(index);
 }
 
@@ -200,7 +218,10 @@ pub fn Controls() -> impl IntoView {
     let presets = move || {
         let seed = state.with(|s| s.durable.seed);
         let current = state.with(|s| s.pattern.slug());
-        let mut options: Vec<(String, String)> = Pattern::presets(seed).iter().map(|p| (p.slug().to_string(), p.label().to_string())).collect();
+        let mut options: Vec<(String, String)> = Pattern::presets(seed)
+            .iter()
+            .map(|p| (p.slug().to_string(), p.label().to_string()))
+            .collect();
         if current == "trace" {
             options.push(("trace".into(), "Your own request times".into()));
         }
@@ -215,7 +236,10 @@ pub fn Controls() -> impl IntoView {
     let on_preset = move |ev: ev::Event| {
         let slug = event_target_value(&ev);
         let seed = state.with_untracked(|s| s.durable.seed);
-        if let Some(p) = Pattern::presets(seed).into_iter().find(|p| p.slug() == slug) {
+        if let Some(p) = Pattern::presets(seed)
+            .into_iter()
+            .find(|p| p.slug() == slug)
+        {
             lab.playhead.set(None);
             lab.playing.set(false);
             lab.change(|s| s.pattern = p);
@@ -243,8 +267,14 @@ pub fn Controls() -> impl IntoView {
     };
 
     let playing = lab.playing;
-    // Percent of real time, kept as integers so nothing formats a float.
-    let speed_options: [(u32, &str); 5] = [(50, "0.5×"), (100, "1×"), (200, "2×"), (500, "5×"), (1000, "10×")];
+    // Percent of real time, in whole numbers, so an option's value matches the speed exactly.
+    let speed_options: [(u32, &str); 5] = [
+        (50, "0.5×"),
+        (100, "1×"),
+        (200, "2×"),
+        (500, "5×"),
+        (1000, "10×"),
+    ];
 
     let shortcut = window_event_listener(ev::keydown, move |ev: web_sys::KeyboardEvent| {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
@@ -266,66 +296,66 @@ pub fn Controls() -> impl IntoView {
         <section class="controls" aria-label="Controls">
             <div class="control-group">
                 <label for="preset" class="group-label">"Traffic"</label>
-                <select id="preset" data-testid="pattern-select" on:change=super::boxed(on_preset)>{super::shared(presets)}</select>
+                <select id="preset" data-testid="pattern-select" on:change=on_preset>{presets}</select>
             </div>
 
             <div class="control-group playback" role="group" aria-label="Playback">
                 <button
                     data-testid="play"
-                    aria-pressed=super::shared(move || playing.get().to_string())
-                    on:click=super::boxed(move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) })
+                    aria-pressed=move || playing.get().to_string()
+                    on:click=move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) }
                 >
-                    {super::shared(move || String::from(if playing.get() { "❚❚ Pause" } else { "▶ Play" }))}
+                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
                 </button>
-                <button data-testid="step" on:click=super::boxed(move |_| step(lab))>"Step"</button>
-                <button data-testid="reset" on:click=super::boxed(move |_| reset(lab))>"Reset"</button>
+                <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
+                <button data-testid="reset" on:click=move |_| reset(lab)>"Reset"</button>
                 <label class="speed">"Speed "
-                    <select data-testid="speed" prop:value=super::shared(move || ((lab.speed.get() * 100.0).round() as u32).to_string()) on:change=super::boxed(move |ev| {
+                    <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
                         if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
-                    })>
+                    }>
                         {speed_options.into_iter().map(|(pct, name)| view! {
                             <option value=pct.to_string() selected=(lab.speed.get_untracked() * 100.0).round() as u32 == pct>{name}</option>
                         }).collect_view()}
                     </select>
                 </label>
-                <span class="playhead-time" data-testid="playhead">{super::shared(move || match lab.playhead.get() {
+                <span class="playhead-time" data-testid="playhead">{move || match lab.playhead.get() {
                     Some(t) => format!("at {}", time_label(t)),
                     None => "whole timeline".to_string(),
-                })}</span>
+                }}</span>
             </div>
 
             <div class="control-group send-group">
-                <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=super::boxed(move |_| send_request(lab))>
+                <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=move |_| send_request(lab)>
                     "Send a request " <kbd>"S"</kbd>
                 </button>
                 <label class="send-key">"for "
-                    <select data-testid="send-key" on:change=super::boxed(move |ev| lab.send_key.set(Some(event_target_value(&ev))))>
-                        {super::shared(move || {
+                    <select data-testid="send-key" on:change=move |ev| lab.send_key.set(Some(event_target_value(&ev)))>
+                        {move || {
                             let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.send_key.get()));
                             keys.into_iter().map(|k| {
                                 let selected = k == chosen;
                                 view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()
                             }).collect::<Vec<_>>()
-                        })}
+                        }}
                     </select>
                 </label>
             </div>
 
-            <Slider label="Limit" testid="limit" min=1 max=100 value=Box::new(move || state.with(|s| s.settings.limit as i64))
-                shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.limit)))
-                on_change=Box::new(move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000)))/>
-            <Slider label="Window" testid="window" min=5 max=1200 value=Box::new(move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64))
-                shown=std::sync::Arc::new(move || seconds_text(state.with(|s| s.settings.window)))
-                on_change=Box::new(move |tenths: i64| {
+            <Slider label="Limit" testid="limit" min=1 max=100 value=move || state.with(|s| s.settings.limit as i64)
+                shown=move || format!("{} requests", state.with(|s| s.settings.limit))
+                on_change=move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000))/>
+            <Slider label="Window" testid="window" min=5 max=1200 value=move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64)
+                shown=move || seconds_text(state.with(|s| s.settings.window))
+                on_change=move |tenths: i64| {
                     let micros = (tenths.max(1) as u64).saturating_mul(MICROS_PER_SEC / 10);
                     lab.change(|s| s.settings.window = Span(micros.min(86_400 * MICROS_PER_SEC)));
-                })/>
+                }/>
 
             <fieldset class="control-group algos">
                 <legend class="group-label">"Algorithms, then products (exact profiles)"</legend>
                 {Algorithm::ALL.into_iter().map(|a| view! {
                     <label class="algo-toggle">
-                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=super::shared(move || algos(a)) on:change=super::boxed(toggle(a))/>
+                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=toggle(a)/>
                         {a.label()}
                     </label>
                 }).collect_view()}
@@ -334,36 +364,36 @@ pub fn Controls() -> impl IntoView {
             <details class="control-group tuning">
                 <summary>"Tune single algorithms"</summary>
                 <Slider label="Bucket capacity" testid="capacity" min=1 max=200
-                    value=Box::new(move || state.with(|s| s.settings.bucket_capacity() as i64))
-                    shown=std::sync::Arc::new(move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity())))
-                    on_change=Box::new(move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64)))/>
+                    value=move || state.with(|s| s.settings.bucket_capacity() as i64)
+                    shown=move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity()))
+                    on_change=move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64))/>
                 <Slider label="Refill rate" testid="refill" min=1 max=500
-                    value=Box::new(move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10)))
-                    shown=std::sync::Arc::new(move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default()))
-                    on_change=Box::new(move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) })/>
+                    value=move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10))
+                    shown=move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default())
+                    on_change=move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) }/>
                 <Slider label="GCRA burst" testid="burst" min=1 max=200
-                    value=Box::new(move || state.with(|s| s.settings.gcra_burst() as i64))
-                    shown=std::sync::Arc::new(move || format!("{} requests", state.with(|s| s.settings.gcra_burst())))
-                    on_change=Box::new(move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64)))/>
+                    value=move || state.with(|s| s.settings.gcra_burst() as i64)
+                    shown=move || format!("{} requests", state.with(|s| s.settings.gcra_burst()))
+                    on_change=move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64))/>
                 <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=200
-                    value=Box::new(move || state.with(|s| s.settings.leak_burst() as i64))
-                    shown=std::sync::Arc::new(move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst())))
-                    on_change=Box::new(move |v: i64| lab.change(|s| {
+                    value=move || state.with(|s| s.settings.leak_burst() as i64)
+                    shown=move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst()))
+                    on_change=move |v: i64| lab.change(|s| {
                         let burst = v.max(0) as u64;
                         s.settings.leak_burst = Some(burst);
                         if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
-                    }))/>
+                    })/>
                 <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=200
-                    value=Box::new(move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 }))
-                    shown=std::sync::Arc::new(move || state.with(|s| match s.settings.leak_delay {
+                    value=move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 })
+                    shown=move || state.with(|s| match s.settings.leak_delay {
                         LeakDelay::NoDelay => "all (nodelay)".to_string(),
                         LeakDelay::After(0) => "none: every excess request waits".to_string(),
                         LeakDelay::After(d) => format!("{d}, the rest wait"),
-                    }))
-                    on_change=Box::new(move |v: i64| lab.change(|s| {
+                    })
+                    on_change=move |v: i64| lab.change(|s| {
                         let d = (v.max(0) as u64).min(s.settings.leak_burst());
                         s.settings.leak_delay = if d >= s.settings.leak_burst() { LeakDelay::NoDelay } else { LeakDelay::After(d) };
-                    }))/>
+                    })/>
             </details>
 
         </section>
@@ -377,10 +407,10 @@ pub fn ThemePicker() -> impl IntoView {
     let state = lab.state;
     view! {
         <label class="theme-picker">"Theme "
-            <select data-testid="theme" prop:value=super::shared(move || state.with(|s| s.theme.slug()).to_string()) on:change=super::boxed(move |ev| {
+            <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
-            })>
+            }>
                 {[Theme::Auto, Theme::Light, Theme::Dark].into_iter().map(|t| view! {
                     <option value=t.slug() selected=state.with_untracked(|s| s.theme == t)>{match t { Theme::Auto => "system", Theme::Light => "light", Theme::Dark => "dark" }}</option>
                 }).collect_view()}
@@ -403,7 +433,11 @@ pub fn ShareEmbed() -> impl IntoView {
     let link = move || super::url_for(&lab.query());
     let embed_link = move || {
         let q = lab.query();
-        super::url_for(&if q.is_empty() { "embed=1".to_string() } else { format!("{q}&embed=1") })
+        super::url_for(&if q.is_empty() {
+            "embed=1".to_string()
+        } else {
+            format!("{q}&embed=1")
+        })
     };
     let snippet = move || {
         format!(
@@ -422,17 +456,17 @@ pub fn ShareEmbed() -> impl IntoView {
         <section class="share" aria-label="Share and embed">
             <div class="share-row">
                 <label for="share-link">"Link to this view"</label>
-                <input id="share-link" readonly data-testid="share-link" prop:value=super::shared(link)/>
-                <button data-testid="copy-link" on:click=super::boxed(copy)>{super::shared(move || String::from(if copied.get() { "Copied" } else { "Copy link" }))}</button>
+                <input id="share-link" readonly data-testid="share-link" prop:value=link/>
+                <button data-testid="copy-link" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
             </div>
             <div class="share-row">
                 <span>"Download"</span>
-                <button data-testid="export-csv" on:click=super::boxed(move |_| failed(super::export::download_csv(lab, lab.run.get_untracked())))>"Every decision (CSV)"</button>
-                <button data-testid="export-png" on:click=super::boxed(move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run))))>"The charts (PNG)"</button>
+                <button data-testid="export-csv" on:click=move |_| failed(super::export::download_csv(lab, lab.run.get_untracked()))>"Every decision (CSV)"</button>
+                <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run)))>"The charts (PNG)"</button>
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>
-                <textarea readonly rows="3" data-testid="embed-snippet" prop:value=super::shared(snippet)></textarea>
+                <textarea readonly rows="3" data-testid="embed-snippet" prop:value=snippet></textarea>
             </details>
         </section>
     }

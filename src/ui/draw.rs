@@ -63,16 +63,31 @@ impl Layout {
         let mut push = |kind: RowKind, has_gauge: bool, rows: &mut Vec<RowLayout>| {
             let gauge = has_gauge.then_some((top + ROW_H, GAUGE_H));
             let height = ROW_H + if has_gauge { GAUGE_H } else { 0.0 };
-            rows.push(RowLayout { kind, top, height, mark_y: top + ROW_H / 2.0, gauge });
+            rows.push(RowLayout {
+                kind,
+                top,
+                height,
+                mark_y: top + ROW_H / 2.0,
+                gauge,
+            });
             top += height;
         };
         for r in &run.runs {
-            push(RowKind::Algo(r.algorithm), run.gauge(r.algorithm).is_some(), &mut rows);
+            push(
+                RowKind::Algo(r.algorithm),
+                run.gauge(r.algorithm).is_some(),
+                &mut rows,
+            );
         }
         if matches!(run.durable, Some(Ok(_))) {
             push(RowKind::Durable, false, &mut rows);
         }
-        Layout { rows, width: width.max(2.0 * PAD_X + 10.0), height: top.max(ROW_H), horizon: run.horizon }
+        Layout {
+            rows,
+            width: width.max(2.0 * PAD_X + 10.0),
+            height: top.max(ROW_H),
+            horizon: run.horizon,
+        }
     }
 
     pub fn x(&self, t: Time) -> f64 {
@@ -90,7 +105,15 @@ impl Layout {
         let rows: Vec<String> = self
             .rows
             .iter()
-            .map(|r| format!("{{\"id\":\"{}\",\"top\":{},\"markY\":{},\"height\":{}}}", r.kind.id(), int(r.top), int(r.mark_y), int(r.height)))
+            .map(|r| {
+                format!(
+                    "{{\"id\":\"{}\",\"top\":{},\"markY\":{},\"height\":{}}}",
+                    r.kind.id(),
+                    int(r.top),
+                    int(r.mark_y),
+                    int(r.height)
+                )
+            })
             .collect();
         format!(
             "{{\"padX\":{},\"width\":{},\"height\":{},\"horizonUs\":{},\"rows\":[{}]}}",
@@ -116,10 +139,16 @@ pub fn time_of(x: f64, horizon: Time, width: f64) -> Time {
 
 /// Tick times for the time axis: a round step giving at most about one tick per 90 px.
 pub fn ticks(horizon: Time, width: f64) -> Vec<Time> {
-    const STEPS_MS: [u64; 16] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000];
+    const STEPS_MS: [u64; 16] = [
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000,
+    ];
     let max_ticks = (width / 90.0).floor().max(2.0) as u64;
     let horizon_ms = horizon.micros() / 1_000;
-    let mut step_ms = STEPS_MS.iter().copied().find(|s| horizon_ms / s <= max_ticks).unwrap_or(0);
+    let mut step_ms = STEPS_MS
+        .iter()
+        .copied()
+        .find(|s| horizon_ms / s <= max_ticks)
+        .unwrap_or(0);
     if step_ms == 0 {
         // Beyond the table: whole minutes, doubled until few enough.
         step_ms = 120_000;
@@ -127,7 +156,9 @@ pub fn ticks(horizon: Time, width: f64) -> Vec<Time> {
             step_ms *= 2;
         }
     }
-    (0..=horizon_ms / step_ms).map(|i| Time::from_millis(i * step_ms)).collect()
+    (0..=horizon_ms / step_ms)
+        .map(|i| Time::from_millis(i * step_ms))
+        .collect()
 }
 
 /// Colours for one theme. Okabe-Ito hues, safe for colour-blind readers.
@@ -197,34 +228,15 @@ enum Mark {
 
 type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
 
-/// cos(jπ/32) for j = 0..=16: the dashed ring needs no trigonometry from the maths library
-/// (which would add its argument reduction to the Wasm module).
-const COS_32THS: [f64; 17] = [
-    1.0, 0.995_184_726_672_196_9, 0.980_785_280_403_230_4, 0.956_940_335_732_208_8, 0.923_879_532_511_286_7,
-    0.881_921_264_348_355, 0.831_469_612_302_545_2, 0.773_010_453_362_737, std::f64::consts::FRAC_1_SQRT_2, 0.634_393_284_163_645_5,
-    0.555_570_233_019_602_2, 0.471_396_736_825_997_8, 0.382_683_432_365_089_8, 0.290_284_677_254_462_3, 0.195_090_322_016_128_3,
-    0.098_017_140_329_560_77, 0.0,
-];
-
-/// (cos, sin) of jπ/32 for any j.
-pub fn unit_32ths(j: usize) -> (f64, f64) {
-    let j = j % 64;
-    let cos_of = |k: usize| -> f64 {
-        // cos is even and cos(π - x) = -cos(x): fold k (in 32nds of π, 0..64) into 0..=16.
-        let k = if k > 32 { 64 - k } else { k };
-        if k <= 16 { COS_32THS[k] } else { -COS_32THS[32 - k] }
-    };
-    (cos_of(j), cos_of((j + 48) % 64))
-}
-
-/// Eight short arcs around (x, y): a dashed ring.
+/// Eight short arcs around (x, y), each a sixteenth of the circle with a gap as long after it:
+/// a dashed ring.
 pub fn dashed_ring(x: f64, y: f64, r: f64) -> impl Iterator<Item = Vec<(f64, f64)>> {
+    use std::f64::consts::PI;
     (0..8).map(move |k| {
+        let start = f64::from(k) * PI / 4.0;
         (0..=4)
-            .map(|i| {
-                let (c, s) = unit_32ths(8 * k + i);
-                (x + r * c, y + r * s)
-            })
+            .map(|i| start + f64::from(i) * PI / 32.0)
+            .map(|a| (x + r * a.cos(), y + r * a.sin()))
             .collect()
     })
 }
@@ -237,18 +249,26 @@ struct Drawn {
 
 impl Drawn {
     fn new(width: usize) -> Drawn {
-        Drawn { columns: vec![0; width] }
+        Drawn {
+            columns: vec![0; width],
+        }
     }
 
     /// True when every mark in `marks` (a bit per `Mark`) is already drawn in this column.
     fn has_all(&self, column: i32, marks: u8) -> bool {
-        usize::try_from(column).ok().and_then(|c| self.columns.get(c)).is_some_and(|slot| slot & marks == marks)
+        usize::try_from(column)
+            .ok()
+            .and_then(|c| self.columns.get(c))
+            .is_some_and(|slot| slot & marks == marks)
     }
 
     /// True the first time this mark lands in this column.
     fn insert(&mut self, column: i32, mark: Mark) -> bool {
         let bit = 1u8 << (mark as u8);
-        match usize::try_from(column).ok().and_then(|c| self.columns.get_mut(c)) {
+        match usize::try_from(column)
+            .ok()
+            .and_then(|c| self.columns.get_mut(c))
+        {
             Some(slot) if *slot & bit == 0 => {
                 *slot |= bit;
                 true
@@ -259,8 +279,8 @@ impl Drawn {
     }
 }
 
-/// Drawing errors come from the browser's canvas; their detail would cost code size and tell a
-/// person nothing more.
+/// Drawing errors come from the browser's canvas; their detail tells a person nothing they could
+/// act on.
 fn err<E>(_: E) -> String {
     "the timeline could not be drawn on this canvas".to_string()
 }
@@ -280,7 +300,9 @@ impl Painter {
     }
 
     fn rect(&self, x0: f64, y0: f64, x1: f64, y1: f64, style: ShapeStyle) -> Result<(), String> {
-        self.area.draw(&Rectangle::new([self.p(x0, y0), self.p(x1, y1)], style)).map_err(err)
+        self.area
+            .draw(&Rectangle::new([self.p(x0, y0), self.p(x1, y1)], style))
+            .map_err(err)
     }
 
     fn line(&self, points: Vec<(f64, f64)>, style: ShapeStyle) -> Result<(), String> {
@@ -292,13 +314,27 @@ impl Painter {
         let r = MARK_R;
         let stroke = self.px(2.0) as u32;
         match kind {
-            Mark::Allowed => self.area.draw(&Circle::new(self.p(x, y), self.px(r), palette.allowed.filled())).map_err(err),
+            Mark::Allowed => self
+                .area
+                .draw(&Circle::new(
+                    self.p(x, y),
+                    self.px(r),
+                    palette.allowed.filled(),
+                ))
+                .map_err(err),
             Mark::Rejected => {
                 let style = palette.rejected.stroke_width(stroke);
                 self.line(vec![(x - r, y - r), (x + r, y + r)], style)?;
                 self.line(vec![(x - r, y + r), (x + r, y - r)], style)
             }
-            Mark::Delayed => self.area.draw(&Circle::new(self.p(x, y), self.px(r), palette.delayed.stroke_width(stroke))).map_err(err),
+            Mark::Delayed => self
+                .area
+                .draw(&Circle::new(
+                    self.p(x, y),
+                    self.px(r),
+                    palette.delayed.stroke_width(stroke),
+                ))
+                .map_err(err),
             Mark::Degraded => {
                 // A dashed ring: eight arcs with gaps between them.
                 let style = palette.degraded.stroke_width(stroke);
@@ -310,7 +346,16 @@ impl Painter {
             Mark::FailedClosed => {
                 let style = palette.rejected.stroke_width(stroke);
                 let s = r + 1.5;
-                self.line(vec![(x - s, y - s), (x + s, y - s), (x + s, y + s), (x - s, y + s), (x - s, y - s)], style)?;
+                self.line(
+                    vec![
+                        (x - s, y - s),
+                        (x + s, y - s),
+                        (x + s, y + s),
+                        (x - s, y + s),
+                        (x - s, y - s),
+                    ],
+                    style,
+                )?;
                 let c = r - 1.0;
                 self.line(vec![(x - c, y - c), (x + c, y + c)], style)?;
                 self.line(vec![(x - c, y + c), (x + c, y - c)], style)
@@ -354,13 +399,25 @@ impl MarkColumnsBuilder {
     pub fn new(run: &LabRun, layout: &Layout, dpr: f64) -> MarkColumnsBuilder {
         let columns = (layout.width * dpr).ceil() as usize + 2;
         let column = |x: f64| column_at(x, dpr, columns);
-        let request_columns = run.trace.requests().iter().map(|r| column(layout.x(r.at)) as u32).collect();
-        MarkColumnsBuilder { columns, dpr, request_columns, rows: Vec::with_capacity(layout.rows.len()) }
+        let request_columns = run
+            .trace
+            .requests()
+            .iter()
+            .map(|r| column(layout.x(r.at)) as u32)
+            .collect();
+        MarkColumnsBuilder {
+            columns,
+            dpr,
+            request_columns,
+            rows: Vec::with_capacity(layout.rows.len()),
+        }
     }
 
     /// Works out the next row; false once every row of `layout` is done.
     pub fn add_row(&mut self, run: &LabRun, layout: &Layout) -> bool {
-        let Some(row) = layout.rows.get(self.rows.len()) else { return false };
+        let Some(row) = layout.rows.get(self.rows.len()) else {
+            return false;
+        };
         let (columns, dpr) = (self.columns, self.dpr);
         let column = |x: f64| column_at(x, dpr, columns);
         let requests = run.trace.requests();
@@ -373,7 +430,9 @@ impl MarkColumnsBuilder {
                         reach = vec![0f32; columns];
                     }
                     // The request itself is read only for a delayed one, to find its release.
-                    for (i, (verdict, &c)) in r.verdicts.iter().zip(&self.request_columns).enumerate() {
+                    for (i, (verdict, &c)) in
+                        r.verdicts.iter().zip(&self.request_columns).enumerate()
+                    {
                         let c = c as usize;
                         let mark = match verdict {
                             Verdict::Allowed => Mark::Allowed,
@@ -392,7 +451,8 @@ impl MarkColumnsBuilder {
             RowKind::Durable => {
                 if let Some(Ok(report)) = &run.durable {
                     for record in report.records.iter().filter(|r| r.attempt == 0) {
-                        kinds[column(layout.x(record.sent))] |= 1 << outcome_mark(record.outcome) as u8;
+                        kinds[column(layout.x(record.sent))] |=
+                            1 << outcome_mark(record.outcome) as u8;
                     }
                 }
             }
@@ -500,12 +560,26 @@ fn draw_columns(
         ctx.set_stroke_style_str(&css(palette.delayed));
         ctx.set_line_width(dpr.round().max(1.0));
         ctx.stroke();
-        circles(ctx, marked().filter(|(_, &bits)| bits & RELEASED != 0).map(|(c, _)| centre(c)), y, 2.0 * dpr)?;
+        circles(
+            ctx,
+            marked()
+                .filter(|(_, &bits)| bits & RELEASED != 0)
+                .map(|(c, _)| centre(c)),
+            y,
+            2.0 * dpr,
+        )?;
         ctx.set_fill_style_str(&css(palette.delayed));
         ctx.fill();
     }
     // Allowed: filled dots.
-    circles(ctx, marked().filter(|(_, &bits)| has(bits, Mark::Allowed)).map(|(c, _)| centre(c)), y, r)?;
+    circles(
+        ctx,
+        marked()
+            .filter(|(_, &bits)| has(bits, Mark::Allowed))
+            .map(|(c, _)| centre(c)),
+        y,
+        r,
+    )?;
     ctx.set_fill_style_str(&css(palette.allowed));
     ctx.fill();
     // Rejected: crosses; delayed: hollow rings.
@@ -521,11 +595,21 @@ fn draw_columns(
     }
     ctx.set_stroke_style_str(&css(palette.rejected));
     ctx.stroke();
-    circles(ctx, marked().filter(|(_, &bits)| has(bits, Mark::Delayed)).map(|(c, _)| centre(c)), y, r)?;
+    circles(
+        ctx,
+        marked()
+            .filter(|(_, &bits)| has(bits, Mark::Delayed))
+            .map(|(c, _)| centre(c)),
+        y,
+        r,
+    )?;
     ctx.set_stroke_style_str(&css(palette.delayed));
     ctx.stroke();
     for (c, &bits) in marked() {
-        for mark in [Mark::Degraded, Mark::FailedClosed].into_iter().filter(|&m| has(bits, m)) {
+        for mark in [Mark::Degraded, Mark::FailedClosed]
+            .into_iter()
+            .filter(|&m| has(bits, m))
+        {
             painter.mark(mark, centre(c) / dpr, mark_y, palette)?;
         }
     }
@@ -534,7 +618,12 @@ fn draw_columns(
 
 /// Starts a path of circles of radius `r` centred at each x on the line `y` (device pixels), for
 /// the caller to fill or stroke in one call.
-fn circles(ctx: &CanvasRenderingContext2d, xs: impl Iterator<Item = f64>, y: f64, r: f64) -> Result<(), String> {
+fn circles(
+    ctx: &CanvasRenderingContext2d,
+    xs: impl Iterator<Item = f64>,
+    y: f64,
+    r: f64,
+) -> Result<(), String> {
     ctx.begin_path();
     for x in xs {
         ctx.move_to(x + r, y);
@@ -544,9 +633,20 @@ fn circles(ctx: &CanvasRenderingContext2d, xs: impl Iterator<Item = f64>, y: f64
 }
 
 /// Draws every row of `run` on `canvas` (already sized to `layout` × `view.dpr`).
-pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, columns: &MarkColumns, view: &View, palette: &Palette) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("this browser gave no 2D canvas")?;
-    let painter = Painter { area: backend.into_drawing_area(), dpr: view.dpr };
+pub fn draw(
+    canvas: &web_sys::HtmlCanvasElement,
+    run: &LabRun,
+    layout: &Layout,
+    columns: &MarkColumns,
+    view: &View,
+    palette: &Palette,
+) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or("this browser gave no 2D canvas")?;
+    let painter = Painter {
+        area: backend.into_drawing_area(),
+        dpr: view.dpr,
+    };
     painter.area.fill(&palette.background).map_err(err)?;
     let window = run.settings.window;
     let visible_until = view.playhead.unwrap_or(Time(u64::MAX));
@@ -555,20 +655,37 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
     // that count by the clock (fixed window, counter).
     for t in ticks(layout.horizon, layout.width) {
         let x = layout.x(t);
-        painter.line(vec![(x, 0.0), (x, layout.height)], palette.grid.stroke_width(1))?;
+        painter.line(
+            vec![(x, 0.0), (x, layout.height)],
+            palette.grid.stroke_width(1),
+        )?;
     }
     // Seams closer than 3 CSS pixels would only grey the row over: they are drawn when apart.
     let seams_apart = layout.x(Time(window.micros())) - layout.x(Time::ZERO) >= 3.0;
     for row in &layout.rows {
-        if seams_apart && matches!(row.kind, RowKind::Algo(Algorithm::FixedWindow) | RowKind::Algo(Algorithm::SlidingCounter)) {
+        if seams_apart
+            && matches!(
+                row.kind,
+                RowKind::Algo(Algorithm::FixedWindow) | RowKind::Algo(Algorithm::SlidingCounter)
+            )
+        {
             let mut k = 1u64;
             while window.micros().saturating_mul(k) <= layout.horizon.micros() && k < 10_000 {
                 let x = layout.x(Time(window.micros() * k));
-                painter.line(vec![(x, row.top + 4.0), (x, row.top + ROW_H - 4.0)], palette.text.mix(0.45).stroke_width(painter.px(1.0) as u32))?;
+                painter.line(
+                    vec![(x, row.top + 4.0), (x, row.top + ROW_H - 4.0)],
+                    palette.text.mix(0.45).stroke_width(painter.px(1.0) as u32),
+                )?;
                 k += 1;
             }
         }
-        painter.line(vec![(0.0, row.top + row.height), (layout.width, row.top + row.height)], palette.grid.stroke_width(1))?;
+        painter.line(
+            vec![
+                (0.0, row.top + row.height),
+                (layout.width, row.top + row.height),
+            ],
+            palette.grid.stroke_width(1),
+        )?;
     }
 
     // Each row's busiest window, tinted (stronger when it broke the promise).
@@ -579,8 +696,18 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
         };
         if let Some((count, end)) = worst.filter(|&(c, _)| c > 0) {
             let start = Time(end.micros().saturating_sub(window.micros()));
-            let alpha = if count > run.settings.limit { 0.16 } else { 0.06 };
-            painter.rect(layout.x(start), row.top + 2.0, layout.x(end), row.top + ROW_H - 2.0, palette.worst.mix(alpha).filled())?;
+            let alpha = if count > run.settings.limit {
+                0.16
+            } else {
+                0.06
+            };
+            painter.rect(
+                layout.x(start),
+                row.top + 2.0,
+                layout.x(end),
+                row.top + ROW_H - 2.0,
+                palette.worst.mix(alpha).filled(),
+            )?;
         }
     }
 
@@ -588,20 +715,41 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
     if let Some(end) = view.cursor.or(view.playhead) {
         let start = Time(end.micros().saturating_sub(window.micros()));
         let (x0, x1) = (layout.x(start), layout.x(end));
-        painter.rect(x0, 0.0, x1, layout.height, palette.bracket.mix(0.10).filled())?;
-        let edge = palette.bracket.mix(0.8).stroke_width(painter.px(1.5) as u32);
+        painter.rect(
+            x0,
+            0.0,
+            x1,
+            layout.height,
+            palette.bracket.mix(0.10).filled(),
+        )?;
+        let edge = palette
+            .bracket
+            .mix(0.8)
+            .stroke_width(painter.px(1.5) as u32);
         painter.line(vec![(x0, 0.0), (x0, layout.height)], edge)?;
         painter.line(vec![(x1, 0.0), (x1, layout.height)], edge)?;
     }
 
     // Levels under the rows that have them.
     for row in &layout.rows {
-        let (RowKind::Algo(a), Some((top, height))) = (row.kind, row.gauge) else { continue };
+        let (RowKind::Algo(a), Some((top, height))) = (row.kind, row.gauge) else {
+            continue;
+        };
         let Some(series) = run.gauge(a) else { continue };
         let max = series.max.max(1e-9);
         let y_of = |level: f64| top + height - 4.0 - (level / max).clamp(0.0, 1.0) * (height - 8.0);
-        painter.line(vec![(PAD_X, y_of(0.0)), (layout.width - PAD_X, y_of(0.0))], palette.grid.stroke_width(1))?;
-        let pts = thin_by_column(series.points.iter().filter(|(t, _)| *t <= visible_until).map(|&(t, l)| (layout.x(t), y_of(l))), view.dpr);
+        painter.line(
+            vec![(PAD_X, y_of(0.0)), (layout.width - PAD_X, y_of(0.0))],
+            palette.grid.stroke_width(1),
+        )?;
+        let pts = thin_by_column(
+            series
+                .points
+                .iter()
+                .filter(|(t, _)| *t <= visible_until)
+                .map(|&(t, l)| (layout.x(t), y_of(l))),
+            view.dpr,
+        );
         if pts.len() > 1 {
             painter.line(pts, palette.gauge.stroke_width(painter.px(1.5) as u32))?;
         }
@@ -611,13 +759,21 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
     // request per row, marks that would land on the same pixel drawn once.
     let requests = run.trace.requests();
     if view.playhead.is_none() && columns.rows.len() == layout.rows.len() {
-        let ctx: CanvasRenderingContext2d = canvas.get_context("2d").map_err(err)?.ok_or("this browser gave no 2D canvas")?.unchecked_into();
+        let ctx: CanvasRenderingContext2d = canvas
+            .get_context("2d")
+            .map_err(err)?
+            .ok_or("this browser gave no 2D canvas")?
+            .unchecked_into();
         for (row, row_columns) in layout.rows.iter().zip(&columns.rows) {
             draw_columns(&ctx, &painter, row_columns, row.mark_y, view.dpr, palette)?;
         }
     }
     let width_columns = (layout.width * view.dpr).ceil() as usize + 2;
-    for row in layout.rows.iter().filter(|_| view.playhead.is_some() || columns.rows.len() != layout.rows.len()) {
+    for row in layout
+        .rows
+        .iter()
+        .filter(|_| view.playhead.is_some() || columns.rows.len() != layout.rows.len())
+    {
         let mut drawn = Drawn::new(width_columns);
         match row.kind {
             RowKind::Algo(a) => {
@@ -627,7 +783,11 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
                 // million requests cost about one look per column, not one per request.
                 let kinds_here = (1u8 << Mark::Allowed as u8)
                     | (1u8 << Mark::Rejected as u8)
-                    | if r.delayed > 0 { 1u8 << Mark::Delayed as u8 } else { 0 };
+                    | if r.delayed > 0 {
+                        1u8 << Mark::Delayed as u8
+                    } else {
+                        0
+                    };
                 let mut i = 0;
                 while let (Some(request), Some(verdict)) = (requests.get(i), r.verdicts.get(i)) {
                     if request.at > visible_until {
@@ -642,8 +802,18 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
                             let release = layout.x(request.at.plus(by));
                             if drawn.insert((release * view.dpr) as i32, Mark::Allowed) {
                                 let style = palette.delayed.stroke_width(painter.px(1.0) as u32);
-                                painter.line(vec![(x + MARK_R, row.mark_y), (release, row.mark_y)], style)?;
-                                painter.area.draw(&Circle::new(painter.p(release, row.mark_y), painter.px(2.0), palette.delayed.filled())).map_err(err)?;
+                                painter.line(
+                                    vec![(x + MARK_R, row.mark_y), (release, row.mark_y)],
+                                    style,
+                                )?;
+                                painter
+                                    .area
+                                    .draw(&Circle::new(
+                                        painter.p(release, row.mark_y),
+                                        painter.px(2.0),
+                                        palette.delayed.filled(),
+                                    ))
+                                    .map_err(err)?;
                             }
                             Mark::Delayed
                         }
@@ -660,7 +830,9 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
                 }
             }
             RowKind::Durable => {
-                let Some(Ok(report)) = &run.durable else { continue };
+                let Some(Ok(report)) = &run.durable else {
+                    continue;
+                };
                 for record in report.records.iter().filter(|r| r.attempt == 0) {
                     if record.sent > visible_until {
                         break;
@@ -678,15 +850,28 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, run: &LabRun, layout: &Layout, 
     // The selected request: a ring in every row.
     if let Some(req) = view.selected.and_then(|i| requests.get(i)) {
         let x = layout.x(req.at);
-        painter.line(vec![(x, 0.0), (x, layout.height)], palette.text.mix(0.35).stroke_width(1))?;
+        painter.line(
+            vec![(x, 0.0), (x, layout.height)],
+            palette.text.mix(0.35).stroke_width(1),
+        )?;
         for row in &layout.rows {
-            painter.area.draw(&Circle::new(painter.p(x, row.mark_y), painter.px(MARK_R + 4.0), palette.text.stroke_width(painter.px(1.5) as u32))).map_err(err)?;
+            painter
+                .area
+                .draw(&Circle::new(
+                    painter.p(x, row.mark_y),
+                    painter.px(MARK_R + 4.0),
+                    palette.text.stroke_width(painter.px(1.5) as u32),
+                ))
+                .map_err(err)?;
         }
     }
 
     if let Some(t) = view.playhead {
         let x = layout.x(t);
-        painter.line(vec![(x, 0.0), (x, layout.height)], palette.text.stroke_width(painter.px(2.0) as u32))?;
+        painter.line(
+            vec![(x, 0.0), (x, layout.height)],
+            palette.text.stroke_width(painter.px(2.0) as u32),
+        )?;
     }
     painter.area.present().map_err(err)?;
     Ok(())
@@ -707,4 +892,3 @@ pub fn time_label(t: Time) -> String {
     }
     format!("{} s", crate::core::time::format_seconds(us))
 }
-

@@ -122,10 +122,9 @@ fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
 pub fn DurableLab() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
-    let drag_kind = DragKind(RwSignal::new(DRAG_OUTAGE));
+    let drag_kind = RwSignal::new(DragKind::Outage);
     provide_context(drag_kind);
     let enabled = move || state.with(|s| s.durable.enabled);
-    let set = move |edit: Box<dyn FnOnce(&mut crate::core::durable::DurableParams)>| lab.change(|s| edit(&mut s.durable));
 
     // The selects' values at first render; afterwards `prop:value` keeps them in step.
     let initial = state.get_untracked().durable;
@@ -154,14 +153,14 @@ pub fn DurableLab() -> impl IntoView {
                         class:home=Some(r) == home
                         aria-pressed=on.to_string()
                         data-testid=format!("from-{}", r.code())
-                        on:click=super::boxed(move |_| lab.change(|s| {
+                        on:click=move |_| lab.change(|s| {
                             let list = &mut s.durable.from;
                             if list.contains(&r) {
                                 if list.len() > 1 { list.retain(|x| *x != r) }
                             } else {
                                 list.push(r);
                             }
-                        }))
+                        })
                     >
                         <span class="region-name">{r.name()}</span>
                         <span class="region-rtt">{format!("{rtt} ms")}</span>
@@ -178,28 +177,33 @@ pub fn DurableLab() -> impl IntoView {
         .map(|sc| {
             let query = sc.query;
             view! {
-                <button class="scenario" data-testid=format!("scenario-{}", sc.id) on:click=super::boxed(move |_| {
+                <button class="scenario" data-testid=format!("scenario-{}", sc.id) on:click=move |_| {
                     let next = parse_query(query).state;
                     lab.playhead.set(None);
                     lab.change(|s| { let theme = s.theme; *s = next; s.theme = theme; });
-                    lab.active_scenario.set(Some(query.to_string()));
-                })>{sc.title}</button>
+                    lab.active_scenario.set(Some(query));
+                }>{sc.title}</button>
             }
         })
         .collect_view();
 
     let scenario_text = move || {
         let active = lab.active_scenario.get()?;
-        let sc = SCENARIOS.iter().chain(std::iter::once(&BINDING)).find(|s| s.query == active)?;
+        let sc = SCENARIOS
+            .iter()
+            .chain(std::iter::once(&BINDING))
+            .find(|s| s.query == active)?;
         // Only while the page still shows that scenario's state.
-        if state.with(|s| *s != parse_query(&active).state.with_theme(s.theme)) {
+        if state.with(|s| *s != parse_query(active).state.with_theme(s.theme)) {
             return None;
         }
         let text = lab.run.with(|run| match &run.durable {
             Some(Ok(report)) => state.with(|s| explain(sc.id, report, s)),
             _ => String::new(),
         });
-        Some(view! { <div class="scenario-text" data-testid="scenario-text"><strong>{sc.title}</strong>" "{text}</div> }.into_any())
+        Some(
+            view! { <div class="scenario-text" data-testid="scenario-text"><strong>{sc.title}</strong>" "{text}</div> }.into_any(),
+        )
     };
 
     view! {
@@ -207,72 +211,72 @@ pub fn DurableLab() -> impl IntoView {
             <h2>"Durable Object lab"</h2>
             <p class="hint">"The same requests through an emulated Durable Object: one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
             <div class="scenarios" role="group" aria-label="Scenarios">{scenario_buttons}</div>
-            {super::shared(scenario_text)}
+            {scenario_text}
             <label class="algo-toggle">
-                <input type="checkbox" data-testid="do-toggle" prop:checked=super::shared(enabled) on:change=super::boxed(move |ev| {
+                <input type="checkbox" data-testid="do-toggle" prop:checked=enabled on:change=move |ev| {
                     let on = event_target_checked(&ev);
                     lab.change(|s| s.durable.enabled = on);
-                })/>
+                }/>
                 "Show the Durable Object row"
             </label>
-            <div class:hidden=super::shared(move || !enabled())>
+            <div class:hidden=move || !enabled()>
                 <div class="lab-controls">
                     <div class="world" role="group" aria-label="Traffic from (round trip to the object)">
                         <span class="group-label">"Traffic from (round trip to the object)"</span>
-                        {super::shared(world)}
+                        {world}
                     </div>
                     <label>"Object in "
-                        <select data-testid="home" prop:value=super::shared(move || state.with(|s| match (s.durable.home, s.durable.placement) {
+                        <select data-testid="home" prop:value=move || state.with(|s| match (s.durable.home, s.durable.placement) {
                             (Some(r), _) => r.code(),
                             (None, Placement::Smart) => "smart",
                             (None, Placement::First) => "first",
-                        }).to_string()) on:change=super::boxed(move |ev| {
+                        }) on:change=move |ev| {
                             let v = event_target_value(&ev);
                             lab.change(|s| match v.as_str() {
                                 "first" => { s.durable.home = None; s.durable.placement = Placement::First }
                                 "smart" => { s.durable.home = None; s.durable.placement = Placement::Smart }
                                 code => s.durable.home = Region::from_code(code),
                             });
-                        })>
+                        }>
                             <option value="first" selected=home0 == "first">"where the first request came from"</option>
                             <option value="smart" selected=home0 == "smart">"near its heaviest caller (smart)"</option>
                             {Region::ALL.into_iter().map(|r| view! { <option value=r.code() selected=home0 == r.code()>{r.name()}</option> }).collect_view()}
                         </select>
                     </label>
                     <Slider label="Timeout" testid="timeout" min=1 max=100
-                        value=Box::new(move || state.with(|s| (s.durable.timeout.micros() / 10_000) as i64))
-                        shown=std::sync::Arc::new(move || format!("{} ms", state.with(|s| s.durable.timeout.ceil_millis())))
-                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.timeout = Span::from_millis(v.max(1) as u64 * 10))))/>
+                        value=move || state.with(|s| (s.durable.timeout.micros() / 10_000) as i64)
+                        shown=move || format!("{} ms", state.with(|s| s.durable.timeout.ceil_millis()))
+                        on_change=move |v: i64| lab.change(|s| s.durable.timeout = Span::from_millis(v.max(1) as u64 * 10))/>
                     <Slider label="Service time per decision" testid="service" min=1 max=100
-                        value=Box::new(move || state.with(|s| (s.durable.service.micros() / 50) as i64))
-                        shown=std::sync::Arc::new(move || state.with(|s| format!("{} ms ({} a second at best)", format_seconds(s.durable.service.micros() * 1000), MICROS_PER_SEC / s.durable.service.micros().max(1))))
-                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.service = Span(v.max(1) as u64 * 50))))/>
+                        value=move || state.with(|s| (s.durable.service.micros() / 50) as i64)
+                        shown=move || state.with(|s| format!("{} ms ({} a second at best)", format_seconds(s.durable.service.micros() * 1000), MICROS_PER_SEC / s.durable.service.micros().max(1)))
+                        on_change=move |v: i64| lab.change(|s| s.durable.service = Span(v.max(1) as u64 * 50))/>
                     <Slider label="Network jitter per hop" testid="jitter" min=0 max=100
-                        value=Box::new(move || state.with(|s| (s.durable.jitter.micros() / 1000) as i64))
-                        shown=std::sync::Arc::new(move || format!("up to {} ms", state.with(|s| s.durable.jitter.ceil_millis())))
-                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.jitter = Span::from_millis(v.clamp(0, 1000) as u64))))/>
+                        value=move || state.with(|s| (s.durable.jitter.micros() / 1000) as i64)
+                        shown=move || format!("up to {} ms", state.with(|s| s.durable.jitter.ceil_millis()))
+                        on_change=move |v: i64| lab.change(|s| s.durable.jitter = Span::from_millis(v.clamp(0, 1000) as u64))/>
                     <Slider label="Evicted after idle" testid="evict" min=1 max=300
-                        value=Box::new(move || state.with(|s| (s.durable.evict.micros() / MICROS_PER_SEC) as i64))
-                        shown=std::sync::Arc::new(move || format!("{} s", state.with(|s| format_seconds(s.durable.evict.micros()))))
-                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.evict = Span::from_secs(v.max(1) as u64))))/>
+                        value=move || state.with(|s| (s.durable.evict.micros() / MICROS_PER_SEC) as i64)
+                        shown=move || format!("{} s", state.with(|s| format_seconds(s.durable.evict.micros())))
+                        on_change=move |v: i64| lab.change(|s| s.durable.evict = Span::from_secs(v.max(1) as u64))/>
                     <Slider label="Shards per key" testid="shards" min=0 max=16
-                        value=Box::new(move || state.with(|s| s.durable.shards.map(i64::from).unwrap_or(0)))
-                        shown=std::sync::Arc::new(move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "by prefix (ip: 1, global: 16, others 4)".into() }))
-                        on_change=Box::new(move |v: i64| set(Box::new(move |d| d.shards = (v > 0).then_some(v.clamp(1, 64) as u32))))/>
+                        value=move || state.with(|s| s.durable.shards.map(i64::from).unwrap_or(0))
+                        shown=move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "by prefix (ip: 1, global: 16, others 4)".into() })
+                        on_change=move |v: i64| lab.change(|s| s.durable.shards = (v > 0).then_some(v.clamp(1, 64) as u32))/>
                     <div class="lab-toggles">
                         <label>"Shard by "
-                            <select data-testid="shard-by" prop:value=super::shared(move || state.with(|s| s.durable.shard_by.slug()).to_string()) on:change=super::boxed(move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) })>
+                            <select data-testid="shard-by" prop:value=move || state.with(|s| s.durable.shard_by.slug()) on:change=move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) }>
                                 <option value="key" selected=initial.shard_by == ShardBy::Key>"key (the seed's hash)"</option>
                                 <option value="request" selected=initial.shard_by == ShardBy::Request>"request"</option>
                             </select>
                         </label>
                         <label>"When it does not answer "
-                            <select data-testid="fail" prop:value=super::shared(move || state.with(|s| s.durable.fail.slug()).to_string()) on:change=super::boxed(move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) })>
+                            <select data-testid="fail" prop:value=move || state.with(|s| s.durable.fail.slug()) on:change=move |ev| { let f = if event_target_value(&ev) == "closed" { FailMode::Closed } else { FailMode::Open }; lab.change(|s| s.durable.fail = f) }>
                                 <option value="open" selected=initial.fail == FailMode::Open>"fail open (let through, degraded)"</option>
                                 <option value="closed" selected=initial.fail == FailMode::Closed>"fail closed (503)"</option>
                             </select>
                         </label>
-                        {super::shared(move || lab.run.with(|run| {
+                        {move || lab.run.with(|run| {
                             let routes = run.trace.routes().to_vec();
                             (!routes.is_empty()).then(|| view! {
                                 <div class="routes" role="group" aria-label="Routes of your traffic that fail closed">
@@ -282,7 +286,7 @@ pub fn DurableLab() -> impl IntoView {
                                         let label = name.clone();
                                         view! {
                                             <label class="algo-toggle">
-                                                <input type="checkbox" data-testid=format!("closed-route-{i}") prop:checked=closed on:change=super::boxed(move |ev| {
+                                                <input type="checkbox" data-testid=format!("closed-route-{i}") prop:checked=closed on:change=move |ev| {
                                                     let on = event_target_checked(&ev);
                                                     let name = name.clone();
                                                     lab.change(|s| {
@@ -291,51 +295,51 @@ pub fn DurableLab() -> impl IntoView {
                                                             s.durable.closed_routes.push(name);
                                                         }
                                                     });
-                                                })/>
+                                                }/>
                                                 {label}
                                             </label>
                                         }
                                     }).collect_view()}
                                 </div>
                             })
-                        }))}
+                        })}
                         <label>"Limiter "
-                            <select data-testid="tier" prop:value=super::shared(move || state.with(|s| match s.durable.tier {
+                            <select data-testid="tier" prop:value=move || state.with(|s| match s.durable.tier {
                                 Tier::DurableObject => s.durable.algorithm.slug(),
                                 Tier::Binding { period_secs: 60 } => "binding-60",
                                 Tier::Binding { .. } => "binding-10",
-                            }).to_string()) on:change=super::boxed(move |ev| {
+                            }) on:change=move |ev| {
                                 let v = event_target_value(&ev);
                                 let tier = match v.as_str() { "binding-10" => Tier::Binding { period_secs: 10 }, "binding-60" => Tier::Binding { period_secs: 60 }, _ => Tier::DurableObject };
                                 let algorithm = Algorithm::from_slug(&v);
                                 lab.change(|s| { s.durable.tier = tier; if let Some(a) = algorithm { s.durable.algorithm = a } });
-                            })>
+                            }>
                                 {Algorithm::CORE.into_iter().map(|a| view! { <option value=a.slug() selected=tier0 == a.slug()>{format!("Durable Object: {}", a.label())}</option> }).collect_view()}
                                 <option value="binding-10" selected=tier0 == "binding-10">"Rate Limiting binding, 10 s"</option>
                                 <option value="binding-60" selected=tier0 == "binding-60">"Rate Limiting binding, 60 s"</option>
                             </select>
                         </label>
-                        <label class="algo-toggle"><input type="checkbox" data-testid="persist" prop:checked=super::shared(move || state.with(|s| s.durable.persist)) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.persist = on) })/>"Persist to storage"</label>
-                        <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=super::shared(move || state.with(|s| s.durable.cache)) on:change=super::boxed(move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) })/>"First-tier cache of known offenders"</label>
+                        <label class="algo-toggle"><input type="checkbox" data-testid="persist" prop:checked=move || state.with(|s| s.durable.persist) on:change=move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.persist = on) }/>"Persist to storage"</label>
+                        <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=move || state.with(|s| s.durable.cache) on:change=move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) }/>"First-tier cache of known offenders"</label>
                     </div>
                     <div class="outage-row">
                         <label>"Drag across the chart to schedule "
-                            <select data-testid="drag-kind" on:change=super::boxed(move |ev| drag_kind.0.set(match event_target_value(&ev).as_str() {
-                                "slow" => DRAG_SLOW,
-                                "evict" => DRAG_EVICT,
-                                _ => DRAG_OUTAGE,
-                            }))>
+                            <select data-testid="drag-kind" on:change=move |ev| drag_kind.set(match event_target_value(&ev).as_str() {
+                                "slow" => DragKind::Slow,
+                                "evict" => DragKind::Evict,
+                                _ => DragKind::Outage,
+                            })>
                                 <option value="outage">"an outage (unreachable)"</option>
                                 <option value="slow">"a slow period (+250 ms a decision)"</option>
                                 <option value="evict">"an eviction (at the drag's start)"</option>
                             </select>
                         </label>
-                        <span data-testid="outage">{super::shared(move || state.with(|s| fault_text(&s.durable)))}</span>
-                        <button data-testid="clear-outage" on:click=super::boxed(move |_| lab.change(|s| {
+                        <span data-testid="outage">{move || state.with(|s| fault_text(&s.durable))}</span>
+                        <button data-testid="clear-outage" on:click=move |_| lab.change(|s| {
                             s.durable.outage = None;
                             s.durable.slow = None;
                             s.durable.evict_at = None;
-                        }))>"Clear"</button>
+                        })>"Clear"</button>
                     </div>
                 </div>
                 <LatencyChart/>
@@ -344,26 +348,36 @@ pub fn DurableLab() -> impl IntoView {
     }
 }
 
-/// What dragging across the latency chart schedules: one of the `DRAG_` numbers (a signal of
-/// `u32` like others on the page, so that it brings no signal code of its own).
-#[derive(Clone, Copy)]
-struct DragKind(RwSignal<u32>);
-
-const DRAG_OUTAGE: u32 = 0;
-const DRAG_SLOW: u32 = 1;
-const DRAG_EVICT: u32 = 2;
+/// What dragging across the latency chart schedules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DragKind {
+    Outage,
+    Slow,
+    Evict,
+}
 
 /// The scheduled faults in words.
 fn fault_text(d: &crate::core::durable::DurableParams) -> String {
     let mut parts = Vec::new();
     if let Some((a, b)) = d.outage {
-        parts.push(format!("Outage from {} s to {} s: the object is unreachable.", format_seconds(a.micros()), format_seconds(b.micros())));
+        parts.push(format!(
+            "Outage from {} s to {} s: the object is unreachable.",
+            format_seconds(a.micros()),
+            format_seconds(b.micros())
+        ));
     }
     if let Some((a, b)) = d.slow {
-        parts.push(format!("Slow from {} s to {} s: every decision 250 ms longer.", format_seconds(a.micros()), format_seconds(b.micros())));
+        parts.push(format!(
+            "Slow from {} s to {} s: every decision 250 ms longer.",
+            format_seconds(a.micros()),
+            format_seconds(b.micros())
+        ));
     }
     if let Some(at) = d.evict_at {
-        parts.push(format!("Every object evicted at {} s.", format_seconds(at.micros())));
+        parts.push(format!(
+            "Every object evicted at {} s.",
+            format_seconds(at.micros())
+        ));
     }
     if parts.is_empty() {
         return "No outage, slow period or eviction scheduled.".to_string();
@@ -380,36 +394,64 @@ fn LatencyChart() -> impl IntoView {
     let width = super::tracked_width(wrap_ref);
     // Where a drag started: read only by the handlers, so a plain cell, not a signal.
     let drag_from = std::rc::Rc::new(std::cell::Cell::new(None::<f64>));
-    let drag_kind = expect_context::<DragKind>();
+    let drag_kind = expect_context::<RwSignal<DragKind>>();
 
     let view_now = move || {
-        let (timeout, outage, slow, evict_at, dark) =
-            lab.state.with(|s| (s.durable.timeout, s.durable.outage, s.durable.slow, s.durable.evict_at, dark_theme(s.theme)));
+        let (timeout, outage, slow, evict_at, dark) = lab.state.with(|s| {
+            (
+                s.durable.timeout,
+                s.durable.outage,
+                s.durable.slow,
+                s.durable.evict_at,
+                dark_theme(s.theme),
+            )
+        });
         let horizon = lab.run.with(|r| r.horizon);
-        (LatencyView { width: width.get(), horizon, timeout, outage, slow, evict_at, dpr: super::device_pixel_ratio() }, dark)
+        (
+            LatencyView {
+                width: width.get(),
+                horizon,
+                timeout,
+                outage,
+                slow,
+                evict_at,
+                dpr: super::device_pixel_ratio(),
+            },
+            dark,
+        )
     };
     let first_draw = super::FirstDraw::default();
     let marks_cache = MarksCache::new();
-    super::effect(move || {
+    Effect::new(move |_| {
         let (view, dark) = view_now();
         if view.width <= 0.0 {
             return; // not laid out yet, or hidden
         }
-        let Some(canvas) = canvas_ref.get() else { return };
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
         let run = lab.run.get();
         // Nothing to draw while the lab is hidden; the canvas keeps its last picture.
-        let Some(Ok(report)) = &run.durable else { return };
-        let Some(marks) = marks_cache.get(lab, &run, report, &view) else { return };
+        let Some(Ok(report)) = &run.durable else {
+            return;
+        };
+        let Some(marks) = marks_cache.get(lab, &run, report, &view) else {
+            return;
+        };
         let paint = move || {
-        let h = chart_height();
-        canvas.set_width((view.width * view.dpr).round() as u32);
-        canvas.set_height((h * view.dpr).round() as u32);
-        super::set_css_size(&canvas, view.width, h);
-        let palette = if dark { Palette::dark() } else { Palette::light() };
-        let _ = lab.run.with_untracked(|run| match &run.durable {
-            Some(Ok(report)) => draw_latency(&canvas, report, &view, &marks, &palette),
-            _ => Ok(()),
-        });
+            let h = chart_height();
+            canvas.set_width((view.width * view.dpr).round() as u32);
+            canvas.set_height((h * view.dpr).round() as u32);
+            super::set_css_size(&canvas, view.width, h);
+            let palette = if dark {
+                Palette::dark()
+            } else {
+                Palette::light()
+            };
+            let _ = lab.run.with_untracked(|run| match &run.durable {
+                Some(Ok(report)) => draw_latency(&canvas, report, &view, &marks, &palette),
+                _ => Ok(()),
+            });
         };
         first_draw.paint(&run, paint);
     });
@@ -429,11 +471,11 @@ fn LatencyChart() -> impl IntoView {
         let round = |t: Time| Span(t.micros() / (MICROS_PER_SEC / 10) * (MICROS_PER_SEC / 10));
         let (a, b) = (round(a), round(b));
         if a < b {
-            let kind = drag_kind.0.get_untracked();
+            let kind = drag_kind.get_untracked();
             lab.change(|s| match kind {
-                DRAG_SLOW => s.durable.slow = Some((a, b)),
-                DRAG_EVICT => s.durable.evict_at = Some(a),
-                _ => s.durable.outage = Some((a, b)),
+                DragKind::Slow => s.durable.slow = Some((a, b)),
+                DragKind::Evict => s.durable.evict_at = Some(a),
+                DragKind::Outage => s.durable.outage = Some((a, b)),
             });
         }
     };
@@ -467,7 +509,7 @@ fn LatencyChart() -> impl IntoView {
     };
     view! {
         <div class="latency">
-            <p class="hint" data-testid="latency-summary">{super::shared(summary)}</p>
+            <p class="hint" data-testid="latency-summary">{summary}</p>
             <div class="latency-grid">
                 <div class="latency-labels" aria-hidden="true">
                     <span class="lab-strip-latency">"latency"</span>
@@ -477,8 +519,8 @@ fn LatencyChart() -> impl IntoView {
                 <div class="canvas-wrap" node_ref=wrap_ref>
                     <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
                         aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
-                        on:mousedown=super::boxed(on_down) on:mouseup=super::boxed(on_up)></canvas>
-                    <div class="axis" aria-hidden="true">{super::shared(axis)}</div>
+                        on:mousedown=on_down on:mouseup=on_up></canvas>
+                    <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
             </div>
         </div>

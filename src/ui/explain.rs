@@ -13,14 +13,20 @@ fn explain(run: &LabRun, algorithm: Algorithm) -> (String, String, String) {
     let s = &run.settings;
     let limit = s.limit;
     let w = format_seconds(s.window.micros());
-    let shown = run.run(algorithm).map(|r| (r.passed(), r.max_in_window)).unwrap_or((0, 0));
+    let shown = run
+        .run(algorithm)
+        .map(|r| (r.passed(), r.max_in_window))
+        .unwrap_or((0, 0));
     let (passed, most) = shown;
     let outcome = if most > limit {
         format!("Here it let {passed} through, {most} of them inside one {w} s window: more than the {limit} it was set to.")
     } else {
         format!("Here it let {passed} through and never more than {most} inside any {w} s window.")
     };
-    let rate = s.quota().map(|q| s.refill_rate(q).per_second_text()).unwrap_or_default();
+    let rate = s
+        .quota()
+        .map(|q| s.refill_rate(q).per_second_text())
+        .unwrap_or_default();
     match algorithm {
         Algorithm::FixedWindow => (
             format!("Counts requests in {w} s slices of the clock and starts again at zero on every boundary (the dashed lines). {outcome}"),
@@ -123,7 +129,11 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
             )
         }
     };
-    (format!("{what} {outcome}"), memory.to_string(), when.to_string())
+    (
+        format!("{what} {outcome}"),
+        memory.to_string(),
+        when.to_string(),
+    )
 }
 
 #[component]
@@ -172,7 +182,7 @@ pub fn Explanations() -> impl IntoView {
     view! {
         <section class="explanations" aria-label="How each algorithm works">
             <h2>"How each one works"</h2>
-            <div class="explain-grid">{super::shared(cards)}</div>
+            <div class="explain-grid">{cards}</div>
         </section>
     }
 }

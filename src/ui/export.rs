@@ -15,7 +15,9 @@ use super::state::Lab;
 
 /// Offers `href` to the browser as a file called `name`.
 fn offer(href: &str, name: &str) -> Result<(), JsValue> {
-    let document = super::window().and_then(|w| w.document()).ok_or("no document")?;
+    let document = super::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
     let link: HtmlAnchorElement = document.create_element("a")?.unchecked_into();
     link.set_href(href);
     link.set_download(name);
@@ -36,7 +38,12 @@ pub fn download_csv(lab: Lab, run: Arc<LabRun>) -> Result<(), JsValue> {
     write_csv(lab, run, writer, js_sys::Array::new())
 }
 
-fn write_csv(lab: Lab, run: Arc<LabRun>, mut writer: CsvWriter, blobs: js_sys::Array) -> Result<(), JsValue> {
+fn write_csv(
+    lab: Lab,
+    run: Arc<LabRun>,
+    mut writer: CsvWriter,
+    blobs: js_sys::Array,
+) -> Result<(), JsValue> {
     let started = super::perf_now();
     let texts = js_sys::Array::new();
     let mut more = true;
@@ -47,7 +54,6 @@ fn write_csv(lab: Lab, run: Arc<LabRun>, mut writer: CsvWriter, blobs: js_sys::A
     }
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("text/csv");
-    // `new Blob()` takes strings and blobs alike: one binding serves this slice and the file.
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&texts, &options)?;
     blobs.push(&blob);
     if more {
@@ -57,7 +63,7 @@ fn write_csv(lab: Lab, run: Arc<LabRun>, mut writer: CsvWriter, blobs: js_sys::A
         return Ok(());
     }
     lab.progress.set(None);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&blobs, &options)?;
+    let blob = web_sys::Blob::new_with_blob_sequence_and_options(&blobs, &options)?;
     let url = web_sys::Url::create_object_url_with_blob(&blob)?;
     let offered = offer(&url, "ratelab-decisions.csv");
     // The click has handed the file over; the address is no longer needed.
@@ -72,8 +78,11 @@ const NAMES_W: f64 = 190.0;
 /// `ratelab-timelines.png` at the canvases' full device resolution, with each row's name written
 /// beside it (on the page the names are HTML, outside the canvas).
 pub fn download_png(run: &LabRun) -> Result<(), JsValue> {
-    let document = super::window().and_then(|w| w.document()).ok_or("no document")?;
-    let charts = document.query_selector_all("[data-testid=timeline-canvas], [data-testid=latency-canvas]")?;
+    let document = super::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let charts = document
+        .query_selector_all("[data-testid=timeline-canvas], [data-testid=latency-canvas]")?;
     let canvases: Vec<HtmlCanvasElement> = (0..charts.length())
         .filter_map(|i| charts.item(i))
         .filter_map(|node| node.dyn_into::<HtmlCanvasElement>().ok())
@@ -88,11 +97,23 @@ pub fn download_png(run: &LabRun) -> Result<(), JsValue> {
     let sheet: HtmlCanvasElement = document.create_element("canvas")?.unchecked_into();
     sheet.set_width(width);
     sheet.set_height(height);
-    let ctx: CanvasRenderingContext2d = sheet.get_context("2d")?.ok_or("no 2d context")?.unchecked_into();
-    let style = document.body().and_then(|b| super::window()?.get_computed_style(&b).ok().flatten());
+    let ctx: CanvasRenderingContext2d = sheet
+        .get_context("2d")?
+        .ok_or("no 2d context")?
+        .unchecked_into();
+    let style = document
+        .body()
+        .and_then(|b| super::window()?.get_computed_style(&b).ok().flatten());
     let colour = |name: &str, fallback: &str| {
-        let value = style.as_ref().and_then(|s| s.get_property_value(name).ok()).unwrap_or_default();
-        if value.is_empty() { fallback.to_string() } else { value }
+        let value = style
+            .as_ref()
+            .and_then(|s| s.get_property_value(name).ok())
+            .unwrap_or_default();
+        if value.is_empty() {
+            fallback.to_string()
+        } else {
+            value
+        }
     };
     ctx.set_fill_style_str(&colour("background-color", "#fff"));
     ctx.fill_rect(0.0, 0.0, f64::from(width), f64::from(height));

@@ -20,12 +20,18 @@ const FILE_PIECE_UNITS: u32 = 64 * 1024;
 
 /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
 /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
-fn apply(lab: Lab, text: String, result: Feedback) {
+fn apply(lab: Lab, text: String, result: RwSignal<Option<Feedback>>) {
     let reader = Reader::new(detect(&text));
     read_from(lab, text, 0, reader, result);
 }
 
-fn read_from(lab: Lab, text: String, mut from: usize, mut reader: Reader, result: Feedback) {
+fn read_from(
+    lab: Lab,
+    text: String,
+    mut from: usize,
+    mut reader: Reader,
+    result: RwSignal<Option<Feedback>>,
+) {
     let started = super::perf_now();
     while from < text.len() {
         let end = piece_end(&text, from, PIECE_BYTES);
@@ -51,13 +57,17 @@ struct FileText {
     reader: Option<Reader>,
 }
 
-fn read_file(lab: Lab, mut file: FileText, result: Feedback) {
+fn read_file(lab: Lab, mut file: FileText, result: RwSignal<Option<Feedback>>) {
     let started = super::perf_now();
     let total = file.text.length();
     while file.from < total {
         let mut to = file.from.saturating_add(FILE_PIECE_UNITS).min(total);
         // Never between the two halves of a character outside the Basic Multilingual Plane.
-        let last_unit = if to < total { file.text.char_code_at(to - 1) } else { 0.0 };
+        let last_unit = if to < total {
+            file.text.char_code_at(to - 1)
+        } else {
+            0.0
+        };
         if (f64::from(0xD800u32)..f64::from(0xDC00u32)).contains(&last_unit) {
             to -= 1;
         }
@@ -70,10 +80,15 @@ fn read_file(lab: Lab, mut file: FileText, result: Feedback) {
             file.carry = piece.split_off(cut);
         }
         if !piece.is_empty() {
-            file.reader.get_or_insert_with(|| Reader::new(detect(&piece))).read(&piece);
+            file.reader
+                .get_or_insert_with(|| Reader::new(detect(&piece)))
+                .read(&piece);
         }
         if file.from < total && super::perf_now() - started > SLICE_MS {
-            lab.show_progress("Reading your traffic", permille(file.from as usize, total as usize));
+            lab.show_progress(
+                "Reading your traffic",
+                permille(file.from as usize, total as usize),
+            );
             super::soon(move || read_file(lab, file, result));
             return;
         }
@@ -85,7 +100,7 @@ fn read_file(lab: Lab, mut file: FileText, result: Feedback) {
     finish_reading(lab, reader, result);
 }
 
-fn finish_reading(lab: Lab, reader: Reader, result: Feedback) {
+fn finish_reading(lab: Lab, reader: Reader, result: RwSignal<Option<Feedback>>) {
     // The requests become the page's traffic in tasks of their own: the last slice of reading,
     // turning a million lines into a trace, and the first slice of the run would together
     // hold the page for longer than a frame.
@@ -93,10 +108,12 @@ fn finish_reading(lab: Lab, reader: Reader, result: Feedback) {
     super::soon(move || use_read(lab, reader, result));
 }
 
-fn use_read(lab: Lab, reader: Reader, result: Feedback) {
+fn use_read(lab: Lab, reader: Reader, result: RwSignal<Option<Feedback>>) {
     lab.progress.set(None);
     match reader.finish() {
-        Ok(Imported { format, requests, .. }) => {
+        Ok(Imported {
+            format, requests, ..
+        }) => {
             let total = requests.len();
             // A CSV's route column names routes on purpose; an access log's paths are too many
             // and too fine to each get a failure policy, so they are not carried as routes.
@@ -105,7 +122,15 @@ fn use_read(lab: Lab, reader: Reader, result: Feedback) {
                 Pattern::Trace(std::sync::Arc::new(requests.iter().map(|r| r.at).collect()))
             } else {
                 Pattern::from_points(
-                    requests.into_iter().map(|r| Point { at: r.at, key: r.key, origin: r.region, route: r.route.filter(|_| routes) }).collect(),
+                    requests
+                        .into_iter()
+                        .map(|r| Point {
+                            at: r.at,
+                            key: r.key,
+                            origin: r.region,
+                            route: r.route.filter(|_| routes),
+                        })
+                        .collect(),
                 )
             };
             lab.playhead.set(None);
@@ -117,47 +142,23 @@ fn use_read(lab: Lab, reader: Reader, result: Feedback) {
             if total > MAX_STORED_REQUESTS {
                 message.push_str(" Too many to keep: they last until the page is closed.");
             } else if total > MAX_REQUESTS_IN_LINK {
-                message.push_str(" Too many for a link: the link says trace=stored and this browser keeps them.");
+                message.push_str(
+                    " Too many for a link: the link says trace=stored and this browser keeps them.",
+                );
             }
-            result.set(Ok(message));
+            result.set(Some(Feedback::Read(message)));
         }
-        Err(errors) => result.set(Err(errors.describe())),
+        Err(errors) => result.set(Some(Feedback::Unreadable(errors.describe()))),
     }
 }
 
-/// What the panel says after reading: how many requests it read (empty before the first
-/// reading), or the lines it could not read. Two signals of types the page already has (rather
-/// than one of a `Result`) keep the Wasm from carrying signal code for one more type.
-#[derive(Clone, Copy)]
-struct Feedback {
-    read: RwSignal<Option<String>>,
-    errors: RwSignal<Vec<String>>,
-}
-
-impl Feedback {
-    fn set(self, result: Result<String, Vec<String>>) {
-        match result {
-            Ok(message) => {
-                self.errors.set(Vec::new());
-                self.read.set(Some(message));
-            }
-            Err(lines) => {
-                self.read.set(None);
-                self.errors.set(lines);
-            }
-        }
-    }
-
-    /// The last reading's outcome (tracked); there is always at least one line that could not be
-    /// read in an error.
-    fn get(self) -> Result<String, Vec<String>> {
-        let lines = self.errors.get();
-        if lines.is_empty() {
-            Ok(self.read.get().unwrap_or_default())
-        } else {
-            Err(lines)
-        }
-    }
+/// What the panel says after a reading.
+#[derive(Clone)]
+enum Feedback {
+    /// How many requests it read, and whether the link or the browser keeps them.
+    Read(String),
+    /// The lines it could not read (at least one); the page keeps the traffic it had.
+    Unreadable(Vec<String>),
 }
 
 #[component]
@@ -165,33 +166,58 @@ pub fn ImportPanel() -> impl IntoView {
     let lab = expect_context::<Lab>();
     // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
     let area = NodeRef::<leptos::html::Textarea>::new();
-    let result = Feedback { read: RwSignal::new(None), errors: RwSignal::new(Vec::new()) };
+    let result = RwSignal::new(None::<Feedback>);
 
     let on_file = move |ev: leptos::ev::Event| {
-        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-        let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
-        let Ok(reader) = web_sys::FileReader::new() else { return };
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|files| files.get(0)) else {
+            return;
+        };
+        let Ok(reader) = web_sys::FileReader::new() else {
+            return;
+        };
         let loaded = reader.clone();
         let onload = Closure::once_into_js(move || {
-            let text = loaded.result().ok().and_then(|v| v.dyn_into::<js_sys::JsString>().ok()).unwrap_or_default();
-            read_file(lab, FileText { text, from: 0, carry: String::new(), reader: None }, result);
+            let text = loaded
+                .result()
+                .ok()
+                .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
+                .unwrap_or_default();
+            read_file(
+                lab,
+                FileText {
+                    text,
+                    from: 0,
+                    carry: String::new(),
+                    reader: None,
+                },
+                result,
+            );
         });
         reader.set_onload(Some(onload.unchecked_ref()));
         let _ = reader.read_as_text(&file);
     };
 
-    let feedback = move || match result.get() {
-        Ok(message) if message.is_empty() => None,
-        Ok(message) => Some(view! { <p class="hint" role="status" data-testid="import-ok">{message}</p> }.into_any()),
-        Err(lines) => Some(
-            view! {
+    let feedback = move || {
+        let view = match result.get()? {
+            Feedback::Read(message) => {
+                view! { <p class="hint" role="status" data-testid="import-ok">{message}</p> }
+                    .into_any()
+            }
+            Feedback::Unreadable(lines) => view! {
                 <div class="error" role="alert" data-testid="import-errors">
                     <p>"These lines could not be read; the page keeps the traffic it had:"</p>
                     <ul>{lines.into_iter().map(|l| view! { <li>{l}</li> }.into_any()).collect::<Vec<_>>()}</ul>
                 </div>
             }
             .into_any(),
-        ),
+        };
+        Some(view)
     };
 
     view! {
@@ -205,12 +231,12 @@ pub fn ImportPanel() -> impl IntoView {
             </p>
             <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme" node_ref=area></textarea>
             <div class="import-row">
-                <button data-testid="import-use" on:click=super::boxed(move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), result))>"Use these requests"</button>
+                <button data-testid="import-use" on:click=move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), result)>"Use these requests"</button>
                 <label class="upload">"or upload a file "
-                    <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=super::boxed(on_file)/>
+                    <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=on_file/>
                 </label>
             </div>
-            {super::shared(feedback)}
+            {feedback}
         </details>
     }
 }

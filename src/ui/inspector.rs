@@ -15,32 +15,55 @@ use super::state::Lab;
 
 /// One line per algorithm for `index`, used by the inspector and the live announcement: the row's
 /// id, its name, the decision in words, the HTTP status and the response.
-pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(&'static str, String, String, u16, String)> {
+pub fn decision_lines(
+    run: &LabRun,
+    index: usize,
+) -> Vec<(&'static str, String, String, u16, String)> {
     let policy = Policy::new("default", run.settings.limit, run.settings.window);
     let mut lines = Vec::new();
     for r in &run.runs {
         // The run kept the verdict; the full decision is made again by replaying the key.
-        let Some((decision, _)) = decision_at(&run.trace, r.algorithm, &run.settings, index) else { continue };
+        let Some((decision, _)) = decision_at(&run.trace, r.algorithm, &run.settings, index) else {
+            continue;
+        };
         let d = &decision;
         let response = respond(&policy, d);
         let word = match d.verdict {
             Verdict::Allowed => format!("allowed, {} left", d.remaining),
-            Verdict::Delayed { by } => format!("delayed {} s, then served", format_seconds(by.micros())),
+            Verdict::Delayed { by } => {
+                format!("delayed {} s, then served", format_seconds(by.micros()))
+            }
             Verdict::Rejected => match d.retry_after {
                 Some(w) => format!("rejected, retry in {} s", format_seconds(w.micros())),
                 None => "rejected: costs more than the limit".to_string(),
             },
         };
-        lines.push((r.algorithm.slug(), r.algorithm.label().to_string(), word, response.status, response.to_text()));
+        lines.push((
+            r.algorithm.slug(),
+            r.algorithm.label().to_string(),
+            word,
+            response.status,
+            response.to_text(),
+        ));
     }
     if let Some(Ok(report)) = &run.durable {
         if let Some(record) = report.records.iter().filter(|r| r.attempt == 0).nth(index) {
             let response = report.response(record);
-            let mut word = format!("{}, answered in {} ms", record.outcome.word(), record.latency().ceil_millis());
+            let mut word = format!(
+                "{}, answered in {} ms",
+                record.outcome.word(),
+                record.latency().ceil_millis()
+            );
             if record.late {
                 word.push_str(" (the object decided after the Worker gave up)");
             }
-            lines.push(("do", "Durable Object".to_string(), word, response.status, response.to_text()));
+            lines.push((
+                "do",
+                "Durable Object".to_string(),
+                word,
+                response.status,
+                response.to_text(),
+            ));
         }
     }
     lines
@@ -51,15 +74,33 @@ pub fn decision_lines(run: &LabRun, index: usize) -> Vec<(&'static str, String, 
 fn reply_text(run: &LabRun, id: &str, index: usize) -> Option<String> {
     let algorithm = Algorithm::from_slug(id)?;
     let reply = product_reply(&run.trace, algorithm, &run.settings, index)?;
-    let fields: Vec<String> = reply.fields.iter().map(|(name, value)| format!("{name}: {value}")).collect();
-    Some(format!("{} replies:\n{}", algorithm.label(), fields.join("\n")))
+    let fields: Vec<String> = reply
+        .fields
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}"))
+        .collect();
+    Some(format!(
+        "{} replies:\n{}",
+        algorithm.label(),
+        fields.join("\n")
+    ))
 }
 
 /// The sentence read out after a decision is shown.
 pub fn announce(run: &LabRun, index: usize) -> String {
-    let Some(req) = run.trace.requests().get(index) else { return String::new() };
-    let parts: Vec<String> = decision_lines(run, index).into_iter().map(|(_, name, word, ..)| format!("{name}: {word}")).collect();
-    format!("Request {} at {}: {}.", index + 1, time_label(req.at), parts.join("; "))
+    let Some(req) = run.trace.requests().get(index) else {
+        return String::new();
+    };
+    let parts: Vec<String> = decision_lines(run, index)
+        .into_iter()
+        .map(|(_, name, word, ..)| format!("{name}: {word}"))
+        .collect();
+    format!(
+        "Request {} at {}: {}.",
+        index + 1,
+        time_label(req.at),
+        parts.join("; ")
+    )
 }
 
 #[component]
@@ -99,7 +140,7 @@ pub fn Inspector() -> impl IntoView {
     view! {
         <section class="inspector" aria-label="Inspector" data-testid="inspector">
             <h2>"Inspector"</h2>
-            {super::shared(body)}
+            {body}
         </section>
     }
 }

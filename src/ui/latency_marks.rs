@@ -4,8 +4,6 @@
 //! and for a large run a slice at a time, so that a million records (about 130 bytes each) never
 //! hold the page for one long task.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -72,7 +70,10 @@ impl LatencyMarksBuilder {
             cols,
             rows,
             seen: vec![0; cols * rows],
-            marks: LatencyMarks { spots: Default::default(), tallest: vec![0; (of.width * of.dpr) as usize + 1] },
+            marks: LatencyMarks {
+                spots: Default::default(),
+                tallest: vec![0; (of.width * of.dpr) as usize + 1],
+            },
         }
     }
 
@@ -81,9 +82,13 @@ impl LatencyMarksBuilder {
         let of = self.of;
         let to = self.next.saturating_add(budget).min(records.len());
         for record in records.get(self.next..to).unwrap_or_default() {
-            let (x, y) = (x_of(record.sent, of.horizon, of.width), y_latency(record.latency(), of.ceiling));
+            let (x, y) = (
+                x_of(record.sent, of.horizon, of.width),
+                y_latency(record.latency(), of.ceiling),
+            );
             let bit = 1u8 << record.outcome as u8;
-            let at = cell(y, of.dpr).min(self.rows - 1) * self.cols + cell(x, of.dpr).min(self.cols - 1);
+            let at =
+                cell(y, of.dpr).min(self.rows - 1) * self.cols + cell(x, of.dpr).min(self.cols - 1);
             if let Some(slot) = self.seen.get_mut(at) {
                 if *slot & bit == 0 {
                     *slot |= bit;
@@ -117,47 +122,55 @@ fn cell(v: f64, dpr: f64) -> usize {
 }
 
 /// The chart's marks as they are kept between redraws, the job working out newer ones (if any),
-/// and a signal that changes when that job is done. Plain shared cells rather than stored values:
-/// each reactive type costs the bundle its own copy of Leptos's code.
-#[derive(Clone)]
+/// and a signal that changes when that job is done.
+#[derive(Clone, Copy)]
 pub struct MarksCache {
-    kept: Rc<RefCell<Kept>>,
+    ready: StoredValue<Option<(MarksFor, Arc<LatencyMarks>)>>,
+    job: StoredValue<Option<MarksFor>>,
     done: RwSignal<u32>,
-}
-
-#[derive(Default)]
-struct Kept {
-    ready: Option<(MarksFor, Rc<LatencyMarks>)>,
-    job: Option<MarksFor>,
 }
 
 impl MarksCache {
     pub fn new() -> MarksCache {
-        MarksCache { kept: Rc::default(), done: RwSignal::new(0) }
+        MarksCache {
+            ready: StoredValue::new(None),
+            job: StoredValue::new(None),
+            done: RwSignal::new(0),
+        }
     }
 
     /// The marks for `run` drawn with `view`, if they are ready: at once for a small run; for a
     /// large one, `None` while a job works them out, and the caller (tracking this cache) runs
     /// again when they are.
-    pub fn get(&self, lab: Lab, run: &Arc<LabRun>, report: &SimReport, view: &LatencyView) -> Option<Rc<LatencyMarks>> {
+    pub fn get(
+        self,
+        lab: Lab,
+        run: &Arc<LabRun>,
+        report: &SimReport,
+        view: &LatencyView,
+    ) -> Option<Arc<LatencyMarks>> {
         self.done.track();
         let wanted = MarksFor::new(run, report, view);
-        let mut kept = self.kept.borrow_mut();
-        if let Some((_, ready)) = kept.ready.as_ref().filter(|(of, _)| *of == wanted) {
-            return Some(ready.clone());
+        let ready = self.ready.with_value(|r| {
+            r.as_ref()
+                .filter(|(of, _)| *of == wanted)
+                .map(|(_, marks)| marks.clone())
+        });
+        if ready.is_some() {
+            return ready;
         }
         if report.records.len() <= LATER_FROM {
-            kept.job = None; // a large run's marks are no longer wanted
+            self.job.set_value(None); // a large run's marks are no longer wanted
             let mut builder = LatencyMarksBuilder::new(wanted);
             builder.walk(&report.records, usize::MAX);
-            let made = Rc::new(builder.finish());
-            kept.ready = Some((wanted, made.clone()));
+            let made = Arc::new(builder.finish());
+            self.ready.set_value(Some((wanted, made.clone())));
             return Some(made);
         }
-        if kept.job != Some(wanted) {
-            kept.job = Some(wanted);
-            let (cache, run) = (self.clone(), run.clone());
-            super::soon(move || cache.walk_later(lab, run, LatencyMarksBuilder::new(wanted)));
+        if self.job.with_value(|job| *job != Some(wanted)) {
+            self.job.set_value(Some(wanted));
+            let run = run.clone();
+            super::soon(move || self.walk_later(lab, run, LatencyMarksBuilder::new(wanted)));
         }
         None
     }
@@ -166,20 +179,27 @@ impl MarksCache {
     /// keeps the marks and signals. A newer run or geometry stops it.
     fn walk_later(self, lab: Lab, run: Arc<LabRun>, mut builder: LatencyMarksBuilder) {
         let wanted = builder.of;
-        if self.kept.borrow().job != Some(wanted) {
+        if self.job.with_value(|job| *job != Some(wanted)) {
             return;
         }
-        let Some(Ok(report)) = &run.durable else { return };
+        let Some(Ok(report)) = &run.durable else {
+            return;
+        };
         let started = super::perf_now();
         while builder.walk(&report.records, STEP) {
             if super::perf_now() - started > super::state::SLICE_MS {
-                lab.show_progress("Drawing the Durable Object's chart", builder.progress(report.records.len()));
+                lab.show_progress(
+                    "Drawing the Durable Object's chart",
+                    builder.progress(report.records.len()),
+                );
                 super::soon(move || self.walk_later(lab, run, builder));
                 return;
             }
         }
         lab.progress.set(None);
-        *self.kept.borrow_mut() = Kept { ready: Some((wanted, Rc::new(builder.finish()))), job: None };
+        self.ready
+            .set_value(Some((wanted, Arc::new(builder.finish()))));
+        self.job.set_value(None);
         self.done.update(|n| *n = n.wrapping_add(1));
     }
 }

@@ -68,7 +68,11 @@ pub(crate) fn current_query() -> String {
 pub(crate) fn replace_url(query: &str) {
     let Some(w) = window() else { return };
     let path = w.location().pathname().unwrap_or_default();
-    let url = if query.is_empty() { path } else { format!("{path}?{query}") };
+    let url = if query.is_empty() {
+        path
+    } else {
+        format!("{path}?{query}")
+    };
     if let Ok(history) = w.history() {
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
     }
@@ -76,9 +80,15 @@ pub(crate) fn replace_url(query: &str) {
 
 /// The full address of the page for `query` (for the share link and the embed snippet).
 pub(crate) fn url_for(query: &str) -> String {
-    let Some(w) = window() else { return String::new() };
+    let Some(w) = window() else {
+        return String::new();
+    };
     let loc = w.location();
-    let base = format!("{}{}", loc.origin().unwrap_or_default(), loc.pathname().unwrap_or_default());
+    let base = format!(
+        "{}{}",
+        loc.origin().unwrap_or_default(),
+        loc.pathname().unwrap_or_default()
+    );
     if query.is_empty() {
         base
     } else {
@@ -87,7 +97,10 @@ pub(crate) fn url_for(query: &str) -> String {
 }
 
 pub(crate) fn media_matches(query: &str) -> bool {
-    window().and_then(|w| w.match_media(query).ok().flatten()).map(|m| m.matches()).unwrap_or(false)
+    window()
+        .and_then(|w| w.match_media(query).ok().flatten())
+        .map(|m| m.matches())
+        .unwrap_or(false)
 }
 
 pub(crate) fn prefers_reduced_motion() -> bool {
@@ -96,21 +109,22 @@ pub(crate) fn prefers_reduced_motion() -> bool {
 
 /// Milliseconds from the page's clock, for animation only (never for a decision).
 pub(crate) fn perf_now() -> f64 {
-    window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+    window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
 }
 
 pub(crate) fn device_pixel_ratio() -> f64 {
-    window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).clamp(1.0, 4.0)
+    window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .clamp(1.0, 4.0)
 }
 
 /// Runs `f` as soon as the page has handled what is waiting (a zero-delay timer), so long work
 /// can continue in slices while the page stays responsive.
 pub(crate) fn soon(f: impl FnOnce() + 'static) {
-    soon_boxed(Box::new(f));
-}
-
-/// One copy of the timer's glue for every caller of [`soon`], whatever its closure.
-fn soon_boxed(f: Box<dyn FnOnce()>) {
     let Some(w) = window() else { return };
     let callback = Closure::once_into_js(f);
     let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
@@ -127,7 +141,11 @@ pub(crate) struct FirstDraw(std::rc::Rc<std::cell::Cell<usize>>);
 const DRAW_LATER_FROM: usize = 100_000;
 
 impl FirstDraw {
-    pub(crate) fn paint(&self, run: &std::sync::Arc<crate::core::lab::LabRun>, paint: impl FnOnce() + 'static) {
+    pub(crate) fn paint(
+        &self,
+        run: &std::sync::Arc<crate::core::lab::LabRun>,
+        paint: impl FnOnce() + 'static,
+    ) {
         let id = std::sync::Arc::as_ptr(run) as usize;
         let new_run = self.0.replace(id) != id;
         if new_run && run.trace.len() > DRAW_LATER_FROM {
@@ -136,17 +154,6 @@ impl FirstDraw {
             paint();
         }
     }
-}
-
-/// Runs `f` as an effect: now and whenever a signal it read changes.
-pub(crate) fn effect(f: impl FnMut() + 'static) {
-    effect_boxed(Box::new(f));
-}
-
-/// One copy of the effect machinery for every effect of the page, whatever its closure.
-#[inline(never)]
-fn effect_boxed(mut f: Box<dyn FnMut()>) {
-    leptos::prelude::Effect::new(move |_| f());
 }
 
 /// Runs `f` before the next repaint.
@@ -172,13 +179,19 @@ pub(crate) fn set_css_size(element: &web_sys::HtmlElement, width: f64, height: f
 /// Asking for `clientWidth` while the page is being built would make the browser lay out the
 /// whole page there and then, once per chart: on a slow phone that alone took about a quarter of
 /// a second of the first load.
-pub(crate) fn tracked_width(wrap: leptos::prelude::NodeRef<leptos::html::Div>) -> leptos::prelude::RwSignal<f64> {
+pub(crate) fn tracked_width(
+    wrap: leptos::prelude::NodeRef<leptos::html::Div>,
+) -> leptos::prelude::RwSignal<f64> {
     use leptos::prelude::*;
     let width = RwSignal::new(0.0_f64);
-    effect(move || {
-        let Some(element) = wrap.get() else { return };
+    Effect::new(move |_| {
+        let Some(element) = wrap.get() else {
+            return;
+        };
         let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() else { return };
+            let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() else {
+                return;
+            };
             let w = f64::from(entry.target().client_width());
             if w > 0.0 && (w - width.get_untracked()).abs() >= 1.0 {
                 width.set(w);
@@ -191,15 +204,4 @@ pub(crate) fn tracked_width(wrap: leptos::prelude::NodeRef<leptos::html::Div>) -
         on_resize.forget();
     });
     width
-}
-
-/// An event handler behind one pointer type: every handler of the same event then shares one copy
-/// of Leptos's attaching code instead of one per closure, which keeps the Wasm smaller.
-pub(crate) fn boxed<E: 'static>(handler: impl FnMut(E) + 'static) -> Box<dyn FnMut(E)> {
-    Box::new(handler)
-}
-
-/// A reactive value behind one pointer type per output type, for the same reason as [`boxed`].
-pub(crate) fn shared<T: 'static>(value: impl Fn() -> T + Send + Sync + 'static) -> Box<dyn Fn() -> T + Send + Sync> {
-    Box::new(value)
 }

@@ -10,8 +10,15 @@ pub fn install() {
 /// Logs `message` and puts the banner at the top of the page (once).
 pub fn show_banner(message: &str) {
     web_sys::console::error_1(&format!("Rate Limit Lab crashed: {message}").into());
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-    if document.query_selector("[data-testid=fatal-error]").ok().flatten().is_some() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if document
+        .query_selector("[data-testid=fatal-error]")
+        .ok()
+        .flatten()
+        .is_some()
+    {
         return;
     }
     let Some(body) = document.body() else { return };

@@ -14,7 +14,9 @@ use leptos::prelude::*;
 use crate::core::lab::{Computation, LabRun};
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
-use crate::core::url_state::{parse_stored_trace, to_query, trace_list_within, LabState, MAX_REQUESTS_IN_LINK};
+use crate::core::url_state::{
+    parse_stored_trace, to_query, trace_list_within, LabState, MAX_REQUESTS_IN_LINK,
+};
 
 /// Where the page keeps a trace too long for a link.
 const STORAGE_KEY: &str = "ratelab-trace";
@@ -31,32 +33,12 @@ const DECISIONS_PER_CHECK: usize = 4_096;
 /// From this many requests, building the trace and running it are separate tasks.
 const RUN_LATER_FROM: usize = 100_000;
 
-/// The selected request's index in a signal of `u32` like the page's counters ([`NONE_SELECTED`]
-/// when none is): a signal of `Option<usize>` would be the only one of its type, and each type
-/// brings its own copy of the signal code. An index of a trace in memory is below `u32::MAX` in
-/// WebAssembly, where `usize` is 32 bits.
+/// Long work under way: what it is, and how far it has got.
 #[derive(Clone, Copy)]
-pub struct Selected(RwSignal<u32>);
-
-const NONE_SELECTED: u32 = u32::MAX;
-
-impl Selected {
-    fn decode(raw: u32) -> Option<usize> {
-        (raw != NONE_SELECTED).then_some(raw as usize)
-    }
-
-    /// The selected index, tracked.
-    pub fn get(self) -> Option<usize> {
-        Self::decode(self.0.get())
-    }
-
-    pub fn get_untracked(self) -> Option<usize> {
-        Self::decode(self.0.get_untracked())
-    }
-
-    pub fn set(self, index: Option<usize>) {
-        self.0.set(index.and_then(|i| u32::try_from(i).ok()).unwrap_or(NONE_SELECTED));
-    }
+pub struct Progress {
+    pub what: &'static str,
+    /// Thousandths done.
+    pub permille: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -71,21 +53,17 @@ pub struct Lab {
     /// Where the pointer is over the timeline.
     pub cursor: RwSignal<Option<Time>>,
     /// The request shown in the inspector (an index into the trace).
-    pub selected: Selected,
+    pub selected: RwSignal<Option<usize>>,
     /// Messages about the URL or about a value a person typed.
     pub notices: RwSignal<Vec<String>>,
-    /// The sentence screen readers hear after each decision is shown (`None` before the first,
-    /// shown as empty: an Option so that it shares the signal code of `send_key`).
-    pub announcement: RwSignal<Option<String>>,
+    /// The sentence screen readers hear after each decision is shown.
+    pub announcement: RwSignal<String>,
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
     /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
-    pub active_scenario: RwSignal<Option<String>>,
-    /// Long work under way: what it is (see [`Lab::show_progress`]).
-    pub progress: RwSignal<Option<String>>,
-    /// How far that work has got, in thousandths. Two signals of types the page already has
-    /// (rather than one of a pair) keep the Wasm from carrying signal code for one more type.
-    pub progress_permille: RwSignal<u32>,
+    pub active_scenario: RwSignal<Option<&'static str>>,
+    /// Long work under way, shown by the progress bar.
+    pub progress: RwSignal<Option<Progress>>,
     /// The latest computation; an older one still running stops when it sees a newer number.
     job: RwSignal<u32>,
 }
@@ -100,33 +78,20 @@ impl Lab {
             playing: RwSignal::new(false),
             speed: RwSignal::new(1.0),
             cursor: RwSignal::new(None),
-            selected: Selected(RwSignal::new(NONE_SELECTED)),
+            selected: RwSignal::new(None),
             notices: RwSignal::new(notices),
-            announcement: RwSignal::new(None),
+            announcement: RwSignal::new(String::new()),
             send_key: RwSignal::new(None),
             active_scenario: RwSignal::new(None),
             progress: RwSignal::new(None),
-            progress_permille: RwSignal::new(0),
             job: RwSignal::new(0),
         }
     }
 
     /// Changes the lab state, recomputes everything and writes the new URL.
     pub fn change(&self, edit: impl FnOnce(&mut LabState)) {
-        let mut next = self.current();
+        let mut next = self.state.get_untracked();
         edit(&mut next);
-        self.commit(next);
-    }
-
-    /// A copy of the state to edit (one shared copy of this code, not one per caller of `change`).
-    #[inline(never)]
-    fn current(&self) -> LabState {
-        self.state.get_untracked()
-    }
-
-    /// The second half of [`Lab::change`], shared by every caller: applies the edited state.
-    #[inline(never)]
-    fn commit(&self, next: LabState) {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
@@ -188,7 +153,11 @@ impl Lab {
         self.run.set(Arc::new(run));
         super::replace_url(&to_query(&next));
         let trace_len = self.run.with_untracked(|r| r.trace.len());
-        if self.selected.get_untracked().is_some_and(|i| i >= trace_len) {
+        if self
+            .selected
+            .get_untracked()
+            .is_some_and(|i| i >= trace_len)
+        {
             self.selected.set(None);
         }
         if pattern_changed {
@@ -213,7 +182,8 @@ impl Lab {
             return;
         }
         let kept = count <= MAX_STORED_REQUESTS
-            && trace_list_within(pattern, MAX_STORED_CHARS).is_some_and(|text| storage.set_item(STORAGE_KEY, &text).is_ok());
+            && trace_list_within(pattern, MAX_STORED_CHARS)
+                .is_some_and(|text| storage.set_item(STORAGE_KEY, &text).is_ok());
         if !kept {
             let _ = storage.remove_item(STORAGE_KEY);
             self.notice(format!(
@@ -227,7 +197,9 @@ impl Lab {
         if !self.state.with_untracked(|s| s.trace_in_storage) {
             return;
         }
-        let kept = super::window().and_then(|w| w.local_storage().ok().flatten()).and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
+        let kept = super::window()
+            .and_then(|w| w.local_storage().ok().flatten())
+            .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
         match kept.map(|text| parse_stored_trace(&text)) {
             Some(Ok(points)) => self.change(|s| {
                 s.pattern = Pattern::from_points(points);
@@ -241,14 +213,11 @@ impl Lab {
     }
 
     /// Shows that `what` is under way, `permille` thousandths done.
-    #[inline(never)]
-    pub fn show_progress(&self, what: &str, permille: u32) {
-        self.progress_permille.set(permille);
-        self.progress.set(Some(what.to_string()));
+    pub fn show_progress(&self, what: &'static str, permille: u32) {
+        self.progress.set(Some(Progress { what, permille }));
     }
 
-    /// Adds a message to the notices at the top of the page (one shared copy of the update).
-    #[inline(never)]
+    /// Adds a message to the notices at the top of the page.
     pub fn notice(&self, message: String) {
         self.notices.update(|n| n.push(message));
     }

@@ -104,9 +104,13 @@ pub fn StatsTable() -> impl IntoView {
             rows
         })
     };
-    let error = move || lab.run.with(|run| run.error.clone()).map(|e| view! { <p class="error" role="alert" data-testid="run-error">{e}</p> }.into_any());
+    let error = move || {
+        lab.run.with(|run| run.error.clone()).map(|e| {
+            view! { <p class="error" role="alert" data-testid="run-error">{e}</p> }.into_any()
+        })
+    };
     view! {
-        {super::shared(error)}
+        {error}
         <div class="table-wrap">
             <table class="stats" data-testid="stats">
                 <caption>"What each algorithm did with the same requests"</caption>
@@ -119,7 +123,7 @@ pub fn StatsTable() -> impl IntoView {
                         <th scope="col">"Most in one window"</th>
                     </tr>
                 </thead>
-                <tbody>{super::shared(rows)}</tbody>
+                <tbody>{rows}</tbody>
             </table>
         </div>
     }
@@ -178,13 +182,16 @@ pub fn DecisionTable() -> impl IntoView {
     // table would not show.
     let open = RwSignal::new(false);
     let on_toggle = move |ev: leptos::ev::Event| {
-        let is_open = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|e| e.has_attribute("open"));
+        let is_open = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| e.has_attribute("open"));
         open.set(is_open);
     };
     view! {
-        <details class="decision-details" on:toggle=super::boxed(on_toggle)>
+        <details class="decision-details" on:toggle=on_toggle>
             <summary>"Every decision as a table"</summary>
-            <div class="table-wrap">{super::shared(move || open.get().then(table))}</div>
+            <div class="table-wrap">{move || open.get().then(table)}</div>
         </details>
     }
 }

@@ -8,11 +8,13 @@ use leptos::prelude::*;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
-use super::draw::{draw, ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, Palette, RowKind, View};
+use super::draw::{
+    draw, ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, Palette, RowKind, View,
+};
 use super::state::Lab;
 use crate::core::url_state::Theme;
 
-/// CSS pixels, rounded: no float is formatted anywhere in the page.
+/// CSS pixels, rounded to whole ones.
 fn px(v: f64) -> String {
     format!("{}px", v.round() as i64)
 }
@@ -49,7 +51,18 @@ fn add_column_rows(
         if super::perf_now() - started > super::state::SLICE_MS {
             let done = builder.rows_done() * 1000 / layout.rows.len().max(1);
             lab.show_progress("Drawing the timelines", done as u32);
-            super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
+            super::soon(move || {
+                add_column_rows(
+                    lab,
+                    run,
+                    layout,
+                    wanted,
+                    builder,
+                    columns,
+                    columns_job,
+                    columns_ready,
+                )
+            });
             return;
         }
     }
@@ -79,12 +92,19 @@ fn row_name(run: &LabRun, kind: RowKind) -> String {
 }
 
 /// The row's figures as one line: the busiest window, and the count inside the bracket.
-fn row_figures(run: &LabRun, kind: RowKind, bracket_end: Option<Time>) -> (String, Option<String>, bool) {
+fn row_figures(
+    run: &LabRun,
+    kind: RowKind,
+    bracket_end: Option<Time>,
+) -> (String, Option<String>, bool) {
     let limit = run.settings.limit;
     let window = run.settings.window;
     let (most, in_bracket) = match kind {
         RowKind::Algo(a) => match run.run(a) {
-            Some(r) => (r.max_in_window, bracket_end.map(|end| r.busiest_key_in_window(end, window))),
+            Some(r) => (
+                r.max_in_window,
+                bracket_end.map(|end| r.busiest_key_in_window(end, window)),
+            ),
             None => (0, None),
         },
         RowKind::Durable => match &run.durable {
@@ -130,10 +150,8 @@ pub fn Timelines() -> impl IntoView {
     let wrap_ref = NodeRef::<html::Div>::new();
     let width = super::tracked_width(wrap_ref);
     let draw_error = RwSignal::new(None::<String>);
-    // Where each row and time sits: little work, so it is worked out where it is needed (a memo
-    // of it would be the page's only memo, and bring the memo code into the Wasm for it alone).
-    let layout = move || lab.run.with(|run| Layout::new(run, width.get()));
-    let layout_now = move || lab.run.with_untracked(|run| Layout::new(run, width.get_untracked()));
+    // Where each row and time sits, for the drawing, the labels, the axis and pointer hits.
+    let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
     // (`columns_job`), and `columns_ready` redraws once it is done.
@@ -142,19 +160,34 @@ pub fn Timelines() -> impl IntoView {
     let columns_ready = RwSignal::new(0u32);
 
     // Redraw whenever the data or the view changes.
-    super::effect(move || {
-        let layout = layout();
+    Effect::new(move |_| {
+        let layout = layout.get();
         if width.get_untracked() <= 0.0 {
             return; // not laid out yet: `tracked_width` brings the width before the first paint
         }
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
-        let view = View { playhead: lab.playhead.get(), cursor: lab.cursor.get(), selected: lab.selected.get(), dpr };
-        let Some(canvas) = canvas_ref.get() else { return };
+        let view = View {
+            playhead: lab.playhead.get(),
+            cursor: lab.cursor.get(),
+            selected: lab.selected.get(),
+            dpr,
+        };
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
         columns_ready.track();
         let run = lab.run.get();
-        let wanted = ColumnsFor { run: std::sync::Arc::as_ptr(&run) as usize, layout: layout.clone(), dpr };
-        let ready = columns.with_value(|c| c.as_ref().filter(|(of, _)| *of == wanted).map(|(_, m)| m.clone()));
+        let wanted = ColumnsFor {
+            run: std::sync::Arc::as_ptr(&run) as usize,
+            layout: layout.clone(),
+            dpr,
+        };
+        let ready = columns.with_value(|c| {
+            c.as_ref()
+                .filter(|(of, _)| *of == wanted)
+                .map(|(_, m)| m.clone())
+        });
         let columns_now = match ready {
             Some(ready) => ready,
             None if run.trace.len() <= COLUMNS_LATER_FROM => {
@@ -171,40 +204,56 @@ pub fn Timelines() -> impl IntoView {
                     columns_job.set_value(Some(wanted.clone()));
                     super::soon(move || {
                         let builder = MarkColumnsBuilder::new(&run, &layout, dpr);
-                        super::soon(move || add_column_rows(lab, run, layout, wanted, builder, columns, columns_job, columns_ready));
+                        super::soon(move || {
+                            add_column_rows(
+                                lab,
+                                run,
+                                layout,
+                                wanted,
+                                builder,
+                                columns,
+                                columns_job,
+                                columns_ready,
+                            )
+                        });
                     });
                 }
                 return;
             }
         };
         {
-        canvas.set_width((layout.width * dpr).round() as u32);
-        canvas.set_height((layout.height * dpr).round() as u32);
-        super::set_css_size(&canvas, layout.width, layout.height);
-        let _ = canvas.set_attribute("data-layout", &layout.to_json());
-        let palette = if dark { Palette::dark() } else { Palette::light() };
-        let performance = web_sys::window().and_then(|w| w.performance());
-        if let Some(p) = &performance {
-            let _ = p.mark("timeline-draw-start");
-        }
-        let result = draw(&canvas, &run, &layout, &columns_now, &view, &palette);
-        if let Some(p) = &performance {
-            let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
-        }
-        draw_error.set(result.err());
-        let _ = canvas.set_attribute("data-drawn", "true");
-        super::mark_ready();
+            canvas.set_width((layout.width * dpr).round() as u32);
+            canvas.set_height((layout.height * dpr).round() as u32);
+            super::set_css_size(&canvas, layout.width, layout.height);
+            let _ = canvas.set_attribute("data-layout", &layout.to_json());
+            let palette = if dark {
+                Palette::dark()
+            } else {
+                Palette::light()
+            };
+            let performance = web_sys::window().and_then(|w| w.performance());
+            if let Some(p) = &performance {
+                let _ = p.mark("timeline-draw-start");
+            }
+            let result = draw(&canvas, &run, &layout, &columns_now, &view, &palette);
+            if let Some(p) = &performance {
+                let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
+            }
+            draw_error.set(result.err());
+            let _ = canvas.set_attribute("data-drawn", "true");
+            super::mark_ready();
         }
     });
 
-    let time_at = move |ev: &web_sys::MouseEvent| layout_now().time_at(f64::from(ev.offset_x()));
+    let time_at = move |ev: &web_sys::MouseEvent| {
+        layout.with_untracked(|l| l.time_at(f64::from(ev.offset_x())))
+    };
     let on_move = move |ev: web_sys::MouseEvent| lab.cursor.set(Some(time_at(&ev)));
     let on_leave = move |_| lab.cursor.set(None);
     let on_click = move |ev: web_sys::MouseEvent| {
         let x = f64::from(ev.offset_x());
-        let l = &layout_now();
         let nearest = lab.run.with_untracked(|run| {
-            {
+            layout.with_untracked(|l| {
                 run.trace
                     .requests()
                     .iter()
@@ -213,7 +262,7 @@ pub fn Timelines() -> impl IntoView {
                     .filter(|&(_, d)| d <= 10.0)
                     .min_by(|a, b| a.1.total_cmp(&b.1))
                     .map(|(i, _)| i)
-            }
+            })
         });
         if nearest.is_some() {
             lab.selected.set(nearest);
@@ -247,9 +296,8 @@ pub fn Timelines() -> impl IntoView {
 
     let labels = move || {
         let bracket_end = lab.cursor.get().or(lab.playhead.get());
-        let l = &layout();
         lab.run.with(|run| {
-            {
+            layout.with(|l| {
                 l.rows
                     .iter()
                     .map(|row| {
@@ -272,18 +320,20 @@ pub fn Timelines() -> impl IntoView {
                         .into_any()
                     })
                     .collect::<Vec<_>>()
-            }
+            })
         })
     };
 
     let axis = move || {
-        let l = &layout();
-        {
+        layout.with(|l| {
             ticks(l.horizon, l.width)
                 .into_iter()
-                .map(|t| view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> }.into_any())
+                .map(|t| {
+                    view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> }
+                        .into_any()
+                })
                 .collect::<Vec<_>>()
-        }
+        })
     };
 
     let canvas_label = move || {
@@ -300,23 +350,23 @@ pub fn Timelines() -> impl IntoView {
     view! {
         <section class="timelines" aria-label="Timelines">
             <div class="timeline-grid">
-                <div class="row-labels">{super::shared(labels)}</div>
+                <div class="row-labels">{labels}</div>
                 <div class="canvas-wrap" node_ref=wrap_ref>
                     <canvas
                         node_ref=canvas_ref
                         tabindex="0"
                         role="img"
                         data-testid="timeline-canvas"
-                        aria-label=super::shared(canvas_label)
-                        on:mousemove=super::boxed(on_move)
-                        on:mouseleave=super::boxed(on_leave)
-                        on:click=super::boxed(on_click)
-                        on:keydown=super::boxed(on_key)
+                        aria-label=canvas_label
+                        on:mousemove=on_move
+                        on:mouseleave=on_leave
+                        on:click=on_click
+                        on:keydown=on_key
                     ></canvas>
-                    <div class="axis" aria-hidden="true">{super::shared(axis)}</div>
+                    <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
             </div>
-            {super::shared(move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any()))}
+            {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any())}
             <ul class="legend" aria-label="Legend">
                 <li><span class="glyph allowed">"●"</span>" allowed"</li>
                 <li><span class="glyph rejected">"✕"</span>" rejected (429)"</li>
