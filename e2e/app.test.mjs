@@ -146,7 +146,7 @@ test('"Send a request" and the S key add requests at the playhead, in the URL', 
   assert.equal(log.allowed + log.rejected, 3);
   assert.equal(log.allowed, 2, 'limit 2: the third is refused');
   await page.goto(page.url());
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 3 requests/);
 });
 
@@ -167,7 +167,7 @@ test('a request can be sent for a chosen key, which keeps its own limiter', asyn
   // The IP key had its whole allowance at 0 s, whatever the tenants had used.
   assert.match(await page.locator('[data-testid="inspector"]').innerText(), /Sliding log allowed, 4 left/);
   await page.goto(page.url());
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   assert.deepEqual(await rowFigures(page, 'sliding-log'), after);
   assert.deepEqual(problems, []);
 });

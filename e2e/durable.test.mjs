@@ -59,7 +59,7 @@ test('an outage from 20 to 30 s degrades exactly the ten requests inside it, and
   await page.waitForURL(/limit=4/);
   assert.match(page.url(), /outage=20-30/);
   await page.goto(page.url());
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   assert.equal((await doRowFigures(page)).degraded, 10);
 });
 

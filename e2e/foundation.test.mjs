@@ -78,7 +78,7 @@ test('a slider writes the state into the URL, and reloading the URL gives the sa
   const first = await rowFigures(page, 'sliding-log');
   assert.equal(first.allowed, 18, '3 per 10 s over 60 s');
   await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   assert.deepEqual(await rowFigures(page, 'sliding-log'), first);
   assert.equal(await page.locator('[data-testid="limit-value"]').innerText(), '3 requests');
   assert.ok(url.startsWith(BASE_URL), 'the URL stays under the sub-path');
@@ -90,5 +90,25 @@ test('the page is readable at phone width', async () => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
   await page.screenshot({ path: `${SCREENSHOT_DIR}/foundation-phone.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('the first view is ready before the sections below it are built, and the load marks say where the time went', async () => {
+  const { page, problems } = await openPage(shared.browser, { width: 390, height: 844 });
+  await page.goto(`${BASE_URL}?pattern=edge`);
+  await page.waitForSelector('body[data-ready="true"]');
+  // What a person sees first: the controls, the timelines and the table of figures.
+  for (const id of ['limit-slider', 'timeline-canvas', 'stats-sliding-log']) {
+    assert.equal(await page.locator(`[data-testid="${id}"]`).count(), 1, `${id} is in the first view`);
+  }
+  await page.waitForSelector('body[data-complete="true"]');
+  for (const id of ['import-panel', 'do-toggle', 'share-link']) {
+    assert.equal(await page.locator(`[data-testid="${id}"]`).count(), 1, `${id} is built after the first view`);
+  }
+  const marks = await page.evaluate(() =>
+    ['ratelab:start', 'ratelab:mounted', 'ratelab:ready'].map((name) => performance.getEntriesByName(name).length === 1 ? performance.getEntriesByName(name)[0].startTime : null),
+  );
+  assert.ok(marks.every((t) => t !== null), `each load mark is set once: ${marks}`);
+  assert.ok(marks[0] <= marks[1] && marks[1] <= marks[2], `the marks are in order: ${marks}`);
   assert.deepEqual(problems, []);
 });

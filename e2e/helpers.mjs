@@ -51,10 +51,14 @@ export async function openPage(browser, { width = 1280, height = 800 } = {}) {
   return { page, problems, requests, context };
 }
 
-/** Loads the app with a query string and waits until it has computed the state. */
+/**
+ * Loads the app with a query string and waits until it has computed the state and built every
+ * section: `data-ready` marks the first view, `data-complete` the sections below it.
+ */
 export async function gotoLab(page, query = '') {
   await page.goto(`${BASE_URL}${query ? `?${query}` : ''}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector('body[data-complete="true"]', { timeout: 15000 });
 }
 
 /** The integer data attributes of one algorithm's row. */

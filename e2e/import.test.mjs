@@ -23,7 +23,7 @@ test('pasted times replace the traffic, run through every algorithm, and stay in
   assert.equal((await rowFigures(page, 'token-bucket')).allowed, 6);
   await page.waitForURL(/trace=8,8\.398/);
   await page.goto(page.url());
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   assert.equal((await rowFigures(page, 'sliding-log')).allowed, 5, 'a reload keeps the pasted traffic');
   assert.deepEqual(problems, []);
 });
@@ -97,14 +97,14 @@ test("a CSV's regions and routes reach the Durable Object: each request leaves f
   assert.equal(await page.locator('[data-testid="closed-route-0"]').locator('..').innerText(), 'GET /products');
   assert.equal(await page.locator('[data-testid="closed-route-1"]').locator('..').innerText(), 'POST /login');
   await page.goto(page.url() + '&outage=0-5');
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   assert.equal(await do1.getAttribute('data-degraded'), '3', 'fail open everywhere by default');
   await page.locator('[data-testid="closed-route-1"]').check();
   await page.waitForURL(/closed-routes=POST%20%2Flogin/);
   assert.equal(await do1.getAttribute('data-degraded'), '1', 'GET /products still fails open');
   assert.equal(await do1.getAttribute('data-failed-closed'), '2', 'both logins are refused with 503');
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   assert.equal(await page.locator('[data-testid="closed-route-1"]').isChecked(), true, 'the choice survives a reload');
   assert.equal(await do1.getAttribute('data-failed-closed'), '2');
   await page.close();

@@ -80,7 +80,7 @@ test('the lab controls drive the URL, and the URL drives the lab after a reload'
   await page.click('[data-testid="from-syd"]');
   await page.waitForURL(/from=fra,syd/);
   await page.goto(page.url());
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   assert.equal(await page.locator('[data-testid="fail"]').inputValue(), 'closed');
   assert.equal(await page.locator('[data-testid="timeout-value"]').innerText(), '300 ms');
   // Sydney to Sao Paulo is 322 ms: past the 300 ms timeout, so Sydney's half fails closed.

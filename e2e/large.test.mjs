@@ -97,7 +97,7 @@ test('a trace too long for a link is kept in storage, survives a reload, and is 
   const before = await figures(page, 'sliding-log');
   assert.equal(before.passed + before.rejected, 20_000);
   await page.reload();
-  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('body[data-complete="true"]');
   await page.waitForFunction(() => document.querySelector('[data-testid="stats-sliding-log"]')?.getAttribute('data-rejected') !== null
     && Number(document.querySelector('[data-testid="stats-sliding-log"]').getAttribute('data-allowed')) + Number(document.querySelector('[data-testid="stats-sliding-log"]').getAttribute('data-rejected')) === 20000);
   assert.deepEqual(await figures(page, 'sliding-log'), before);

@@ -49,7 +49,7 @@ test('the embed works inside an iframe sandboxed with allow-scripts only', async
   const { page, problems } = await openPage(shared.browser, { width: 1000, height: 700 });
   await page.goto(new URL('../../../sandbox-host.html', BASE_URL).toString());
   const frame = page.frameLocator('iframe');
-  await frame.locator('body[data-ready="true"]').waitFor({ timeout: 15000 });
+  await frame.locator('body[data-complete="true"]').waitFor({ timeout: 15000 });
   assert.equal(await frame.locator('[data-testid="stats-fixed"]').getAttribute('data-allowed'), '10');
   assert.ok(await frame.locator('[data-testid="timeline-canvas"]').isVisible());
   // Its controls work inside the sandbox, and it never reached out of its frame.

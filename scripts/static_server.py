@@ -15,6 +15,17 @@ import sys
 COMPRESSED = (".wasm", ".js", ".css", ".html", ".json", ".svg", ".webmanifest")
 
 
+@functools.lru_cache(maxsize=64)
+def compressed_at(path: str, mtime: float) -> bytes:
+    with open(path, "rb") as f:
+        return gzip.compress(f.read(), compresslevel=6)
+
+
+def compressed(path: str) -> bytes:
+    """The file gzip-compressed, compressed once (a host serves it from its cache too)."""
+    return compressed_at(path, os.path.getmtime(path))
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".js": "text/javascript"}
 
@@ -37,8 +48,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
             return super().do_GET()
         if os.path.isdir(self.translate_path(self.path)) and not self.path.split("?")[0].endswith("/"):
             return super().do_GET()  # the standard redirect to the folder's address
-        with open(path, "rb") as f:
-            body = gzip.compress(f.read(), compresslevel=6)
+        body = compressed(path)
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(path))
         self.send_header("Content-Encoding", "gzip")

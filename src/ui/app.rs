@@ -49,7 +49,37 @@ pub fn App() -> impl IntoView {
         lab.announcement.set(text);
     });
 
+    // What the first screen does not show is built once that screen has been painted, in a root
+    // of its own inside `below`: on a slow phone, building and laying out every section before
+    // the first paint made the first view wait for all of them. `data-complete` on <body> says
+    // when they are there.
+    let below = NodeRef::<leptos::html::Div>::new();
     let embed = lab.state.with_untracked(|s| s.embed);
+    Effect::new(move |built: Option<bool>| {
+        if built == Some(true) || !lab.first_view_shown.get() {
+            return built.unwrap_or(false);
+        }
+        super::next_frame(move || {
+            super::soon(move || {
+                if let (Some(parent), false) = (below.get_untracked(), embed) {
+                    let panels = leptos::mount::mount_to(parent.into(), move || {
+                        provide_context(lab);
+                        view! {
+                            <ImportPanel/>
+                            <DurableLab/>
+                            <DecisionTable/>
+                            <ShareEmbed/>
+                            <Explanations/>
+                        }
+                    });
+                    // They stay for the page's life, like the first view.
+                    panels.forget();
+                }
+                super::mark_complete();
+            })
+        });
+        true
+    });
     let lede = move || {
         lab.run.with(|run| {
             format!(
@@ -99,13 +129,7 @@ pub fn App() -> impl IntoView {
                     <Timelines/>
                     <Inspector/>
                     <StatsTable/>
-                    {(!embed).then(|| view! {
-                        <ImportPanel/>
-                        <DurableLab/>
-                        <DecisionTable/>
-                        <ShareEmbed/>
-                        <Explanations/>
-                    })}
+                    <div class="below-first-view" node_ref=below></div>
                 </main>
             </div>
         </div>

@@ -46,13 +46,22 @@ fn window() -> Option<web_sys::Window> {
     web_sys::window()
 }
 
-/// Sets `data-ready="true"` on `<body>`: the page has computed and shown the current state.
+/// Sets `data-ready="true"` on `<body>`: the page has computed the current state and its first
+/// view (the controls, the timelines, the table of figures) shows it.
 pub(crate) fn mark_ready() {
     if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
         if !body.has_attribute("data-ready") {
             performance_mark("ratelab:ready");
         }
         let _ = body.set_attribute("data-ready", "true");
+    }
+}
+
+/// Sets `data-complete="true"` on `<body>`: the sections below the first view (the import panel,
+/// the Durable Object lab, the decision table, sharing and the explanations) are built too.
+pub(crate) fn mark_complete() {
+    if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
+        let _ = body.set_attribute("data-complete", "true");
     }
 }
 

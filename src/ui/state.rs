@@ -64,6 +64,9 @@ pub struct Lab {
     pub active_scenario: RwSignal<Option<&'static str>>,
     /// Long work under way, shown by the progress bar.
     pub progress: RwSignal<Option<Progress>>,
+    /// Whether the timelines have been drawn once: the first view is on screen, and what lies
+    /// below it can be built (see `app::App`).
+    pub first_view_shown: RwSignal<bool>,
     /// The latest computation; an older one still running stops when it sees a newer number.
     job: RwSignal<u32>,
 }
@@ -84,6 +87,7 @@ impl Lab {
             send_key: RwSignal::new(None),
             active_scenario: RwSignal::new(None),
             progress: RwSignal::new(None),
+            first_view_shown: RwSignal::new(false),
             job: RwSignal::new(0),
         }
     }

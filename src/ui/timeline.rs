@@ -242,6 +242,9 @@ pub fn Timelines() -> impl IntoView {
             draw_error.set(result.err());
             let _ = canvas.set_attribute("data-drawn", "true");
             super::mark_ready();
+            if !lab.first_view_shown.get_untracked() {
+                lab.first_view_shown.set(true);
+            }
         }
     });
 
