@@ -59,12 +59,15 @@ fn a_key_can_be_forgotten_up_to_a_millisecond_before_its_arrival_time() {
     assert_eq!(c.throttle(Time(T0 + 334_100), 1), reply(0, 1, 0, -1, 1));
 }
 
-/// Edge cases of the expiry, each a fresh key and a list of calls `(µs after T0, quantity)` with
-/// the module's reply to the last call.
+/// A case: what it shows, `(max_burst, count, period in s)`, the calls `(µs after T0, quantity)`
+/// and the module's reply to the last one.
+type Case<'a> = (&'a str, (u64, u64, u64), &'a [(u64, u64)], ThrottleReply);
+
+/// Edge cases of the expiry, each on a fresh key.
 #[test]
 fn the_expiry_edge_cases_answer_as_redis_and_the_module_do() {
     #[rustfmt::skip]
-    let cases: [(&str, (u64, u64, u64), &[(u64, u64)], ThrottleReply); 9] = [
+    let cases: [Case; 9] = [
         ("example: idle past the expiry",
             (15, 30, 60), &[(0, 1), (600_000_000, 17)], reply(1, 16, 16, -1, 0)),
         ("held one millisecond before the expiry passes: the old arrival time is 1 ms ahead",

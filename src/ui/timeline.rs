@@ -316,7 +316,7 @@ pub fn Timelines() -> impl IntoView {
             {super::shared(move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any()))}
             <ul class="legend" aria-label="Legend">
                 <li><span class="glyph allowed">"●"</span>" allowed"</li>
-                <li><span class="glyph rejected">"✕"</span>" rejected (429)"</li>
+                <li><span class="glyph rejected">"✕"</span>" rejected (429, or the status the product sends)"</li>
                 <li><span class="glyph delayed">"○—•"</span>" delayed, then served"</li>
                 <li><span class="glyph degraded">"◌"</span>" let through, limiter unreachable (fail open)"</li>
                 <li><span class="glyph failed">"⊠"</span>" refused, limiter unreachable (fail closed)"</li>

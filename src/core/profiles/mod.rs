@@ -14,6 +14,7 @@ pub mod envoy;
 pub mod governor;
 pub mod nginx;
 pub mod redis_cell;
+pub mod response;
 pub mod settings;
 pub mod upstash;
 
