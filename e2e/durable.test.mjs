@@ -60,7 +60,7 @@ test("shards=seed brings back the seed's rule: one tenant key held to ceil(5 / 4
   assert.deepEqual([seeded.allowed, seeded.maxInWindow], [2, 2]);
   assert.equal(
     await page.locator('.row-label[data-row="do"] .row-gauge').innerText(),
-    "Sharded by key: all of a key's requests reach one of its 4 shards, which allows ceil(5 / 4) = 2 per 10 s, not 5.",
+    "Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 per 10 s, not 5.",
   );
   await page.screenshot({ path: `${SCREENSHOT_DIR}/durable-shards-seed.png`, fullPage: true });
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=seed');

@@ -484,6 +484,6 @@ fn one_object_per_key_near_its_caller_allows_exactly_what_the_sliding_log_allows
     assert_eq!((report.most_in_window, report.passed()), (2, 2));
     assert_eq!(
         sharding_note(&report.objects, 5, Span::from_secs(10), ShardBy::Key).as_deref(),
-        Some("Sharded by key: all of a key's requests reach one of its 4 shards, which allows ceil(5 / 4) = 2 per 10 s, not 5.")
+        Some("Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 per 10 s, not 5.")
     );
 }

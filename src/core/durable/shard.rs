@@ -110,35 +110,32 @@ pub fn per_shard_limit(limit: u64, shards: u32) -> u64 {
 /// By key, all of a key's requests reach one shard, which allows `ceil(limit / shards)`; per
 /// request, a key's shards together let through `shards × ceil(limit / shards)`.
 pub fn sharding_note(objects: &[ObjectInfo], limit: u64, window: Span, by: ShardBy) -> Option<String> {
-    // The distinct shard counts above 1, in increasing order (a handful at most: the seed's rule
-    // has two, so a plain insertion keeps the sort code out of the page).
+    // The distinct shard counts that change the limit, in increasing order (a handful at most:
+    // the seed's rule has two, so a plain insertion keeps the sort code out of the page).
     let mut counts: Vec<u32> = Vec::new();
-    for n in objects.iter().map(|o| o.shards).filter(|&n| n > 1) {
-        if let Err(at) = counts.binary_search(&n) {
+    for n in objects.iter().map(|o| o.shards) {
+        let per_shard = per_shard_limit(limit, n);
+        let reaches = if by == ShardBy::Key { per_shard } else { u64::from(n) * per_shard };
+        if let (true, Err(at)) = (n > 1 && reaches != limit, counts.binary_search(&n)) {
             counts.insert(at, n);
         }
     }
-    let per_window = format!("per {} s, not {limit}", format_seconds(window.micros()));
-    let split = |n: u32| format!("ceil({limit} / {n}) = {}", per_shard_limit(limit, n));
-    match by {
-        ShardBy::Key => {
-            counts.retain(|&n| per_shard_limit(limit, n) != limit);
-            match counts.as_slice() {
-                [] => None,
-                [n] => Some(format!("Sharded by key: all of a key's requests reach one of its {n} shards, which allows {} {per_window}.", split(*n))),
-                several => {
-                    let each: Vec<String> = several.iter().map(|&n| format!("{} with {n} shards", split(n))).collect();
-                    Some(format!("Sharded by key: all of a key's requests reach one of its shards, which allows {} {per_window}.", each.join(", ")))
-                }
+    let each: Vec<String> = counts
+        .iter()
+        .map(|&n| {
+            let per_shard = per_shard_limit(limit, n);
+            match by {
+                ShardBy::Key => format!("ceil({limit} / {n}) = {per_shard}"),
+                ShardBy::Request => format!("{n} × ceil({limit} / {n}) = {}", u64::from(n) * per_shard),
             }
-        }
-        ShardBy::Request => {
-            counts.retain(|&n| u64::from(n) * per_shard_limit(limit, n) != limit);
-            let each: Vec<String> =
-                counts.iter().map(|&n| format!("{n} shards of {} let through up to {}", split(n), u64::from(n) * per_shard_limit(limit, n))).collect();
-            (!each.is_empty()).then(|| format!("Sharded per request: a key's {} {per_window}.", each.join("; ")))
-        }
-    }
+        })
+        .collect();
+    let how = if by == ShardBy::Key {
+        "Sharded by key: all of a key's requests reach one shard, which allows"
+    } else {
+        "Sharded per request: a key's shards together let through up to"
+    };
+    (!each.is_empty()).then(|| format!("{how} {} per {} s, not {limit}.", each.join(" or "), format_seconds(window.micros())))
 }
 
 /// SHA-256 (FIPS 180-4), enough of it to hash short keys.
@@ -270,16 +267,16 @@ mod tests {
         assert_eq!(sharding_note(&objects(&[1, 1]), 5, ten, ShardBy::Key), None);
         assert_eq!(
             sharding_note(&objects(&[4]), 5, ten, ShardBy::Key).as_deref(),
-            Some("Sharded by key: all of a key's requests reach one of its 4 shards, which allows ceil(5 / 4) = 2 per 10 s, not 5.")
+            Some("Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 per 10 s, not 5.")
         );
         assert_eq!(
             sharding_note(&objects(&[1, 16, 4, 4]), 5, ten, ShardBy::Key).as_deref(),
-            Some("Sharded by key: all of a key's requests reach one of its shards, which allows ceil(5 / 4) = 2 with 4 shards, ceil(5 / 16) = 1 with 16 shards per 10 s, not 5.")
+            Some("Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 or ceil(5 / 16) = 1 per 10 s, not 5.")
         );
         assert_eq!(sharding_note(&objects(&[4]), 1, ten, ShardBy::Key), None, "ceil(1 / 4) is still 1");
         assert_eq!(
             sharding_note(&objects(&[4]), 5, ten, ShardBy::Request).as_deref(),
-            Some("Sharded per request: a key's 4 shards of ceil(5 / 4) = 2 let through up to 8 per 10 s, not 5.")
+            Some("Sharded per request: a key's shards together let through up to 4 × ceil(5 / 4) = 8 per 10 s, not 5.")
         );
         assert_eq!(sharding_note(&objects(&[4]), 20, ten, ShardBy::Request), None, "4 shards of 5 are 20");
     }
