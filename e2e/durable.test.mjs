@@ -58,9 +58,10 @@ test("shards=seed brings back the seed's rule: one tenant key held to ceil(5 / 4
   await gotoLab(page, 'do=1&shards=seed');
   const seeded = await doRowFigures(page);
   assert.deepEqual([seeded.allowed, seeded.maxInWindow], [2, 2]);
-  assert.equal(
-    await page.locator('.row-label[data-row="do"] .row-gauge').innerText(),
-    "Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 per 10 s, not 5.",
+  assert.equal(await page.locator('.row-label[data-row="do"] .row-gauge').innerText(), 'one of 4 shards: ceil(5 / 4) = 2');
+  assert.match(
+    await page.locator('[data-testid="stats-do"]').innerText(),
+    /Sharded by key: all of a key's requests reach one shard, which allows ceil\(5 \/ 4\) = 2 per 10 s, not 5\./,
   );
   await page.screenshot({ path: `${SCREENSHOT_DIR}/durable-shards-seed.png`, fullPage: true });
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=seed');

@@ -259,7 +259,7 @@ pub fn Timelines() -> impl IntoView {
                             // When sharding changes the limit a key is held to, the row says so.
                             (RowKind::Durable, Some(Ok(report))) => {
                                 let by = lab.state.with(|s| s.durable.shard_by);
-                                sharding_note(&report.objects, run.settings.limit, run.settings.window, by)
+                                sharding_note(&report.objects, run.settings.limit, run.settings.window, by).map(|note| note.label)
                             }
                             (RowKind::Durable, _) => None,
                         };

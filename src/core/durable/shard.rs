@@ -105,11 +105,20 @@ pub fn per_shard_limit(limit: u64, shards: u32) -> u64 {
     limit.div_ceil(u64::from(shards.max(1))).max(1)
 }
 
-/// What sharding did to the limit a key is held to, as the row says it, or `None` when it
-/// changed nothing (every key on one object, or shards that add up to the limit exactly).
-/// By key, all of a key's requests reach one shard, which allows `ceil(limit / shards)`; per
-/// request, a key's shards together let through `shards × ceil(limit / shards)`.
-pub fn sharding_note(objects: &[ObjectInfo], limit: u64, window: Span, by: ShardBy) -> Option<String> {
+/// What sharding did to the limit a key is held to: a few words for the row's label, and the
+/// sentence that explains them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardingNote {
+    /// One short line: "one of 4 shards: ceil(5 / 4) = 2", "4 shards × ceil(5 / 4) = 8".
+    pub label: String,
+    pub sentence: String,
+}
+
+/// What sharding did to the limit a key is held to, or `None` when it changed nothing (every key
+/// on one object, or shards that add up to the limit exactly). By key, all of a key's requests
+/// reach one shard, which allows `ceil(limit / shards)`; per request, a key's shards together let
+/// through `shards × ceil(limit / shards)`.
+pub fn sharding_note(objects: &[ObjectInfo], limit: u64, window: Span, by: ShardBy) -> Option<ShardingNote> {
     // The distinct shard counts that change the limit, in increasing order (a handful at most:
     // the seed's rule has two, so a plain insertion keeps the sort code out of the page).
     let mut counts: Vec<u32> = Vec::new();
@@ -126,16 +135,21 @@ pub fn sharding_note(objects: &[ObjectInfo], limit: u64, window: Span, by: Shard
             let per_shard = per_shard_limit(limit, n);
             match by {
                 ShardBy::Key => format!("ceil({limit} / {n}) = {per_shard}"),
-                ShardBy::Request => format!("{n} × ceil({limit} / {n}) = {}", u64::from(n) * per_shard),
+                ShardBy::Request => format!("{n} shards × ceil({limit} / {n}) = {}", u64::from(n) * per_shard),
             }
         })
         .collect();
-    let how = if by == ShardBy::Key {
-        "Sharded by key: all of a key's requests reach one shard, which allows"
-    } else {
-        "Sharded per request: a key's shards together let through up to"
+    let (label, how) = match (by, counts.as_slice()) {
+        (_, []) => return None,
+        (ShardBy::Key, [n]) => (format!("one of {n} shards: "), "Sharded by key: all of a key's requests reach one shard, which allows"),
+        (ShardBy::Key, _) => ("one shard: ".to_string(), "Sharded by key: all of a key's requests reach one shard, which allows"),
+        (ShardBy::Request, _) => (String::new(), "Sharded per request: a key's shards together let through up to"),
     };
-    (!each.is_empty()).then(|| format!("{how} {} per {} s, not {limit}.", each.join(" or "), format_seconds(window.micros())))
+    let items = each.join(" or ");
+    Some(ShardingNote {
+        label: format!("{label}{items}"),
+        sentence: format!("{how} {items} per {} s, not {limit}.", format_seconds(window.micros())),
+    })
 }
 
 /// SHA-256 (FIPS 180-4), enough of it to hash short keys.
@@ -264,21 +278,26 @@ mod tests {
     #[test]
     fn the_row_says_what_sharding_did_to_the_limit_and_nothing_when_it_did_nothing() {
         let ten = Span::from_secs(10);
-        assert_eq!(sharding_note(&objects(&[1, 1]), 5, ten, ShardBy::Key), None);
+        let note = |shards: &[u32], limit: u64, by: ShardBy| sharding_note(&objects(shards), limit, ten, by).map(|n| (n.label, n.sentence));
+        let pair = |label: &str, sentence: &str| Some((label.to_string(), sentence.to_string()));
+        assert_eq!(note(&[1, 1], 5, ShardBy::Key), None);
         assert_eq!(
-            sharding_note(&objects(&[4]), 5, ten, ShardBy::Key).as_deref(),
-            Some("Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 per 10 s, not 5.")
+            note(&[4], 5, ShardBy::Key),
+            pair("one of 4 shards: ceil(5 / 4) = 2", "Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 per 10 s, not 5.")
         );
         assert_eq!(
-            sharding_note(&objects(&[1, 16, 4, 4]), 5, ten, ShardBy::Key).as_deref(),
-            Some("Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 or ceil(5 / 16) = 1 per 10 s, not 5.")
+            note(&[1, 16, 4, 4], 5, ShardBy::Key),
+            pair(
+                "one shard: ceil(5 / 4) = 2 or ceil(5 / 16) = 1",
+                "Sharded by key: all of a key's requests reach one shard, which allows ceil(5 / 4) = 2 or ceil(5 / 16) = 1 per 10 s, not 5."
+            )
         );
-        assert_eq!(sharding_note(&objects(&[4]), 1, ten, ShardBy::Key), None, "ceil(1 / 4) is still 1");
+        assert_eq!(note(&[4], 1, ShardBy::Key), None, "ceil(1 / 4) is still 1");
         assert_eq!(
-            sharding_note(&objects(&[4]), 5, ten, ShardBy::Request).as_deref(),
-            Some("Sharded per request: a key's shards together let through up to 4 × ceil(5 / 4) = 8 per 10 s, not 5.")
+            note(&[4], 5, ShardBy::Request),
+            pair("4 shards × ceil(5 / 4) = 8", "Sharded per request: a key's shards together let through up to 4 shards × ceil(5 / 4) = 8 per 10 s, not 5.")
         );
-        assert_eq!(sharding_note(&objects(&[4]), 20, ten, ShardBy::Request), None, "4 shards of 5 are 20");
+        assert_eq!(note(&[4], 20, ShardBy::Request), None, "4 shards of 5 are 20");
     }
 
     #[test]
