@@ -1,8 +1,9 @@
 // The Durable Object row (do=1), driven by its URL parameters: the figures on the page are the
-// emulation's, for a far object, a slow timeout, fail-closed routes, outages and sharding.
+// emulation's, for one object per key near its caller, a far object, a slow timeout, fail-closed
+// routes, outages and sharding.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, doRowFigures, openPage, gotoLab, foreignRequests, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, doRowFigures, rowFigures, openPage, gotoLab, foreignRequests, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -41,9 +42,29 @@ test('a 300 ms timeout lets the far object answer: no degraded request', async (
   assert.ok(row.p95 >= 195 && row.p95 <= 212, `p95 ${row.p95} ms`);
 });
 
-test("the seed's shard rule holds one tenant key to ceil(5 / 4) = 2 per window", async () => {
+test('do=1 alone: one object per key, near the caller, allows exactly what the sliding log allows', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'do=1');
+  const object = await doRowFigures(page);
+  const log = await rowFigures(page, 'sliding-log');
+  assert.deepEqual([object.allowed, object.rejected, object.maxInWindow], [log.allowed, log.rejected, log.maxInWindow]);
+  assert.deepEqual([object.allowed, object.maxInWindow, object.degraded], [5, 5, 0]);
+  assert.equal(await page.locator('.row-label[data-row="do"] .row-gauge').count(), 0, 'no sharding, nothing to say about it');
+  assert.deepEqual(problems, []);
+});
+
+test("shards=seed brings back the seed's rule: one tenant key held to ceil(5 / 4) = 2 per window, and the row says why", async () => {
   const { page } = await openPage(shared.browser);
-  await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad');
+  await gotoLab(page, 'do=1&shards=seed');
+  const seeded = await doRowFigures(page);
+  assert.deepEqual([seeded.allowed, seeded.maxInWindow], [2, 2]);
+  assert.equal(await page.locator('.row-label[data-row="do"] .row-gauge').innerText(), 'one of 4 shards: ceil(5 / 4) = 2');
+  assert.match(
+    await page.locator('[data-testid="stats-do"]').innerText(),
+    /Sharded by key: all of a key's requests reach one shard, which allows ceil\(5 \/ 4\) = 2 per 10 s, not 5\./,
+  );
+  await page.screenshot({ path: `${SCREENSHOT_DIR}/durable-shards-seed.png`, fullPage: true });
+  await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=seed');
   assert.equal((await doRowFigures(page)).allowed, 12);
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=4&shard-by=request');
   const spread = await doRowFigures(page);

@@ -44,6 +44,7 @@ test('the lab offers every scenario, and each shows its lesson in its figures', 
   ({ text, row } = await scenario(page, 'shard-by-key'));
   assert.equal(row.maxInWindow, 5, 'one tenant held to one shard: ceil(20 / 4) = 5 per window');
   assert.match(text, /4 shards of ceil\(20 \/ 4\) = 5/);
+  assert.match(page.url(), /shards=seed/, "the sharding lessons use the seed's rule by prefix");
   ({ row } = await scenario(page, 'shard-by-request'));
   assert.ok(row.maxInWindow > 15 && row.maxInWindow <= 20, `spread per request: ${row.maxInWindow}`);
   assert.match(page.url(), /shard-by=request/);

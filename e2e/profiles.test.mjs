@@ -37,13 +37,27 @@ test('each product gets its own row with the figures its documentation gives', a
   await page.close();
 });
 
-test("the inspector shows each product's own reply next to the common HTTP response", async () => {
+test("the inspector shows each product's own reply under the response the product sends", async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page, `${QUERY.replace(`algos=${PRODUCTS.join(',')}`, 'algos=fixed,nginx,redis-cell,upstash-fixed,cf-binding')}`);
   await page.click('[data-testid="step"]');
   const reply = async (slug) => page.locator(`[data-testid="reply-${slug}"]`).innerText();
-  // redis-cell's README: CL.THROTTLE user123 15 30 60 1 answers 0, 16, 15, -1, 2.
-  assert.equal(await reply('redis-cell'), 'redis-cell CL.THROTTLE replies:\nlimited: 0\nlimit: 16\nremaining: 15\nretry_after: -1\nreset_after: 2');
+  // The response block holding a product's reply: its status, and the response text above it.
+  const response = async (slug) => {
+    const block = page.locator('.response', { has: page.locator(`[data-testid="reply-${slug}"]`) });
+    return { status: await block.getAttribute('data-status'), text: (await block.locator('pre').first().innerText()).trim() };
+  };
+  // redis-cell's README: CL.THROTTLE user123 15 30 60 1 answers 0, 16, 15, -1, 2; then the key,
+  // kept by Redis for the ttl in whole milliseconds.
+  assert.equal(
+    await reply('redis-cell'),
+    'redis-cell CL.THROTTLE replies:\nlimited: 0\nlimit: 16\nremaining: 15\nretry_after: -1\nreset_after: 2\nkey in Redis: TAT stored with PX 2000, gone from 2.001 s',
+  );
+  // ... and the README's header names for the five integers.
+  assert.deepEqual(await response('redis-cell'), {
+    status: '200',
+    text: 'HTTP/1.1 200 OK\nX-RateLimit-Limit: 16\nX-RateLimit-Remaining: 15\nX-RateLimit-Reset: 2',
+  });
   assert.match(await reply('cf-binding'), /^Cloudflare binding replies:\nsuccess: true$/);
   assert.match(await reply('upstash-fixed'), /success: true\nlimit: 5\nremaining: 4\nreset: 10000/);
   assert.match(await reply('nginx'), /status: 200\nlimit_req_status: PASSED/);
@@ -52,8 +66,34 @@ test("the inspector shows each product's own reply next to the common HTTP respo
   // The second request of the burst waits one second in nginx's queue.
   assert.match(await reply('nginx'), /limit_req_status: DELAYED[\s\S]*delay_ms: 1000/);
   for (let i = 0; i < 5; i++) await page.click('[data-testid="step"]');
-  // The seventh is beyond rate + burst: rejected with limit_req_status's default 503.
+  // The seventh is beyond rate + burst: rejected with limit_req_status's default 503, and nginx
+  // sends that status with its own text and no Retry-After.
   assert.match(await reply('nginx'), /status: 503\nlimit_req_status: REJECTED/);
+  assert.deepEqual(await response('nginx'), { status: '503', text: 'HTTP/1.1 503 Service Temporarily Unavailable' });
+  // The binding answers only success: the seed's Worker sends a bare 429. Upstash's example too.
+  assert.deepEqual(await response('cf-binding'), { status: '429', text: 'HTTP/1.1 429 Too Many Requests' });
+  assert.deepEqual(await response('upstash-fixed'), { status: '429', text: 'HTTP/1.1 429 Too Many Requests' });
+  const fixed = page.locator('.response', { hasText: 'Fixed window' });
+  assert.match(await fixed.locator('pre').first().innerText(), /^HTTP\/1.1 429 Too Many Requests\nRetry-After: 10\nCache-Control: no-store/);
+  await page.close();
+});
+
+// CL.THROTTLE k 0 3 1 1 at 1,700,000,000.000900 s stores PX 333: Redis forgets the key at
+// ...334.000, before its arrival time ...334.233, and the same call at ...334.100 is allowed.
+test('redis-cell forgets a key when Redis does, and the inspector says so', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'algos=redis-cell&cell-burst=0&cell-count=3&cell-period=1&trace=1700000000.0009,1700000000.3341');
+  const row = page.locator('[data-testid="stats-redis-cell"]');
+  assert.deepEqual([await row.getAttribute('data-allowed'), await row.getAttribute('data-rejected')], ['2', '0']);
+  await page.click('[data-testid="step"]');
+  await page.click('[data-testid="step"]');
+  assert.equal(
+    await page.locator('[data-testid="reply-redis-cell"]').innerText(),
+    'redis-cell CL.THROTTLE replies:\nlimited: 0\nlimit: 1\nremaining: 0\nretry_after: -1\nreset_after: 1\n' +
+      'key expired: gone from 1700000000.334 s (PX 333 set at 1700000000 s): the command found no key and started fresh\n' +
+      'key in Redis: TAT stored with PX 333, gone from 1700000000.668 s',
+  );
+  assert.deepEqual(problems, []);
   await page.close();
 });
 

@@ -58,7 +58,7 @@ fn with_a_300_ms_timeout_no_call_to_sao_paulo_is_degraded() {
     assert_eq!(report.count(Outcome::Allowed), 30, "the sliding log's 30 of the explainer's steady run");
     // With the seed's shard rule a `tenant:` key gets 4 shards of ceil(5 / 4) = 2, and hashing by
     // key sends all of it to one of them: 2 per 10 s, 12 in the minute.
-    let seed_rule = run(&SimConfig { shards: ShardRule::default(), ..one_shard }, &steady_from(Region::Frankfurt));
+    let seed_rule = run(&SimConfig { shards: ShardRule::seed(), ..one_shard }, &steady_from(Region::Frankfurt));
     assert_eq!(seed_rule.count(Outcome::Allowed), 12);
     // Frankfurt to Sao Paulo and back: 195 ms RTT plus up to 2 × 5 ms jitter, plus the service
     // time, the storage write of allowed decisions, and the 5 ms storage read of the cold start.
@@ -217,8 +217,9 @@ fn sharding_by_key_holds_one_hot_key_to_a_quarter_of_its_limit_and_spreading_kee
     let settings = Settings { limit: 100, window: Span::from_secs(60), ..Settings::default() };
     let mut traffic = SimTraffic::default();
     traffic.push("tenant:acme", Region::Frankfurt, 0, evenly(1_000, Span::from_millis(10), Time::ZERO));
-    let by_key = run(&SimConfig { settings: settings.clone(), shard_by: ShardBy::Key, ..SimConfig::default() }, &traffic);
-    let by_request = run(&SimConfig { settings, shard_by: ShardBy::Request, ..SimConfig::default() }, &traffic);
+    let seed_rule = SimConfig { shards: ShardRule::seed(), ..SimConfig::default() };
+    let by_key = run(&SimConfig { settings: settings.clone(), shard_by: ShardBy::Key, ..seed_rule.clone() }, &traffic);
+    let by_request = run(&SimConfig { settings, shard_by: ShardBy::Request, ..seed_rule }, &traffic);
     assert_eq!(by_key.keys[0].effective_limit, 25, "all of one key's traffic lands on one of 4 shards of 25");
     assert_eq!(by_key.objects.len(), 1);
     assert_eq!(by_request.keys[0].effective_limit, 100, "4 shards of 25, each fed its share");
@@ -339,7 +340,7 @@ fn every_request_is_answered_even_when_shards_divide_the_tuning_knobs() {
     traffic.push("tenant:acme", Region::Frankfurt, 0, evenly(40, Span::from_millis(50), Time::ZERO));
     for algorithm in Algorithm::ALL {
         for shard_by in [ShardBy::Key, ShardBy::Request] {
-            let config = SimConfig { algorithm, settings: settings.clone(), shard_by, ..SimConfig::default() };
+            let config = SimConfig { algorithm, settings: settings.clone(), shard_by, shards: ShardRule::seed(), ..SimConfig::default() };
             let report = run(&config, &traffic);
             assert!(report.records.iter().all(|r| r.decision.is_some()), "{algorithm:?} {shard_by:?}: every request decided");
             assert!(report.passed() <= 8 + 4, "{algorithm:?} {shard_by:?}: {} passed; the shards share the limit", report.passed());
@@ -371,7 +372,7 @@ fn the_stored_keys_series_is_in_time_order() {
     for i in 0..50u64 {
         traffic.push(&format!("tenant:{i}"), Region::ALL[(i % 6) as usize], 0, [Time::from_millis(i * 6_300)]);
     }
-    let report = run(&SimConfig { shard_by: ShardBy::Request, home: Some(Region::Tokyo), ..SimConfig::default() }, &traffic);
+    let report = run(&SimConfig { shard_by: ShardBy::Request, shards: ShardRule::seed(), home: Some(Region::Tokyo), ..SimConfig::default() }, &traffic);
     assert!(report.stored_keys.windows(2).all(|w| w[0].0 <= w[1].0));
     assert_eq!(report.stored_keys.last().unwrap().1, 0);
 }
@@ -386,7 +387,7 @@ fn an_alarm_cleanup_under_a_second_is_refused() {
 fn the_first_tier_cache_never_blocks_what_another_shard_would_allow() {
     let mut traffic = SimTraffic::default();
     traffic.push("tenant:acme", Region::Frankfurt, 0, evenly(200, Span::from_millis(1_300), Time::ZERO));
-    let base = SimConfig { settings: Settings { limit: 8, ..Settings::default() }, shard_by: ShardBy::Request, ..SimConfig::default() };
+    let base = SimConfig { settings: Settings { limit: 8, ..Settings::default() }, shard_by: ShardBy::Request, shards: ShardRule::seed(), ..SimConfig::default() };
     let without = run(&base, &traffic).passed();
     let with = run(&SimConfig { first_tier_cache: true, ..base }, &traffic).passed();
     assert_eq!(with, without);
@@ -449,4 +450,40 @@ fn the_percentiles_are_the_nearest_ranks_of_every_latency_and_the_slowest_is_the
     assert_eq!((report.p50, report.p95, report.p99), (nearest_rank(50), nearest_rank(95), nearest_rank(99)));
     assert_eq!(report.slowest, sorted[sorted.len() - 1]);
     assert_eq!(report.longest_queue, report.records.iter().map(|r| r.queue_depth).max().unwrap(), "the chart scales its queue strip by it");
+}
+
+/// `?do=1` with the edge preset: one object per key, in the caller's region, running the sliding
+/// log, decides every request exactly as the sliding log row does (5 of the 10, at most 5 in a
+/// window), and so with several keys. `shards=seed` brings back the seed's prefix rule: `tenant:demo` gets 4 shards and
+/// hashing by key holds it to ceil(5 / 4) = 2, which the row then says.
+#[test]
+fn one_object_per_key_near_its_caller_allows_exactly_what_the_sliding_log_allows() {
+    use ratelab::core::durable::shard::sharding_note;
+    use ratelab::core::lab::LabRun;
+    use ratelab::core::limiter::Algorithm;
+    use ratelab::core::url_state::parse_query;
+    // The object decides on its own clock, when the call arrives (a hop of 1 ms plus jitter), so a
+    // trace whose requests sit exactly one window apart (steady, double) can differ from the row
+    // by those few milliseconds; these two do not.
+    for query in ["do=1", "do=1&pattern=several-keys"] {
+        let run = LabRun::compute(&parse_query(query).state);
+        let report = run.durable.as_ref().unwrap().as_ref().unwrap();
+        let log = run.run(Algorithm::SlidingLog).unwrap();
+        let object: Vec<bool> = report.records.iter().filter(|r| r.attempt == 0).map(|r| r.outcome.passes()).collect();
+        let sliding: Vec<bool> = log.verdicts.iter().map(|v| v.passes()).collect();
+        assert_eq!(object, sliding, "{query}");
+        assert_eq!(report.most_in_window, log.max_in_window, "{query}");
+        assert!(report.objects.iter().all(|o| o.shards == 1 && o.limit == run.settings.limit), "{query}");
+        assert_eq!(sharding_note(&report.objects, run.settings.limit, run.settings.window, ShardBy::Key), None, "{query}");
+    }
+    let edge = LabRun::compute(&parse_query("do=1").state);
+    assert_eq!(edge.durable.as_ref().unwrap().as_ref().unwrap().most_in_window, 5);
+
+    let seed = LabRun::compute(&parse_query("do=1&shards=seed").state);
+    let report = seed.durable.as_ref().unwrap().as_ref().unwrap();
+    assert_eq!((report.most_in_window, report.passed()), (2, 2));
+    assert_eq!(
+        sharding_note(&report.objects, 5, Span::from_secs(10), ShardBy::Key).map(|n| n.label).as_deref(),
+        Some("one of 4 shards: ceil(5 / 4) = 2")
+    );
 }

@@ -187,6 +187,48 @@ fn an_allowed_reply_reports_the_remaining_burst_capacity() {
     assert_eq!(d.limit, 5);
 }
 
+/// governor 0.10's tests/middleware.rs: `state_information` (`per_second(4)`: 3, 2, 1, 0 left,
+/// then refused) and `state_snapshot_tracks_quota_accurately` (one cell per 90 ms, burst 2: 1,
+/// 0, refused; again after 120 s). The snapshot's cap, `tau + T`, is governor's.
+#[test]
+fn the_remaining_burst_capacity_follows_governors_middleware_tests() {
+    let left = |g: &mut Governor, at: Time| g.decide_with_reply(at, 1).1.get("remaining_burst_capacity").map(str::to_string);
+    let mut g = limiter(GovernorParams::per_second(4));
+    for expected in ["3", "2", "1", "0"] {
+        assert_eq!(left(&mut g, Time::ZERO).as_deref(), Some(expected));
+    }
+    assert_eq!(g.decide_with_reply(Time::ZERO, 1).1.get("result"), Some("NotUntil"));
+
+    let mut g = limiter(GovernorParams::with_period_ns(90_000_000).unwrap().allow_burst(2));
+    for at in [Time::ZERO, Time::from_secs(120)] {
+        assert_eq!(left(&mut g, at).as_deref(), Some("1"));
+        assert_eq!(left(&mut g, at).as_deref(), Some("0"));
+        assert_eq!(g.decide_with_reply(at, 1).1.get("result"), Some("NotUntil"));
+    }
+}
+
+/// governor 0.10's `retain_recent()` (state/keyed.rs): a key is dropped once its TAT is at or
+/// before `now - T`, one interval after it started to decide like a fresh key. The lab forgets
+/// a governor key (`is_at_rest`) at the same moment.
+#[test]
+fn a_key_is_forgotten_one_interval_after_its_arrival_time_as_retain_recent_does() {
+    let mut g = limiter(GovernorParams::per_second(2));
+    assert!(g.is_at_rest(Time::ZERO), "a key never seen holds nothing");
+    assert_eq!(g.check(Time::from_secs(10)), GovernorAnswer::Ok);
+    // TAT 10.5 s, T 0.5 s: fresh-like from 10.5 s, dropped from 11 s.
+    let fresh = || limiter(GovernorParams::per_second(2));
+    assert_eq!(g.peek(Time::from_millis(10_500), 2), fresh().peek(Time::from_millis(10_500), 2));
+    assert!(!g.is_at_rest(Time::from_millis(10_500)));
+    assert!(!g.is_at_rest(Time(10_999_999)));
+    assert!(g.dropped_by_retain_recent(Time::from_secs(11)));
+    assert!(g.is_at_rest(Time::from_secs(11)));
+    // Near the limiter's start `now - T` saturates at 0, below any stored TAT.
+    let mut early = limiter(GovernorParams::per_second(1));
+    assert_eq!(early.check(Time::ZERO), GovernorAnswer::Ok);
+    assert!(!early.dropped_by_retain_recent(Time(999_999)));
+    assert!(early.dropped_by_retain_recent(Time::from_secs(2)));
+}
+
 /// `check_n` takes a `NonZeroU32`: a batch of 0 cannot be asked. The profile answers it Ok and
 /// takes nothing, and says so in the reply.
 #[test]
@@ -236,7 +278,9 @@ fn time_going_backwards_neither_panics_nor_moves_the_state_back() {
     assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, Some(Span::from_secs(1))));
     assert_eq!(g.check(Time::ZERO), GovernorAnswer::NotUntil { earliest_possible_ns: 11_000_000_000 });
     assert!(!g.is_at_rest(Time::ZERO));
-    assert!(g.is_at_rest(Time::from_secs(11)));
+    // TAT 11 s and T 1 s: retain_recent drops the key from 12 s.
+    assert!(!g.is_at_rest(Time::from_secs(11)));
+    assert!(g.is_at_rest(Time::from_secs(12)));
 }
 
 /// Extreme quotas and times: a burst of 10^9 with a clamped 1 ns interval, the longest interval,

@@ -19,8 +19,10 @@ fn cell(max_burst: u64, count: u64, period: Span) -> RedisCell {
 fn the_reply_names_the_five_integers_of_the_readme_example() {
     let mut c = cell(15, 30, Span::from_secs(60));
     let (d, reply) = c.decide_with_reply(Time::from_secs(1_000), 1);
-    let fields: Vec<(&str, &str)> = reply.fields.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let fields: Vec<(&str, &str)> = reply.fields.iter().take(5).map(|(n, v)| (*n, v.as_str())).collect();
     assert_eq!(fields, [("limited", "0"), ("limit", "16"), ("remaining", "15"), ("retry_after", "-1"), ("reset_after", "2")]);
+    // Then what became of the key: its TAT, kept for the ttl in whole milliseconds.
+    assert_eq!(reply.get("key in Redis"), Some("TAT stored with PX 2000, gone from 1002.001 s"));
     // The decision keeps the exact figures: 60 s / 30 = 2 s until the one request is forgotten.
     assert_eq!((d.verdict, d.limit, d.remaining), (Verdict::Allowed, 16, 15));
     assert_eq!((d.reset_after, d.retry_after), (Span::from_secs(2), None));
@@ -66,8 +68,9 @@ fn a_request_larger_than_the_limit_is_refused_with_no_retry_time() {
     assert_eq!(reply.get("retry_after"), Some("-1"));
 }
 
-/// The same contract on arbitrary traffic: a refusal's retry time is exact to the microsecond,
-/// and a key at rest decides like an absent one.
+/// The same contract on arbitrary traffic: a refusal's retry time is exact to the microsecond
+/// (the arrival time, or the key's expiry when Redis forgets it sooner), and a key at rest
+/// decides like an absent one.
 #[test]
 fn retry_times_are_exact_and_rest_means_forgettable_on_varied_traffic() {
     let mut seed: u64 = 3;
@@ -106,7 +109,9 @@ fn time_going_backwards_neither_panics_nor_moves_the_state_back() {
     let d = c.decide(Time::from_secs(1), 1);
     assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, Some(Span::from_secs(1))));
     assert!(!c.is_at_rest(Time::ZERO));
-    assert!(c.is_at_rest(Time::from_secs(11)));
+    // PX 1000 from millisecond 10,000: Redis holds the key through millisecond 11,000.
+    assert!(!c.is_at_rest(Time::from_secs(11)));
+    assert!(c.is_at_rest(Time::from_millis(11_001)));
 }
 
 /// The module refuses a zero rate ("Zero rates are not supported"), which the lab reports as

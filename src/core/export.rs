@@ -3,12 +3,15 @@
 //!
 //! Columns: `time_s,key,limiter,outcome,status,headers`. Time is the request's own time in exact
 //! decimal seconds (the Durable Object's rows use when the Worker sent the call, retries
-//! included); `headers` joins the response's headers as `Name: value; Name: value`. Fields are
+//! included); `status` and `headers` are the response the row's client receives (a product's own,
+//! `profiles::response`), the headers joined as `Name: value; Name: value`. Fields are
 //! quoted as RFC 4180 asks, and a key that a spreadsheet would read as a formula (`=`, `+`, `-`,
 //! `@`) is prefixed with `'`, because keys come from whatever a person pasted.
 
-use super::http::{respond, HttpResponse, Policy};
+use super::http::{HttpResponse, Policy};
 use super::lab::LabRun;
+use super::limiter::Algorithm;
+use super::profiles::response::row_response;
 use super::run::DecisionReplay;
 use super::time::format_seconds;
 
@@ -26,7 +29,7 @@ pub fn decisions_csv(run: &LabRun) -> String {
 /// million rows, far more than a page can write in one go (or hold as one string).
 pub struct CsvWriter {
     /// Each limiter row's full decisions, made again in order (the runs keep verdicts only).
-    replays: Vec<(&'static str, DecisionReplay)>,
+    replays: Vec<(Algorithm, DecisionReplay)>,
     /// The next request of the trace, then the next record of the Durable Object.
     next: usize,
     next_record: usize,
@@ -35,7 +38,7 @@ pub struct CsvWriter {
 impl CsvWriter {
     pub fn new(run: &LabRun) -> CsvWriter {
         let replays =
-            run.runs.iter().filter_map(|r| Some((r.algorithm.slug(), DecisionReplay::new(&run.trace, r.algorithm, &run.settings).ok()?))).collect();
+            run.runs.iter().filter_map(|r| Some((r.algorithm, DecisionReplay::new(&run.trace, r.algorithm, &run.settings).ok()?))).collect();
         CsvWriter { replays, next: 0, next_record: 0 }
     }
 
@@ -52,9 +55,10 @@ impl CsvWriter {
         let to = self.next.saturating_add(requests).min(all.len());
         for request in &all[self.next..to] {
             let time = format_seconds(request.at.micros());
-            for (slug, replay) in &mut self.replays {
-                let decision = replay.decide(request);
-                push_row(out, &time, run.trace.key_name(request.key), slug, decision.verdict.word(), &respond(&policy, &decision));
+            for (algorithm, replay) in &mut self.replays {
+                let (decision, reply) = replay.decide(request);
+                let response = row_response(*algorithm, &policy, &decision, reply.as_ref());
+                push_row(out, &time, run.trace.key_name(request.key), algorithm.slug(), decision.verdict.word(), &response);
             }
         }
         let budget = requests - (to - self.next);

@@ -7,6 +7,10 @@
 //! `RateLimit: "<name>";r=<remaining>;t=<seconds>`, where `t` is the wait before retrying for a
 //! rejection and the time until the quota is whole again otherwise, and the
 //! `x-ratelimit-limit` / `x-ratelimit-remaining` pair the Durable Object seed's middleware sends.
+//!
+//! This is the textbook algorithms' answer. A product row answers as the product does
+//! (`profiles::response`), and the Durable Object row as the seed's Worker does
+//! (`durable::report`).
 
 use super::decision::{Decision, Verdict};
 use super::time::{format_seconds, Span};

@@ -229,9 +229,10 @@ impl DecisionReplay {
         Ok(DecisionReplay(PerKeyLimiters::new(trace, algorithm, settings)?))
     }
 
-    /// The decision on `request`, which must come after the ones already asked for.
-    pub fn decide(&mut self, request: &Request) -> Decision {
-        self.0.with(request.key, |limiter| limiter.decide(request.at, u64::from(request.cost)))
+    /// The decision on `request`, which must come after the ones already asked for, and for a
+    /// product its own reply.
+    pub fn decide(&mut self, request: &Request) -> (Decision, Option<ProductReply>) {
+        self.0.with(request.key, |limiter| limiter.decide_with_reply(request.at, u64::from(request.cost)))
     }
 }
 
@@ -410,10 +411,10 @@ mod tests {
             let run = run_one(&trace, algorithm, &settings).unwrap();
             let mut replay = DecisionReplay::new(&trace, algorithm, &settings).unwrap();
             for (index, request) in trace.requests().iter().enumerate() {
-                let in_order = replay.decide(request);
+                let (in_order, replied) = replay.decide(request);
                 assert_eq!(Some(in_order.verdict), run.verdicts.get(index), "{algorithm:?} #{index}");
                 let (on_demand, reply) = decision_at(&trace, algorithm, &settings, index).unwrap();
-                assert_eq!(on_demand, in_order, "{algorithm:?} #{index}");
+                assert_eq!((on_demand, &reply), (in_order, &replied), "{algorithm:?} #{index}");
                 assert_eq!(reply.is_some(), algorithm.is_product());
             }
             assert!(decision_at(&trace, algorithm, &settings, trace.len()).is_none());

@@ -17,8 +17,8 @@
 //! - Durable Object row (`do=1`) and its knobs: `from`, `home` (region codes `fra`, `iad`,
 //!   `gru`, `sin`, `syd`, `nrt`), `timeout` (ms), `fail` (`open`|`closed`), `service` (ms per
 //!   decision), `persist` (0|1), `evict` (idle seconds), `outage` (`start-end` seconds), `slow`
-//!   (`start-end`: every decision 250 ms longer), `evict-at` (seconds), `jitter` (ms), `shards`,
-//!   `shard-by` (`key`|`request`), `placement` (`first`|`smart`), `seed`, `do-algo` (an algorithm),
+//!   (`start-end`: every decision 250 ms longer), `evict-at` (seconds), `jitter` (ms), `shards`
+//!   (1 to 64 per key, or `seed` for the seed's rule by prefix), `shard-by` (`key`|`request`), `placement` (`first`|`smart`), `seed`, `do-algo` (an algorithm),
 //!   `closed-routes` (routes of a person's traffic that fail closed, a comma list)
 //!
 //! The page's own form may instead send `algo=` once per ticked algorithm. Unknown parameters
@@ -535,7 +535,8 @@ fn parse_durable(pairs: &[(String, String)], d: &mut DurableParams, notes: &mut 
     if let Some(raw) = get("shards") {
         match raw.trim().parse::<u32>() {
             Ok(n) if (1..=64).contains(&n) => d.shards = Some(n),
-            _ => notes.refuse("shards", raw, &"a whole number from 1 to 64; using the seed's rule by key prefix.", ""),
+            _ if raw.trim() == "seed" => d.shards = None,
+            _ => notes.refuse("shards", raw, &"a whole number from 1 to 64, or seed (the seed's rule by key prefix); using one object per key.", ""),
         }
     }
     if let Some(raw) = get("shard-by") {
@@ -636,8 +637,8 @@ fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
     if let Some(outage) = d.outage {
         put(parts, "outage", &period_text(outage));
     }
-    if let Some(n) = d.shards {
-        put(parts, "shards", &n);
+    if d.shards != defaults.shards {
+        put(parts, "shards", &d.shards.map_or_else(|| "seed".to_string(), |n| n.to_string()));
     }
     if d.shard_by != defaults.shard_by {
         put(parts, "shard-by", &d.shard_by.slug());
@@ -963,6 +964,21 @@ mod tests {
         assert_eq!(d.outage, Some((Span::from_secs(20), Span::from_millis(30_500))));
         assert_eq!((d.shards, d.shard_by, d.placement, d.seed), (Some(4), ShardBy::Request, Placement::Smart, 7));
         assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
+    }
+
+    #[test]
+    fn one_object_per_key_is_the_default_and_shards_seed_is_the_seeds_prefix_rule() {
+        assert_eq!(parse_query("do=1").state.durable.shards, Some(1));
+        assert_eq!(parse_query("do=1&shards=1").state, parse_query("do=1").state);
+        assert!(!to_query(&parse_query("do=1&shards=1").state).contains("shards"));
+        let seed = parse_query("do=1&shards=seed");
+        assert!(seed.notices.is_empty(), "{:?}", seed.notices);
+        assert_eq!(seed.state.durable.shards, None);
+        assert!(to_query(&seed.state).contains("shards=seed"));
+        assert_eq!(parse_query(&to_query(&seed.state)).state, seed.state);
+        let config = seed.state.durable.sim_config(&seed.state.settings, &[]);
+        assert_eq!(config.shards.shards_for("tenant:demo"), 4);
+        assert!(parse_query("do=1&shards=prefix").notices[0].message.contains("or seed"));
     }
 
     #[test]

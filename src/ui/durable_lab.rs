@@ -32,11 +32,11 @@ pub const SCENARIOS: [Scenario; 7] = [
         title: "A hot key melts one object",
         query: "limit=20000&window=1&pattern=double&do=1&from=iad&home=iad&shards=1",
     },
-    Scenario { id: "shard-by-key", title: "Sharding by key: one tenant, one shard", query: "limit=20&pattern=double&do=1&from=iad&home=iad&shards=4" },
+    Scenario { id: "shard-by-key", title: "Sharding by key: one tenant, one shard", query: "limit=20&pattern=double&do=1&from=iad&home=iad&shards=seed" },
     Scenario {
         id: "shard-by-request",
         title: "Sharding per request",
-        query: "limit=20&pattern=double&do=1&from=iad&home=iad&shards=4&shard-by=request",
+        query: "limit=20&pattern=double&do=1&from=iad&home=iad&shards=seed&shard-by=request",
     },
     Scenario {
         id: "eviction",
@@ -261,7 +261,7 @@ pub fn DurableLab() -> impl IntoView {
                         on_change=move |v: i64| lab.change(|s| s.durable.evict = Span::from_secs(v.max(1) as u64))/>
                     <Slider label="Shards per key" testid="shards" min=0 max=16
                         value=move || state.with(|s| s.durable.shards.map(i64::from).unwrap_or(0))
-                        shown=move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "by prefix (ip: 1, global: 16, others 4)".into() })
+                        shown=move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "the seed's rule by prefix (ip: 1, global: 16, others 4)".into() })
                         on_change=move |v: i64| lab.change(|s| s.durable.shards = (v > 0).then_some(v.clamp(1, 64) as u32))/>
                     <div class="lab-toggles">
                         <label>"Shard by "

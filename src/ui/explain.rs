@@ -95,7 +95,7 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
             let g = p.governor(limit, window);
             (
                 format!("The governor crate's GCRA, in its own whole nanoseconds: one cell every {} s, a burst of {}. A fresh limiter lets the whole burst through at once.", crate::core::time::format_seconds(g.replenish_1_per_ns / 1000), g.burst),
-                "One 64-bit timestamp per key.",
+                "One 64-bit timestamp per key, until a keyed limiter's retain_recent drops it one interval after its arrival time.",
                 "Rust services limiting in process; check_n refuses a request larger than the burst for ever (InsufficientCapacity).",
             )
         }

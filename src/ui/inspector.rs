@@ -1,12 +1,14 @@
 //! The inspector: the selected request's decision under each algorithm, and the exact HTTP
-//! response (status and headers) each would have sent. The responses come from the core.
+//! response (status and headers) each would have sent, a product's own for a product. The
+//! responses come from the core.
 
 use leptos::prelude::*;
 
 use crate::core::decision::Verdict;
-use crate::core::http::{respond, Policy};
+use crate::core::http::Policy;
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
+use crate::core::profiles::response::row_response;
 use crate::core::run::{decision_at, product_reply};
 use crate::core::time::format_seconds;
 
@@ -23,11 +25,12 @@ pub fn decision_lines(
     let mut lines = Vec::new();
     for r in &run.runs {
         // The run kept the verdict; the full decision is made again by replaying the key.
-        let Some((decision, _)) = decision_at(&run.trace, r.algorithm, &run.settings, index) else {
+        let Some((decision, reply)) = decision_at(&run.trace, r.algorithm, &run.settings, index) else {
             continue;
         };
         let d = &decision;
-        let response = respond(&policy, d);
+        // What the row's client receives: a product's own response, else the common one.
+        let response = row_response(r.algorithm, &policy, d, reply.as_ref());
         let word = match d.verdict {
             Verdict::Allowed => format!("allowed, {} left", d.remaining),
             Verdict::Delayed { by } => {

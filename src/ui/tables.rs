@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::core::durable::shard::sharding_note;
 use crate::core::durable::Outcome;
 use crate::core::time::format_seconds;
 
@@ -66,9 +67,13 @@ pub fn StatsTable() -> impl IntoView {
                     let most = report.most_in_window;
                     let p95 = report.p95.ceil_millis();
                     let broke = most > limit;
+                    // When sharding changes the limit a key is held to, the row says so.
+                    let by = lab.state.with(|s| s.durable.shard_by);
+                    let sharding = sharding_note(&report.objects, limit, run.settings.window, by).map(|n| format!(" {}", n.sentence));
                     let verdict = format!(
-                        "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.",
+                        "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.{}",
                         if broke { broke_text(most, &window_text, limit) + " " } else { String::new() },
+                        sharding.unwrap_or_default(),
                     );
                     rows.push(
                         view! {

@@ -5,6 +5,7 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use crate::core::durable::shard::sharding_note;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
@@ -307,9 +308,14 @@ pub fn Timelines() -> impl IntoView {
                         let (summary, bracket, broke) = row_figures(run, row.kind, bracket_end);
                         let short = short_figure(run, row.kind);
                         let name = row_name(run, row.kind);
-                        let gauge_note = match row.kind {
-                            RowKind::Algo(a) => run.gauge(a).map(|g| format!("below: {}", g.unit)),
-                            RowKind::Durable => None,
+                        let gauge_note = match (row.kind, &run.durable) {
+                            (RowKind::Algo(a), _) => run.gauge(a).map(|g| format!("below: {}", g.unit)),
+                            // When sharding changes the limit a key is held to, the row says so.
+                            (RowKind::Durable, Some(Ok(report))) => {
+                                let by = lab.state.with(|s| s.durable.shard_by);
+                                sharding_note(&report.objects, run.settings.limit, run.settings.window, by).map(|note| note.label)
+                            }
+                            (RowKind::Durable, _) => None,
                         };
                         view! {
                             <div class="row-label" class:broke=broke style:height=px(row.height) data-row=row.kind.id()>
@@ -372,7 +378,7 @@ pub fn Timelines() -> impl IntoView {
             {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any())}
             <ul class="legend" aria-label="Legend">
                 <li><span class="glyph allowed">"●"</span>" allowed"</li>
-                <li><span class="glyph rejected">"✕"</span>" rejected (429)"</li>
+                <li><span class="glyph rejected">"✕"</span>" rejected (429, or the status the product sends)"</li>
                 <li><span class="glyph delayed">"○—•"</span>" delayed, then served"</li>
                 <li><span class="glyph degraded">"◌"</span>" let through, limiter unreachable (fail open)"</li>
                 <li><span class="glyph failed">"⊠"</span>" refused, limiter unreachable (fail closed)"</li>

@@ -128,6 +128,8 @@ pub struct SimConfig {
     pub placement: Placement,
     /// Forces every object into this region (the lab's "object region" control).
     pub home: Option<Region>,
+    /// One object per key (the one-object-per-user seed); `ShardRule::seed()` is the
+    /// sliding-window seed's rule by key prefix.
     pub shards: ShardRule,
     pub shard_by: ShardBy,
     /// Routes by index; requests name theirs. Default: `GET /products` fails open and

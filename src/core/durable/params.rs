@@ -38,7 +38,8 @@ pub struct DurableParams {
     pub evict_at: Option<Span>,
     /// Up to this much extra on every network hop (`jitter`, milliseconds).
     pub jitter: Span,
-    /// One shard count for every key (`shards`); `None` uses the seed's prefix rule.
+    /// One shard count for every key (`shards=N`; 1, one object per key, unless set), or `None`
+    /// for the sliding-window seed's rule by key prefix (`shards=seed`).
     pub shards: Option<u32>,
     pub shard_by: ShardBy,
     pub placement: Placement,
@@ -71,7 +72,7 @@ impl Default for DurableParams {
             slow: None,
             evict_at: None,
             jitter: sim.jitter,
-            shards: None,
+            shards: Some(1),
             shard_by: sim.shard_by,
             placement: sim.placement,
             seed: sim.seed,
@@ -95,7 +96,7 @@ impl DurableParams {
             evict_after: self.evict,
             placement: self.placement,
             home: self.home,
-            shards: self.shards.map(ShardRule::uniform).unwrap_or_default(),
+            shards: self.shards.map_or_else(ShardRule::seed, ShardRule::uniform),
             shard_by: self.shard_by,
             seed: self.seed,
             first_tier_cache: self.cache,

@@ -22,9 +22,10 @@
 //!
 //! Choices where the binding has nothing to say:
 //! - A call counts one. A request of cost `n` is read as `n` calls at once, all or nothing.
-//! - The common HTTP response needs more than `success`: the [`Decision`] carries what the window
-//!   implies (remaining in this period, time to the next period boundary). The product itself
-//!   reveals only `success`, and the reply holds nothing else.
+//! - The lab's [`Decision`] carries what the window implies (remaining in this period, time to
+//!   the next period boundary). The product itself reveals only `success`: the reply holds
+//!   nothing else, and the row's HTTP response is the seed's Worker's bare 429
+//!   (`profiles::response`).
 
 use crate::core::algorithms::FixedWindow;
 use crate::core::config::{ConfigError, Quota, MAX_COUNT};

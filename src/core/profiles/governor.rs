@@ -1,8 +1,9 @@
 //! The `governor` crate's GCRA (boinkor-net/governor), decision for decision, in its own
 //! nanosecond arithmetic.
 //!
-//! What governor does (read from `governor/src/quota.rs`, `gcra.rs`, `errors.rs`,
-//! `middleware.rs` and `state/in_memory.rs`, and checked against `tests/direct.rs`):
+//! What governor does (read from governor 0.10: `governor/src/quota.rs`, `gcra.rs`, `errors.rs`,
+//! `middleware.rs`, `state/in_memory.rs` and `state/keyed.rs`, and checked against
+//! `tests/direct.rs` and `tests/middleware.rs`):
 //!
 //! - A `Quota` is a burst size `b` (a `NonZeroU32`) and a replenish interval: one cell comes back
 //!   every `replenish_1_per`. `Quota::per_second(n)` is `1 s / n` and burst `n`, computed as
@@ -18,8 +19,14 @@
 //!   then `TAT = max(TAT, now) + T × n`; if not, `Ok(Err(NotUntil))`, whose
 //!   `earliest_possible()` is that bound and `wait_time_from(now)` the distance to it. `check()`
 //!   is the same with `n = 1` (and never answers `InsufficientCapacity`).
-//! - With the `StateInformationMiddleware` an allowed call also reports
-//!   `remaining_burst_capacity = min(now + T + tau - TAT, tau) / T`, saturating at 0.
+//! - With the `StateInformationMiddleware` an allowed call also reports the snapshot's
+//!   `remaining_burst_capacity = min(now + tau + T - TAT, tau + T) / T`, the first term
+//!   saturating at 0 (`tau + T` is what governor calls the bucket's whole burst capacity). The
+//!   snapshot is taken with the TAT just stored, which is at least `now + T`, so the first term
+//!   is at most `tau` and the cap never decides the figure after an allowed call.
+//! - A keyed limiter keeps one TAT per key until `retain_recent()` drops the keys whose TAT is at
+//!   or before `now - T` (`drop_below = now.saturating_sub(T)`, `is_older_than`): a key stays one
+//!   interval longer than it takes to decide like a fresh one (TAT at or before now).
 //!
 //! Why this profile does not wrap the core `Gcra`: the core keeps `T` as an exact fraction, while
 //! governor truncates it to whole nanoseconds. `Quota::per_second(3)` replenishes every
@@ -226,10 +233,18 @@ impl Governor {
         u64::try_from(cells).unwrap_or(u64::MAX).min(u64::from(self.burst))
     }
 
-    /// `StateSnapshot::remaining_burst_capacity()` after an allowed call at `now_ns`.
+    /// `StateSnapshot::remaining_burst_capacity()` after an allowed call at `now_ns` that stored
+    /// `tat`.
     fn remaining_burst_capacity(&self, now_ns: u128, tat: u128) -> u64 {
-        let room = (now_ns + self.t + self.tau).saturating_sub(tat).min(self.tau);
+        let room = (now_ns + self.tau + self.t).saturating_sub(tat).min(self.tau + self.t);
         u64::try_from(room / self.t).unwrap_or(u64::MAX)
+    }
+
+    /// Whether a keyed limiter's `retain_recent()` at `now` would drop this key: its TAT is at or
+    /// before `now - T` (a key never seen holds nothing to drop).
+    pub fn dropped_by_retain_recent(&self, now: Time) -> bool {
+        let drop_below = nanos(now.max(self.latest)).saturating_sub(self.t);
+        self.tat.is_none_or(|tat| tat <= drop_below)
     }
 
     /// The decision for a request of `cost` at `now`, governor's answer, and the TAT to store.
@@ -338,10 +353,10 @@ impl Limiter for Governor {
         Gauge { level: level.max(0.0), max: f64::from(self.burst), unit: "cells of burst left" }
     }
 
-    /// A TAT at or before now decides exactly like a fresh key (governor's `is_older_than`).
+    /// governor forgets a key when `retain_recent()` drops it, one interval after its TAT has
+    /// passed; from then on it decides like a fresh key (it already did from the TAT on).
     fn is_at_rest(&self, now: Time) -> bool {
-        let now_ns = nanos(now.max(self.latest));
-        self.tat.is_none_or(|tat| tat <= now_ns)
+        self.dropped_by_retain_recent(now)
     }
 }
 
@@ -387,6 +402,21 @@ mod tests {
             if g.check_n(now, nz(n)) == GovernorAnswer::Ok {
                 let tat = g.tat.unwrap();
                 assert_eq!(g.remaining_burst_capacity(nanos(now), tat), g.cells_available(nanos(now), Some(tat)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_snapshot_caps_at_tau_plus_t_which_an_allowed_call_never_reaches() {
+        // per_second(4): T = 250 ms, tau = 750 ms, so governor's cap is tau + T = 1 s.
+        let mut g = Governor::new(GovernorParams::per_second(4)).unwrap();
+        assert_eq!(g.remaining_burst_capacity(0, 0), 4, "a TAT at or before now would report tau + T: 4 cells");
+        for ms in [0u64, 0, 100, 900, 5_000] {
+            let now = Time::from_millis(ms);
+            if g.check(now) == GovernorAnswer::Ok {
+                let (now_ns, tat) = (nanos(now), g.tat.unwrap());
+                assert!(now_ns + g.tau + g.t - tat <= g.tau, "the stored TAT is at least now + T");
+                assert!(g.remaining_burst_capacity(now_ns, tat) < 4);
             }
         }
     }

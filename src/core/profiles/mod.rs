@@ -3,8 +3,8 @@
 //! keeps the product's own arithmetic and reply, so the lab can show where products differ.
 //!
 //! Every profile is a [`Limiter`], so it draws a timeline and fills a stats row like the core
-//! algorithms, and a [`Product`], so the inspector can show the product's own reply next to the
-//! common HTTP response.
+//! algorithms, and a [`Product`], so the inspector can show the product's own reply under the
+//! HTTP response the product sends (`response`).
 
 use crate::core::decision::{Decision, Limiter};
 use crate::core::time::Time;
@@ -14,6 +14,7 @@ pub mod envoy;
 pub mod governor;
 pub mod nginx;
 pub mod redis_cell;
+pub mod response;
 pub mod settings;
 pub mod upstash;
 
