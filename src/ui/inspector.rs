@@ -25,7 +25,8 @@ pub fn decision_lines(
     let mut lines = Vec::new();
     for r in &run.runs {
         // The run kept the verdict; the full decision is made again by replaying the key.
-        let Some((decision, reply)) = decision_at(&run.trace, r.algorithm, &run.settings, index) else {
+        let Some((decision, reply)) = decision_at(&run.trace, r.algorithm, &run.settings, index)
+        else {
             continue;
         };
         let d = &decision;
