@@ -24,7 +24,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 5] = [Outcome::Allowed, Outcome::Rejected, Outcome::Delayed, Outcome::DegradedAllowed, Outcome::FailedClosed];
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Allowed,
+        Outcome::Rejected,
+        Outcome::Delayed,
+        Outcome::DegradedAllowed,
+        Outcome::FailedClosed,
+    ];
 
     pub fn word(self) -> &'static str {
         match self {
@@ -38,7 +44,10 @@ impl Outcome {
 
     /// The request reached the application.
     pub fn passes(self) -> bool {
-        matches!(self, Outcome::Allowed | Outcome::Delayed | Outcome::DegradedAllowed)
+        matches!(
+            self,
+            Outcome::Allowed | Outcome::Delayed | Outcome::DegradedAllowed
+        )
     }
 }
 
@@ -71,7 +80,13 @@ pub struct RequestRecord {
 }
 
 impl RequestRecord {
-    pub(crate) fn new(key: u32, origin: Region, route: u16, attempt: u8, sent: Time) -> RequestRecord {
+    pub(crate) fn new(
+        key: u32,
+        origin: Region,
+        route: u16,
+        attempt: u8,
+        sent: Time,
+    ) -> RequestRecord {
         RequestRecord {
             key,
             origin,
@@ -101,7 +116,14 @@ impl RequestRecord {
     pub fn served_at(&self) -> Time {
         match (self.outcome, self.decided, self.decision) {
             (Outcome::Allowed, Some(decided), _) => decided,
-            (Outcome::Delayed, Some(decided), Some(Decision { verdict: crate::core::decision::Verdict::Delayed { by }, .. })) => decided.plus(by),
+            (
+                Outcome::Delayed,
+                Some(decided),
+                Some(Decision {
+                    verdict: crate::core::decision::Verdict::Delayed { by },
+                    ..
+                }),
+            ) => decided.plus(by),
             _ => self.answered,
         }
     }
@@ -181,7 +203,10 @@ impl ReportWalk {
     pub(crate) fn walk(&mut self, records: &[RequestRecord], budget: usize) -> bool {
         let to = self.next.saturating_add(budget.max(1)).min(records.len());
         for r in &records[self.next..to] {
-            self.counts[Outcome::ALL.iter().position(|&o| o == r.outcome).unwrap_or(0)] += 1;
+            self.counts[Outcome::ALL
+                .iter()
+                .position(|&o| o == r.outcome)
+                .unwrap_or(0)] += 1;
             self.late += u64::from(r.late);
             self.local += u64::from(r.local);
             self.latencies.push(r.latency().micros());
@@ -218,7 +243,11 @@ fn percentiles<const N: usize>(latencies: &[u64], largest: u64, percents: [u64; 
     let len = latencies.len();
     percents.map(|p| match len {
         0 => Span::ZERO,
-        _ => Span(value_at_rank(latencies, ((p * len as u64).div_ceil(100).max(1) as usize).min(len) - 1, largest)),
+        _ => Span(value_at_rank(
+            latencies,
+            ((p * len as u64).div_ceil(100).max(1) as usize).min(len) - 1,
+            largest,
+        )),
     })
 }
 
@@ -264,7 +293,15 @@ impl SimReport {
     ) -> SimReport {
         walk.walk(&records, usize::MAX);
         walk.group();
-        let ReportWalk { counts, late, local, latencies, served, requests_per_key, .. } = walk;
+        let ReportWalk {
+            counts,
+            late,
+            local,
+            latencies,
+            served,
+            requests_per_key,
+            ..
+        } = walk;
         let served = served.unwrap_or_else(|| ServedTimes::group(traffic.keys.len(), &[]));
         let slowest = Span(latencies.iter().copied().max().unwrap_or(0));
         let [p50, p95, p99] = percentiles(&latencies, slowest.micros(), [50, 95, 99]);
@@ -310,17 +347,30 @@ impl SimReport {
 
     /// Requests that reached the application (allowed, delayed or let through degraded).
     pub fn passed(&self) -> u64 {
-        Outcome::ALL.iter().filter(|o| o.passes()).map(|&o| self.count(o)).sum()
+        Outcome::ALL
+            .iter()
+            .filter(|o| o.passes())
+            .map(|&o| self.count(o))
+            .sum()
     }
 
     /// Stored keys at time `at`.
     pub fn stored_keys_at(&self, at: Time) -> u32 {
-        self.stored_keys.iter().take_while(|&&(t, _)| t <= at).last().map(|&(_, n)| n).unwrap_or(0)
+        self.stored_keys
+            .iter()
+            .take_while(|&&(t, _)| t <= at)
+            .last()
+            .map(|&(_, n)| n)
+            .unwrap_or(0)
     }
 
     /// The most any one key had reach the application inside `(end - window, end]`.
     pub fn busiest_key_in_window(&self, end: Time, window: Span) -> u64 {
-        self.served.per_key().map(|times| crate::core::run::count_in_window(times, end, window)).max().unwrap_or(0)
+        self.served
+            .per_key()
+            .map(|times| crate::core::run::count_in_window(times, end, window))
+            .max()
+            .unwrap_or(0)
     }
 
     pub fn key_stats(&self, key: &str) -> Option<&KeyStats> {
@@ -349,7 +399,11 @@ impl SimReport {
                 // The binding answers only `success`: no remaining count to report.
                 Tier::Binding { period_secs } => {
                     if decision.allowed() {
-                        HttpResponse { status: 200, reason: "OK", headers: Vec::new() }
+                        HttpResponse {
+                            status: 200,
+                            reason: "OK",
+                            headers: Vec::new(),
+                        }
                     } else {
                         HttpResponse {
                             status: 429,
@@ -360,21 +414,25 @@ impl SimReport {
                 }
                 Tier::DurableObject => respond(&policy, &decision),
             },
-            (_, None) => respond(&policy, &Decision {
-                verdict: crate::core::decision::Verdict::Rejected,
-                limit: self.limit,
-                remaining: 0,
-                reset_after: Span::ZERO,
-                retry_after: Some(Span::from_secs(1)),
-            }),
+            (_, None) => respond(
+                &policy,
+                &Decision {
+                    verdict: crate::core::decision::Verdict::Rejected,
+                    limit: self.limit,
+                    remaining: 0,
+                    reset_after: Span::ZERO,
+                    retry_after: Some(Span::from_secs(1)),
+                },
+            ),
         };
         if record.outcome == Outcome::Rejected && record.local && self.tier == Tier::DurableObject {
-            response.headers.push(("x-ratelimit-tier".into(), "cache".into()));
+            response
+                .headers
+                .push(("x-ratelimit-tier".into(), "cache".into()));
         }
         response
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -395,13 +453,19 @@ mod tests {
             // Few distinct values, so ranks fall among repeats.
             let latencies: Vec<u64> = (0..len)
                 .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     (seed >> 33) % 37
                 })
                 .collect();
             let expected = [50, 95, 99, 100].map(|p| by_sorting(&latencies, p));
             let largest = latencies.iter().copied().max().unwrap_or(0);
-            assert_eq!(percentiles(&latencies, largest, [50, 95, 99, 100]), expected, "{len} latencies");
+            assert_eq!(
+                percentiles(&latencies, largest, [50, 95, 99, 100]),
+                expected,
+                "{len} latencies"
+            );
         }
     }
 
@@ -412,13 +476,28 @@ mod tests {
 
     #[test]
     fn every_rank_is_found_among_values_as_far_apart_as_a_u64_allows() {
-        let with_zero = vec![u64::MAX, 0, 1, u64::MAX - 1, 1 << 63, 255, 256, 1 << 40, (1 << 40) + 1, u64::MAX];
+        let with_zero = vec![
+            u64::MAX,
+            0,
+            1,
+            u64::MAX - 1,
+            1 << 63,
+            255,
+            256,
+            1 << 40,
+            (1 << 40) + 1,
+            u64::MAX,
+        ];
         let without_zero = vec![u64::MAX, 1, u64::MAX - 1, 2, u64::MAX];
         for values in [with_zero, without_zero] {
             let mut sorted = values.clone();
             sorted.sort_unstable();
             for (rank, &expected) in sorted.iter().enumerate() {
-                assert_eq!(value_at_rank(&values, rank, u64::MAX), expected, "rank {rank} of {values:?}");
+                assert_eq!(
+                    value_at_rank(&values, rank, u64::MAX),
+                    expected,
+                    "rank {rank} of {values:?}"
+                );
             }
         }
     }

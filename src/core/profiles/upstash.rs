@@ -81,7 +81,11 @@ pub enum UpstashAlgorithm {
     /// `Ratelimit.slidingWindow(tokens, window)`.
     SlidingWindow { tokens: u64, window: Span },
     /// `Ratelimit.tokenBucket(refillRate, interval, maxTokens)`.
-    TokenBucket { refill_rate: u64, interval: Span, max_tokens: u64 },
+    TokenBucket {
+        refill_rate: u64,
+        interval: Span,
+        max_tokens: u64,
+    },
 }
 
 impl UpstashAlgorithm {
@@ -96,7 +100,8 @@ impl UpstashAlgorithm {
     /// The `limit` the library reports: `tokens`, or `maxTokens` for the bucket.
     pub fn limit(&self) -> u64 {
         match *self {
-            UpstashAlgorithm::FixedWindow { tokens, .. } | UpstashAlgorithm::SlidingWindow { tokens, .. } => tokens,
+            UpstashAlgorithm::FixedWindow { tokens, .. }
+            | UpstashAlgorithm::SlidingWindow { tokens, .. } => tokens,
             UpstashAlgorithm::TokenBucket { max_tokens, .. } => max_tokens,
         }
     }
@@ -104,7 +109,8 @@ impl UpstashAlgorithm {
     /// The window, or the bucket's refill interval.
     fn period(&self) -> Span {
         match *self {
-            UpstashAlgorithm::FixedWindow { window, .. } | UpstashAlgorithm::SlidingWindow { window, .. } => window,
+            UpstashAlgorithm::FixedWindow { window, .. }
+            | UpstashAlgorithm::SlidingWindow { window, .. } => window,
             UpstashAlgorithm::TokenBucket { interval, .. } => interval,
         }
     }
@@ -126,7 +132,12 @@ impl UpstashParams {
     /// `new Ratelimit({ redis, limiter })` with the library's defaults: 5 s timeout, the
     /// ephemeral cache on, and an instant Redis.
     pub fn new(algorithm: UpstashAlgorithm) -> UpstashParams {
-        UpstashParams { algorithm, timeout: DEFAULT_TIMEOUT, redis_latency: Span::ZERO, ephemeral_cache: true }
+        UpstashParams {
+            algorithm,
+            timeout: DEFAULT_TIMEOUT,
+            redis_latency: Span::ZERO,
+            ephemeral_cache: true,
+        }
     }
 
     pub fn fixed_window(tokens: u64, window: Span) -> UpstashParams {
@@ -138,7 +149,11 @@ impl UpstashParams {
     }
 
     pub fn token_bucket(refill_rate: u64, interval: Span, max_tokens: u64) -> UpstashParams {
-        UpstashParams::new(UpstashAlgorithm::TokenBucket { refill_rate, interval, max_tokens })
+        UpstashParams::new(UpstashAlgorithm::TokenBucket {
+            refill_rate,
+            interval,
+            max_tokens,
+        })
     }
 
     /// The lab's "limit per window" in each algorithm's own terms, with the library's defaults:
@@ -160,11 +175,17 @@ impl UpstashParams {
     }
 
     pub fn with_redis_latency(self, redis_latency: Span) -> UpstashParams {
-        UpstashParams { redis_latency, ..self }
+        UpstashParams {
+            redis_latency,
+            ..self
+        }
     }
 
     pub fn with_ephemeral_cache(self, ephemeral_cache: bool) -> UpstashParams {
-        UpstashParams { ephemeral_cache, ..self }
+        UpstashParams {
+            ephemeral_cache,
+            ..self
+        }
     }
 
     /// True when every call that reaches Redis resolves by the timeout instead.
@@ -231,9 +252,16 @@ struct BucketKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Store {
     /// The count of window `window` (older windows' keys are never read again).
-    Fixed { window: u64, count: u64 },
+    Fixed {
+        window: u64,
+        count: u64,
+    },
     /// The counts of window `window` and of the one before it.
-    Sliding { window: u64, current: u64, previous: u64 },
+    Sliding {
+        window: u64,
+        current: u64,
+        previous: u64,
+    },
     Bucket(Option<BucketKey>),
 }
 
@@ -278,8 +306,15 @@ impl Upstash {
             return Err(ConfigError::TooLarge("limit"));
         }
         let store = match params.algorithm {
-            UpstashAlgorithm::FixedWindow { .. } => Store::Fixed { window: 0, count: 0 },
-            UpstashAlgorithm::SlidingWindow { .. } => Store::Sliding { window: 0, current: 0, previous: 0 },
+            UpstashAlgorithm::FixedWindow { .. } => Store::Fixed {
+                window: 0,
+                count: 0,
+            },
+            UpstashAlgorithm::SlidingWindow { .. } => Store::Sliding {
+                window: 0,
+                current: 0,
+                previous: 0,
+            },
             UpstashAlgorithm::TokenBucket { refill_rate, .. } => {
                 if refill_rate == 0 {
                     return Err(ConfigError::Unsupported(
@@ -293,7 +328,14 @@ impl Upstash {
             }
         };
         let period_ms = period.micros() / MICROS_PER_MILLI;
-        Ok(Upstash { params, period_ms, store, blocked_until: None, in_flight: VecDeque::new(), latest: Time::ZERO })
+        Ok(Upstash {
+            params,
+            period_ms,
+            store,
+            blocked_until: None,
+            in_flight: VecDeque::new(),
+            latest: Time::ZERO,
+        })
     }
 
     pub fn params(&self) -> &UpstashParams {
@@ -313,25 +355,51 @@ impl Upstash {
         let now_ms = now.micros() / MICROS_PER_MILLI;
         let limit = self.params.algorithm.limit();
         let reply = match self.cache_block(now, cost) {
-            Some(reset) => UpstashReply { success: false, limit, remaining: 0, reset, reason: Some(UpstashReason::CacheBlock) },
+            Some(reset) => UpstashReply {
+                success: false,
+                limit,
+                remaining: 0,
+                reset,
+                reason: Some(UpstashReason::CacheBlock),
+            },
             None => {
                 let answer = self.run_script(now_ms, cost);
                 if !answer.success && self.params.ephemeral_cache {
                     self.send_block(now.plus(self.params.redis_latency), answer.reset);
                 }
                 if self.params.times_out() {
-                    UpstashReply { success: true, limit: 0, remaining: 0, reset: 0, reason: Some(UpstashReason::Timeout) }
+                    UpstashReply {
+                        success: true,
+                        limit: 0,
+                        remaining: 0,
+                        reset: 0,
+                        reason: Some(UpstashReason::Timeout),
+                    }
                 } else {
-                    UpstashReply { success: answer.success, limit, remaining: answer.remaining, reset: answer.reset, reason: None }
+                    UpstashReply {
+                        success: answer.success,
+                        limit,
+                        remaining: answer.remaining,
+                        reset: answer.reset,
+                        reason: None,
+                    }
                 }
             }
         };
         let decision = Decision {
-            verdict: if reply.success { Verdict::Allowed } else { Verdict::Rejected },
+            verdict: if reply.success {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
             limit,
             remaining: reply.remaining,
             reset_after: self.rest_at(now).since(now),
-            retry_after: if reply.success { None } else { self.first_pass(now, cost).map(|at| at.since(now)) },
+            retry_after: if reply.success {
+                None
+            } else {
+                self.first_pass(now, cost).map(|at| at.since(now))
+            },
         };
         (reply, decision)
     }
@@ -358,7 +426,11 @@ impl Upstash {
 
     /// The cache entry as it stands at `at`, counting answers arrived by then.
     fn cache_entry_at(&self, at: Time) -> Option<u64> {
-        let arrived = self.in_flight.iter().take_while(|&&(arrival, _)| arrival <= at).last();
+        let arrived = self
+            .in_flight
+            .iter()
+            .take_while(|&&(arrival, _)| arrival <= at)
+            .last();
         arrived.map(|&(_, reset)| reset).or(self.blocked_until)
     }
 
@@ -380,27 +452,51 @@ impl Upstash {
             UpstashAlgorithm::FixedWindow { tokens, .. } => {
                 let count = self.fixed_count(window).saturating_add(cost);
                 self.store = Store::Fixed { window, count };
-                ScriptAnswer { success: count <= tokens, remaining: tokens.saturating_sub(count), reset }
+                ScriptAnswer {
+                    success: count <= tokens,
+                    remaining: tokens.saturating_sub(count),
+                    reset,
+                }
             }
             UpstashAlgorithm::SlidingWindow { tokens, .. } => {
                 let (current, previous) = self.sliding_counts(window);
                 let weighted = lua_weighted_previous(previous, now_ms % w, w);
                 let used = u128::from(weighted) + u128::from(current);
                 if cost > 0 && used >= u128::from(tokens) {
-                    return ScriptAnswer { success: false, remaining: 0, reset };
+                    return ScriptAnswer {
+                        success: false,
+                        remaining: 0,
+                        reset,
+                    };
                 }
                 let current = current.saturating_add(cost);
-                self.store = Store::Sliding { window, current, previous };
+                self.store = Store::Sliding {
+                    window,
+                    current,
+                    previous,
+                };
                 let after = u128::from(current) + u128::from(weighted);
                 let success = after <= u128::from(tokens);
-                ScriptAnswer { success, remaining: u64::try_from(u128::from(tokens).saturating_sub(after)).unwrap_or(0), reset }
+                ScriptAnswer {
+                    success,
+                    remaining: u64::try_from(u128::from(tokens).saturating_sub(after)).unwrap_or(0),
+                    reset,
+                }
             }
-            UpstashAlgorithm::TokenBucket { refill_rate, max_tokens, .. } => {
+            UpstashAlgorithm::TokenBucket {
+                refill_rate,
+                max_tokens,
+                ..
+            } => {
                 let key = self.live_bucket(now_ms);
                 let (refilled_at, tokens) = refill(key, now_ms, w, refill_rate, max_tokens);
                 let reset = refilled_at.saturating_add(w);
                 if cost > 0 && tokens < cost {
-                    return ScriptAnswer { success: false, remaining: 0, reset };
+                    return ScriptAnswer {
+                        success: false,
+                        remaining: 0,
+                        reset,
+                    };
                 }
                 let remaining = tokens - cost;
                 let refills_to_full = (max_tokens - remaining).div_ceil(refill_rate);
@@ -411,8 +507,16 @@ impl Upstash {
                     // HSET keeps an existing TTL; a new key written without PEXPIRE has none.
                     key.and_then(|k| k.expires_at)
                 };
-                self.store = Store::Bucket(Some(BucketKey { refilled_at, tokens: remaining, expires_at }));
-                ScriptAnswer { success: true, remaining, reset }
+                self.store = Store::Bucket(Some(BucketKey {
+                    refilled_at,
+                    tokens: remaining,
+                    expires_at,
+                }));
+                ScriptAnswer {
+                    success: true,
+                    remaining,
+                    reset,
+                }
             }
         }
     }
@@ -428,8 +532,14 @@ impl Upstash {
     /// The sliding window's (current, previous) raw counts for `window`.
     fn sliding_counts(&self, window: u64) -> (u64, u64) {
         match self.store {
-            Store::Sliding { window: w, current, previous } if w == window => (current, previous),
-            Store::Sliding { window: w, current, .. } if w.checked_add(1) == Some(window) => (0, current),
+            Store::Sliding {
+                window: w,
+                current,
+                previous,
+            } if w == window => (current, previous),
+            Store::Sliding {
+                window: w, current, ..
+            } if w.checked_add(1) == Some(window) => (0, current),
             _ => (0, 0),
         }
     }
@@ -446,7 +556,11 @@ impl Upstash {
     /// else happened; `None` if it never can.
     fn first_pass(&self, now: Time, cost: u64) -> Option<Time> {
         let now_ms = now.micros() / MICROS_PER_MILLI;
-        let mut t = if self.params.times_out() { now_ms } else { self.script_first_pass(now_ms, cost)? };
+        let mut t = if self.params.times_out() {
+            now_ms
+        } else {
+            self.script_first_pass(now_ms, cost)?
+        };
         // The cache answers per millisecond; an entry only gives way to a later reset, so `t`
         // rises at every step until no entry blocks it (or it leaves the lab's clock).
         loop {
@@ -482,7 +596,10 @@ impl Upstash {
                 // falls as the window goes on, so search for the first millisecond it fits.
                 let (current, previous) = self.sliding_counts(window);
                 let start = window.saturating_mul(w);
-                if let Some(budget) = tokens.checked_sub(current).and_then(|r| r.checked_sub(cost)) {
+                if let Some(budget) = tokens
+                    .checked_sub(current)
+                    .and_then(|r| r.checked_sub(cost))
+                {
                     if let Some(e) = first_weight_within(previous, budget, now_ms % w, w) {
                         return Some(start + e);
                     }
@@ -492,17 +609,25 @@ impl Upstash {
                 }
                 Some(window_end(window.saturating_add(1), w))
             }
-            UpstashAlgorithm::TokenBucket { refill_rate, max_tokens, .. } => {
+            UpstashAlgorithm::TokenBucket {
+                refill_rate,
+                max_tokens,
+                ..
+            } => {
                 if cost > max_tokens {
                     return None;
                 }
-                let Some(key) = self.live_bucket(now_ms) else { return Some(now_ms) };
+                let Some(key) = self.live_bucket(now_ms) else {
+                    return Some(now_ms);
+                };
                 let (refilled_at, tokens) = refill(Some(key), now_ms, w, refill_rate, max_tokens);
                 if tokens >= cost {
                     return Some(now_ms);
                 }
                 let refills = (cost - tokens).div_ceil(refill_rate);
-                let refilled = u64::try_from(u128::from(refilled_at) + u128::from(refills) * u128::from(w)).unwrap_or(u64::MAX);
+                let refilled =
+                    u64::try_from(u128::from(refilled_at) + u128::from(refills) * u128::from(w))
+                        .unwrap_or(u64::MAX);
                 let expired = key.expires_at.map_or(u64::MAX, |x| x.saturating_add(1));
                 Some(refilled.min(expired))
             }
@@ -591,7 +716,11 @@ pub fn lua_weighted_previous(previous: u64, elapsed: u64, window: u64) -> u64 {
         return 0;
     }
     let elapsed = elapsed % window;
-    let percentage = if elapsed == 0 { Double::ZERO } else { Double::quotient(u128::from(elapsed), u128::from(window)) };
+    let percentage = if elapsed == 0 {
+        Double::ZERO
+    } else {
+        Double::quotient(u128::from(elapsed), u128::from(window))
+    };
     let weight = percentage.one_minus();
     let weighted = weight.times(Double::round(u128::from(previous), 0, false));
     u64::try_from(weighted.floor()).unwrap_or(u64::MAX)
@@ -654,7 +783,9 @@ impl Double {
     /// `math.floor(self)`.
     fn floor(self) -> u128 {
         if self.e >= 0 {
-            self.m.checked_shl(self.e.unsigned_abs()).unwrap_or(u128::MAX)
+            self.m
+                .checked_shl(self.e.unsigned_abs())
+                .unwrap_or(u128::MAX)
         } else {
             self.m.checked_shr(self.e.unsigned_abs()).unwrap_or(0)
         }
@@ -681,17 +812,32 @@ impl Limiter for Upstash {
         let window = now_ms / w;
         let max = self.params.algorithm.limit() as f64;
         match self.params.algorithm {
-            UpstashAlgorithm::FixedWindow { .. } => {
-                Gauge { level: self.fixed_count(window) as f64, max, unit: "counted in this window" }
-            }
+            UpstashAlgorithm::FixedWindow { .. } => Gauge {
+                level: self.fixed_count(window) as f64,
+                max,
+                unit: "counted in this window",
+            },
             UpstashAlgorithm::SlidingWindow { .. } => {
                 let (current, previous) = self.sliding_counts(window);
                 let level = lua_weighted_previous(previous, now_ms % w, w) as f64 + current as f64;
-                Gauge { level, max, unit: "weighted count" }
+                Gauge {
+                    level,
+                    max,
+                    unit: "weighted count",
+                }
             }
-            UpstashAlgorithm::TokenBucket { refill_rate, max_tokens, .. } => {
-                let (_, tokens) = refill(self.live_bucket(now_ms), now_ms, w, refill_rate, max_tokens);
-                Gauge { level: tokens as f64, max, unit: "tokens" }
+            UpstashAlgorithm::TokenBucket {
+                refill_rate,
+                max_tokens,
+                ..
+            } => {
+                let (_, tokens) =
+                    refill(self.live_bucket(now_ms), now_ms, w, refill_rate, max_tokens);
+                Gauge {
+                    level: tokens as f64,
+                    max,
+                    unit: "tokens",
+                }
             }
         }
     }
@@ -727,7 +873,21 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let windows = [1u64, 2, 3, 5, 7, 10, 1000, 1001, 9_999, 10_000, 60_000, 86_400_000, 31_622_400_000];
+        let windows = [
+            1u64,
+            2,
+            3,
+            5,
+            7,
+            10,
+            1000,
+            1001,
+            9_999,
+            10_000,
+            60_000,
+            86_400_000,
+            31_622_400_000,
+        ];
         for &w in &windows {
             for _ in 0..2_000 {
                 let e = next() % w;
@@ -736,13 +896,21 @@ mod tests {
                     1 => next() % 1_000_000_001,
                     _ => next() % (1 << 53),
                 };
-                assert_eq!(lua_weighted_previous(p, e, w), native(p, e, w), "p={p} e={e} w={w}");
+                assert_eq!(
+                    lua_weighted_previous(p, e, w),
+                    native(p, e, w),
+                    "p={p} e={e} w={w}"
+                );
             }
         }
         for w in 1..120u64 {
             for e in 0..w {
                 for p in 0..40u64 {
-                    assert_eq!(lua_weighted_previous(p, e, w), native(p, e, w), "p={p} e={e} w={w}");
+                    assert_eq!(
+                        lua_weighted_previous(p, e, w),
+                        native(p, e, w),
+                        "p={p} e={e} w={w}"
+                    );
                 }
             }
         }
@@ -752,22 +920,44 @@ mod tests {
     fn the_doubles_round_ten_previous_requests_at_nine_tenths_down_to_zero() {
         // (1 - 0.9) × 10 is 0.9999999999999998 in doubles.
         assert_eq!(lua_weighted_previous(10, 9_000, 10_000), 0);
-        assert_eq!(10 * (10_000 - 9_000) / 10_000, 1, "the exact weight would be 1");
+        assert_eq!(
+            10 * (10_000 - 9_000) / 10_000,
+            1,
+            "the exact weight would be 1"
+        );
     }
 
     #[test]
     fn a_fresh_bucket_is_full_and_refilled_now() {
         assert_eq!(refill(None, 1234, 1000, 5, 10), (1234, 10));
-        let key = BucketKey { refilled_at: 0, tokens: 2, expires_at: None };
-        assert_eq!(refill(Some(key), 2_500, 1000, 5, 10), (2000, 10), "two whole intervals, capped");
-        assert_eq!(refill(Some(key), 999, 1000, 5, 10), (0, 2), "no partial refill");
+        let key = BucketKey {
+            refilled_at: 0,
+            tokens: 2,
+            expires_at: None,
+        };
+        assert_eq!(
+            refill(Some(key), 2_500, 1000, 5, 10),
+            (2000, 10),
+            "two whole intervals, capped"
+        );
+        assert_eq!(
+            refill(Some(key), 999, 1000, 5, 10),
+            (0, 2),
+            "no partial refill"
+        );
     }
 
     #[test]
     fn windows_that_are_not_whole_milliseconds_are_refused() {
         let err = Upstash::new(UpstashParams::fixed_window(5, Span(1_500))).unwrap_err();
         assert!(matches!(err, ConfigError::Unsupported(_)));
-        assert_eq!(Upstash::new(UpstashParams::fixed_window(5, Span::ZERO)).unwrap_err(), ConfigError::ZeroWindow);
-        assert!(matches!(Upstash::new(UpstashParams::token_bucket(0, Span::from_secs(1), 5)), Err(ConfigError::Unsupported(_))));
+        assert_eq!(
+            Upstash::new(UpstashParams::fixed_window(5, Span::ZERO)).unwrap_err(),
+            ConfigError::ZeroWindow
+        );
+        assert!(matches!(
+            Upstash::new(UpstashParams::token_bucket(0, Span::from_secs(1), 5)),
+            Err(ConfigError::Unsupported(_))
+        ));
     }
 }
