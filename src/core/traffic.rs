@@ -82,7 +82,7 @@ impl Trace {
     /// table are dropped. Requests are put in arrival order (ties keep their given order).
     pub fn new(keys: Vec<String>, mut requests: Vec<Request>) -> Trace {
         requests.retain(|r| (r.key as usize) < keys.len());
-        sort_by_time(&mut requests);
+        requests.sort_by_key(|r| r.at);
         Trace {
             keys,
             requests,
@@ -102,7 +102,7 @@ impl Trace {
         };
         self.requests
             .extend(times.iter().map(|&at| Request::new(at, id)));
-        sort_by_time(&mut self.requests);
+        self.requests.sort_by_key(|r| r.at);
     }
 
     pub fn requests(&self) -> &[Request] {
@@ -137,60 +137,6 @@ impl Trace {
     pub fn end(&self) -> Time {
         self.requests.last().map(|r| r.at).unwrap_or(Time::ZERO)
     }
-}
-
-/// Puts requests in arrival order; requests at the same time keep their order. A stable merge of
-/// the runs already in order (a file or a preset is one run, or one per key, so this is one
-/// pass or a few), written here because the standard library's stable sort costs the Wasm about
-/// 4 KB for this one call.
-fn sort_by_time(requests: &mut [Request]) {
-    let mut bounds: Vec<usize> = (1..requests.len())
-        .filter(|&i| requests[i].at < requests[i - 1].at)
-        .collect();
-    if bounds.is_empty() {
-        return;
-    }
-    bounds.insert(0, 0);
-    bounds.push(requests.len());
-    // The data moves between `requests` and `scratch` at each pass, and ends in `requests`.
-    let mut scratch = requests.to_vec();
-    let mut in_scratch = false;
-    while bounds.len() > 2 {
-        bounds = if in_scratch {
-            merge_runs(&scratch, requests, &bounds)
-        } else {
-            merge_runs(requests, &mut scratch, &bounds)
-        };
-        in_scratch = !in_scratch;
-    }
-    if in_scratch {
-        requests.copy_from_slice(&scratch);
-    }
-}
-
-/// Merges each pair of neighbouring runs of `src` (run `k` is `bounds[k]..bounds[k + 1]`) into
-/// `dst`, the earlier run first on equal times; returns the bounds of the merged runs.
-fn merge_runs(src: &[Request], dst: &mut [Request], bounds: &[usize]) -> Vec<usize> {
-    let mut merged = Vec::with_capacity(bounds.len() / 2 + 2);
-    let mut k = 0;
-    while k + 1 < bounds.len() {
-        let (lo, mid) = (bounds[k], bounds[k + 1]);
-        let hi = bounds.get(k + 2).copied().unwrap_or(mid);
-        merged.push(lo);
-        let (mut i, mut j) = (lo, mid);
-        for slot in &mut dst[lo..hi] {
-            if j >= hi || (i < mid && src[i].at <= src[j].at) {
-                *slot = src[i];
-                i += 1;
-            } else {
-                *slot = src[j];
-                j += 1;
-            }
-        }
-        k += 2;
-    }
-    merged.push(src.len());
-    merged
 }
 
 /// Gives each distinct name a number, in the order names are first seen: an open-addressing
@@ -728,25 +674,25 @@ mod tests {
                 <= 70_000
         );
     }
+
     #[test]
-    fn requests_are_sorted_by_time_keeping_the_order_of_equal_times() {
-        let mut seed = 7u64;
-        for len in [0usize, 1, 2, 3, 5, 17, 100, 1000] {
-            for spread in [1u64, 3, 1000] {
-                let requests: Vec<Request> = (0..len)
-                    .map(|i| {
-                        seed = seed
-                            .wrapping_mul(6364136223846793005)
-                            .wrapping_add(1442695040888963407);
-                        Request::new(Time((seed >> 33) % spread), i as u32)
-                    })
-                    .collect();
-                let mut ours = requests.clone();
-                sort_by_time(&mut ours);
-                let mut expected = requests;
-                expected.sort_by_key(|r| r.at);
-                assert_eq!(ours, expected, "{len} requests over {spread} times");
-            }
-        }
+    fn requests_at_the_same_time_keep_their_given_order() {
+        let keys = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+        let at = |t, key| Request::new(Time(t), key);
+        let mut trace = Trace::new(keys, vec![at(2, 0), at(1, 1), at(2, 2), at(1, 0), at(2, 1)]);
+        assert_eq!(
+            trace.requests(),
+            [at(1, 1), at(1, 0), at(2, 0), at(2, 2), at(2, 1)]
+        );
+        trace.push_key_requests("d", &[Time(1), Time(0)]);
+        let order: Vec<(u64, u32)> = trace
+            .requests()
+            .iter()
+            .map(|r| (r.at.micros(), r.key))
+            .collect();
+        assert_eq!(
+            order,
+            [(0, 3), (1, 1), (1, 0), (1, 3), (2, 0), (2, 2), (2, 1)]
+        );
     }
 }
