@@ -95,18 +95,10 @@ fn is_skipped(line: &str) -> bool {
     t.is_empty() || t.starts_with('#')
 }
 
-/// Whether `text` holds `needle` (not empty), compared byte by byte: `str::contains` with a text
-/// pattern would bring the standard library's two-way searcher (2 KB of Wasm) for a short line.
-fn has(text: &str, needle: &str) -> bool {
-    text.as_bytes()
-        .windows(needle.len())
-        .any(|w| w == needle.as_bytes())
-}
-
 /// Guesses the format from the first line that is not blank or a comment.
 pub fn detect(text: &str) -> Format {
     let first = text.lines().find(|l| !is_skipped(l)).unwrap_or("").trim();
-    if has(first, " [") && has(first, "] \"") {
+    if first.contains(" [") && first.contains("] \"") {
         Format::AccessLog
     } else if first.contains(',') {
         Format::Csv
