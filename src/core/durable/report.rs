@@ -237,48 +237,23 @@ impl ReportWalk {
     }
 }
 
-/// The latencies at the nearest ranks of `percents`: for each, the smallest value with at least
-/// that share of `latencies` (none above `largest`) at or below it.
-fn percentiles<const N: usize>(latencies: &[u64], largest: u64, percents: [u64; N]) -> [Span; N] {
+/// The latencies at the nearest ranks of `percents` (ascending): for each, the smallest value
+/// with at least that share of `latencies` at or below it. Selecting each rank's element is
+/// linear, where sorting a million latencies stalled the page; and each selection after the
+/// first looks only above the last rank found, since the ranks ascend.
+fn percentiles<const N: usize>(latencies: &mut [u64], percents: [u64; N]) -> [Span; N] {
     let len = latencies.len();
-    percents.map(|p| match len {
-        0 => Span::ZERO,
-        _ => Span(value_at_rank(
-            latencies,
-            ((p * len as u64).div_ceil(100).max(1) as usize).min(len) - 1,
-            largest,
-        )),
+    let mut from = 0;
+    percents.map(|p| {
+        if len == 0 {
+            return Span::ZERO;
+        }
+        let rank = ((p * len as u64).div_ceil(100).max(1) as usize).min(len) - 1;
+        let rank = rank.max(from);
+        let (_, &mut value, _) = latencies[from..].select_nth_unstable(rank - from);
+        from = rank;
+        Span(value)
     })
-}
-
-/// Buckets per counting pass of [`value_at_rank`], as a power of two.
-const RANK_BUCKET_BITS: u32 = 12;
-
-/// The value at 0-based `rank` of `values` in ascending order (`rank` < `values.len()`, and no
-/// value above `largest`). The range holding it is narrowed by a count of 4,096 buckets per pass
-/// (two passes for any latency under 16 s): linear like a selection, where sorting a million
-/// latencies stalled the page, and in less code than the standard library's selection.
-fn value_at_rank(values: &[u64], mut rank: usize, largest: u64) -> u64 {
-    // Every value in `low..=high` is a candidate, and more than `rank` of them are there.
-    let (mut low, mut high) = (0u64, largest);
-    let mut counts = vec![0u32; 1 << RANK_BUCKET_BITS];
-    while low < high {
-        let shift = (64 - (high - low).leading_zeros()).saturating_sub(RANK_BUCKET_BITS);
-        counts.fill(0);
-        for &v in values {
-            if v >= low && v <= high {
-                counts[((v - low) >> shift) as usize] += 1;
-            }
-        }
-        let mut bucket = 0;
-        while rank >= counts[bucket] as usize {
-            rank -= counts[bucket] as usize;
-            bucket += 1;
-        }
-        low += (bucket as u64) << shift;
-        high = high.min(low.saturating_add((1u64 << shift) - 1));
-    }
-    low
 }
 
 impl SimReport {
@@ -297,14 +272,14 @@ impl SimReport {
             counts,
             late,
             local,
-            latencies,
+            mut latencies,
             served,
             requests_per_key,
             ..
         } = walk;
         let served = served.unwrap_or_else(|| ServedTimes::group(traffic.keys.len(), &[]));
         let slowest = Span(latencies.iter().copied().max().unwrap_or(0));
-        let [p50, p95, p99] = percentiles(&latencies, slowest.micros(), [50, 95, 99]);
+        let [p50, p95, p99] = percentiles(&mut latencies, [50, 95, 99]);
         let limit = config.settings.limit;
         let window = config.settings.window;
         let keys: Vec<KeyStats> = served
@@ -460,9 +435,8 @@ mod tests {
                 })
                 .collect();
             let expected = [50, 95, 99, 100].map(|p| by_sorting(&latencies, p));
-            let largest = latencies.iter().copied().max().unwrap_or(0);
             assert_eq!(
-                percentiles(&latencies, largest, [50, 95, 99, 100]),
+                percentiles(&mut latencies.clone(), [50, 95, 99, 100]),
                 expected,
                 "{len} latencies"
             );
@@ -471,11 +445,11 @@ mod tests {
 
     #[test]
     fn no_latencies_give_zero_percentiles() {
-        assert_eq!(percentiles(&[], 0, [50, 99]), [Span::ZERO; 2]);
+        assert_eq!(percentiles(&mut [], [50, 99]), [Span::ZERO; 2]);
     }
 
     #[test]
-    fn every_rank_is_found_among_values_as_far_apart_as_a_u64_allows() {
+    fn every_percentile_is_found_among_values_as_far_apart_as_a_u64_allows() {
         let with_zero = vec![
             u64::MAX,
             0,
@@ -490,15 +464,13 @@ mod tests {
         ];
         let without_zero = vec![u64::MAX, 1, u64::MAX - 1, 2, u64::MAX];
         for values in [with_zero, without_zero] {
-            let mut sorted = values.clone();
-            sorted.sort_unstable();
-            for (rank, &expected) in sorted.iter().enumerate() {
-                assert_eq!(
-                    value_at_rank(&values, rank, u64::MAX),
-                    expected,
-                    "rank {rank} of {values:?}"
-                );
-            }
+            let percents: [u64; 100] = std::array::from_fn(|i| i as u64 + 1);
+            let expected = percents.map(|p| by_sorting(&values, p));
+            assert_eq!(
+                percentiles(&mut values.clone(), percents),
+                expected,
+                "{values:?}"
+            );
         }
     }
 }
