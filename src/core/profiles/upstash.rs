@@ -23,9 +23,8 @@
 //! `weighted + current >= tokens` (checked only when the cost is positive) it answers -1 without
 //! counting; otherwise it INCRBYs the current key by the cost and answers
 //! `tokens - (current + cost + weighted)`, which is negative, so a rejection that was counted,
-//! when the cost overshoots. `reset = (k + 1) × w`. The weighting is reproduced bit for bit: the
-//! division, the subtraction and the product are each rounded to the nearest double (ties to
-//! even) by exact integer arithmetic, so 10 previous requests 9 s into a 10 s window weigh
+//! when the cost overshoots. `reset = (k + 1) × w`. The weighting is computed in doubles, as
+//! the script's Lua does, so 10 previous requests 9 s into a 10 s window weigh
 //! `floor(0.9999999999999998) = 0`, not 1.
 //!
 //! `tokenBucket(refillRate, interval, maxTokens)`: one hash per key holding `refilledAt` and
@@ -708,92 +707,17 @@ fn first_weight_within(previous: u64, budget: u64, from: u64, w: u64) -> Option<
     Some(lo)
 }
 
-/// `math.floor((1 - (now % window) / window) * previous)` as Redis's Lua computes it in IEEE
-/// doubles, reproduced exactly with integers. `elapsed` is reduced modulo `window` as the
-/// script's `now % window` does, so either `now` or the time into the window may be passed.
+/// `math.floor((1 - (now % window) / window) * previous)` as Redis's Lua computes it: in
+/// doubles, Lua's only numbers, each operation rounded to the nearest. `elapsed` is reduced
+/// modulo `window` as the script's `now % window` does, so either `now` or the time into the
+/// window may be passed. Below 2^53 (any window the profile accepts, at most a year of
+/// milliseconds) the remainder and the window are the doubles the script holds.
 pub fn lua_weighted_previous(previous: u64, elapsed: u64, window: u64) -> u64 {
-    if previous == 0 || window == 0 {
+    if window == 0 {
         return 0;
     }
-    let elapsed = elapsed % window;
-    let percentage = if elapsed == 0 {
-        Double::ZERO
-    } else {
-        Double::quotient(u128::from(elapsed), u128::from(window))
-    };
-    let weight = percentage.one_minus();
-    let weighted = weight.times(Double::round(u128::from(previous), 0, false));
-    u64::try_from(weighted.floor()).unwrap_or(u64::MAX)
-}
-
-/// A non-negative double held exactly: `m × 2^e` with `m < 2^53`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Double {
-    m: u128,
-    e: i32,
-}
-
-impl Double {
-    const ZERO: Double = Double { m: 0, e: 0 };
-    const SIGNIFICAND_BITS: u32 = 53;
-
-    /// The double nearest to `n × 2^e` (ties to even); `sticky` says a nonzero part below `n`'s
-    /// last bit was cut off, and callers pass it only with `n` at least 54 bits long.
-    fn round(n: u128, e: i32, sticky: bool) -> Double {
-        let len = bit_length(n);
-        if len <= Double::SIGNIFICAND_BITS {
-            return Double { m: n, e };
-        }
-        let shift = len - Double::SIGNIFICAND_BITS;
-        let kept = n >> shift;
-        let rest = n & ((1u128 << shift) - 1);
-        let half = 1u128 << (shift - 1);
-        let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
-        let (mut m, mut e) = (kept + u128::from(up), e + shift as i32);
-        if m == 1u128 << Double::SIGNIFICAND_BITS {
-            m >>= 1;
-            e += 1;
-        }
-        Double { m, e }
-    }
-
-    /// `a / b` rounded to the nearest double, for `0 < a` and `0 < b < 2^64`.
-    fn quotient(a: u128, b: u128) -> Double {
-        // Scale so the integer quotient has at least 55 bits; the remainder is the sticky bit.
-        let k = (55 + bit_length(b)).saturating_sub(bit_length(a));
-        let scaled = a << k;
-        Double::round(scaled / b, -(k as i32), !scaled.is_multiple_of(b))
-    }
-
-    /// `1 - self` rounded, for `self < 1`.
-    fn one_minus(self) -> Double {
-        if self.m == 0 {
-            return Double { m: 1, e: 0 };
-        }
-        // self = m / 2^k with k = -e > 0; 1 - self = (2^k - m) / 2^k exactly.
-        let k = self.e.unsigned_abs();
-        Double::round((1u128 << k) - self.m, self.e, false)
-    }
-
-    /// `self × other` rounded.
-    fn times(self, other: Double) -> Double {
-        Double::round(self.m * other.m, self.e + other.e, false)
-    }
-
-    /// `math.floor(self)`.
-    fn floor(self) -> u128 {
-        if self.e >= 0 {
-            self.m
-                .checked_shl(self.e.unsigned_abs())
-                .unwrap_or(u128::MAX)
-        } else {
-            self.m.checked_shr(self.e.unsigned_abs()).unwrap_or(0)
-        }
-    }
-}
-
-fn bit_length(n: u128) -> u32 {
-    128 - n.leading_zeros()
+    let percentage_in_current = (elapsed % window) as f64 / window as f64;
+    ((1.0 - percentage_in_current) * previous as f64).floor() as u64
 }
 
 impl Limiter for Upstash {
@@ -859,13 +783,97 @@ impl Product for Upstash {
 mod tests {
     use super::*;
 
-    /// The same expression in native doubles, as the oracle (tests only; decisions use integers).
-    fn native(previous: u64, elapsed: u64, window: u64) -> u64 {
-        ((1.0 - elapsed as f64 / window as f64) * previous as f64).floor() as u64
+    /// The script's expression with each double operation (the division, the subtraction, the
+    /// product) rounded to the nearest double, ties to even, by exact integer arithmetic: a
+    /// statement of IEEE 754 that owes nothing to the processor's floating point.
+    fn exact_doubles(previous: u64, elapsed: u64, window: u64) -> u64 {
+        if previous == 0 || window == 0 {
+            return 0;
+        }
+        let elapsed = elapsed % window;
+        let percentage = if elapsed == 0 {
+            Double::ZERO
+        } else {
+            Double::quotient(u128::from(elapsed), u128::from(window))
+        };
+        let weight = percentage.one_minus();
+        let weighted = weight.times(Double::round(u128::from(previous), 0, false));
+        u64::try_from(weighted.floor()).unwrap_or(u64::MAX)
+    }
+
+    /// A non-negative double held exactly: `m × 2^e` with `m < 2^53`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Double {
+        m: u128,
+        e: i32,
+    }
+
+    impl Double {
+        const ZERO: Double = Double { m: 0, e: 0 };
+        const SIGNIFICAND_BITS: u32 = 53;
+
+        /// The double nearest to `n × 2^e` (ties to even); `sticky` says a nonzero part below
+        /// `n`'s last bit was cut off, and callers pass it only with `n` at least 54 bits long.
+        fn round(n: u128, e: i32, sticky: bool) -> Double {
+            let len = bit_length(n);
+            if len <= Double::SIGNIFICAND_BITS {
+                return Double { m: n, e };
+            }
+            let shift = len - Double::SIGNIFICAND_BITS;
+            let kept = n >> shift;
+            let rest = n & ((1u128 << shift) - 1);
+            let half = 1u128 << (shift - 1);
+            let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
+            let (mut m, mut e) = (kept + u128::from(up), e + shift as i32);
+            if m == 1u128 << Double::SIGNIFICAND_BITS {
+                m >>= 1;
+                e += 1;
+            }
+            Double { m, e }
+        }
+
+        /// `a / b` rounded to the nearest double, for `0 < a` and `0 < b < 2^64`.
+        fn quotient(a: u128, b: u128) -> Double {
+            // Scale so the integer quotient has at least 55 bits; the remainder is the sticky
+            // bit.
+            let k = (55 + bit_length(b)).saturating_sub(bit_length(a));
+            let scaled = a << k;
+            Double::round(scaled / b, -(k as i32), !scaled.is_multiple_of(b))
+        }
+
+        /// `1 - self` rounded, for `self < 1`.
+        fn one_minus(self) -> Double {
+            if self.m == 0 {
+                return Double { m: 1, e: 0 };
+            }
+            // self = m / 2^k with k = -e > 0; 1 - self = (2^k - m) / 2^k exactly.
+            let k = self.e.unsigned_abs();
+            Double::round((1u128 << k) - self.m, self.e, false)
+        }
+
+        /// `self × other` rounded.
+        fn times(self, other: Double) -> Double {
+            Double::round(self.m * other.m, self.e + other.e, false)
+        }
+
+        /// `math.floor(self)`.
+        fn floor(self) -> u128 {
+            if self.e >= 0 {
+                self.m
+                    .checked_shl(self.e.unsigned_abs())
+                    .unwrap_or(u128::MAX)
+            } else {
+                self.m.checked_shr(self.e.unsigned_abs()).unwrap_or(0)
+            }
+        }
+    }
+
+    fn bit_length(n: u128) -> u32 {
+        128 - n.leading_zeros()
     }
 
     #[test]
-    fn the_integer_doubles_match_native_doubles_bit_for_bit() {
+    fn the_weighting_is_the_exactly_rounded_double_arithmetic_bit_for_bit() {
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move || {
             seed ^= seed << 13;
@@ -891,16 +899,29 @@ mod tests {
         for &w in &windows {
             for _ in 0..2_000 {
                 let e = next() % w;
-                let p = match next() % 3 {
+                let p = match next() % 4 {
                     0 => next() % 20,
                     1 => next() % 1_000_000_001,
-                    _ => next() % (1 << 53),
+                    2 => next() % (1 << 53),
+                    _ => next(),
                 };
                 assert_eq!(
                     lua_weighted_previous(p, e, w),
-                    native(p, e, w),
+                    exact_doubles(p, e, w),
                     "p={p} e={e} w={w}"
                 );
+            }
+        }
+        // Every millisecond of the usual windows, for the counts a window commonly holds.
+        for w in [1_000u64, 10_000, 60_000] {
+            for e in 0..w {
+                for p in [1u64, 2, 3, 7, 10, 49, 50, 99, 100, 1_000, 999_999_999] {
+                    assert_eq!(
+                        lua_weighted_previous(p, e, w),
+                        exact_doubles(p, e, w),
+                        "p={p} e={e} w={w}"
+                    );
+                }
             }
         }
         for w in 1..120u64 {
@@ -908,7 +929,7 @@ mod tests {
                 for p in 0..40u64 {
                     assert_eq!(
                         lua_weighted_previous(p, e, w),
-                        native(p, e, w),
+                        exact_doubles(p, e, w),
                         "p={p} e={e} w={w}"
                     );
                 }
