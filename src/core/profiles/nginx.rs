@@ -401,10 +401,8 @@ impl NginxLimitReq {
 
 /// The excess as nginx's log writes it: whole requests, a dot, three digits ("1.500").
 pub fn excess_text(thousandths: i128) -> String {
-    // Written through u64: formatting 128-bit integers would add a kilobyte to the bundle.
-    let t = u64::try_from(thousandths.max(0)).unwrap_or(u64::MAX);
-    let one = ONE as u64;
-    format!("{}.{:03}", t / one, t % one)
+    let t = thousandths.max(0);
+    format!("{}.{:03}", t / ONE, t % ONE)
 }
 
 impl Limiter for NginxLimitReq {
