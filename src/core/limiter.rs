@@ -370,15 +370,10 @@ impl AnyLimiter {
 }
 
 impl Limiter for AnyLimiter {
-    // One copy of the dispatch, not one per caller: the bundle is smaller and nothing measurable
-    // is lost (each arm is a call anyway).
-    #[inline(never)]
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         each!(self, l => l.decide(now, cost))
     }
 
-    // One copy of the dispatch, like `decide`.
-    #[inline(never)]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         each!(self, l => l.admit(now, cost))
     }
