@@ -342,7 +342,7 @@ impl AnyLimiter {
             }
         }
         // The six algorithms get a loop each; the products, whose decisions cost far more than a
-        // dispatch, share one (which keeps their code out of six more copies in the bundle).
+        // dispatch, share one through `admit`.
         match self {
             AnyLimiter::FixedWindow(l) => each_of(l, requests, &mut verdict),
             AnyLimiter::SlidingLog(l) => each_of(l, requests, &mut verdict),

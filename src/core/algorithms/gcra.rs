@@ -57,9 +57,8 @@ impl Gcra {
     /// A key never seen is kept as a TAT of 0: `max(TAT, now)` is then `now`, and the conformance
     /// test `now + tau >= TAT + T × (n - 1)` reduces to `T × (n - 1) <= tau`, both exactly what
     /// `TAT = now` gives. A request whose figures could leave 64 bits (a time past `now_cap`, a
-    /// cost of 0 or above the burst) is decided by `decide` (the same verdict
-    /// and change of state; its code is there anyway, where another copy of `admit` would add to
-    /// the bundle).
+    /// cost of 0 or above the burst) is decided by `decide`, in 128 bits (the same verdict and
+    /// change of state).
     pub(crate) fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,

@@ -116,9 +116,8 @@ impl LeakyBucket {
     /// room - cost × one`, and then `clear_at` becomes `max(clear_at, now) + cost × one`: GCRA's
     /// arithmetic again, a select rather than a branch. The delay (a division) is worked out only
     /// for a request accepted beyond `delay`. A request whose figures could leave 64 bits (a time
-    /// past `now_cap`, a cost of 0 or above `burst + 1`) is decided by `decide` (the same verdict
-    /// and change of state; its code is there anyway, where another copy of `admit` would add to
-    /// the bundle).
+    /// past `now_cap`, a cost of 0 or above `burst + 1`) is decided by `decide`, in 128 bits (the
+    /// same verdict and change of state).
     pub(crate) fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,

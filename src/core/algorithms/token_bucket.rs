@@ -58,8 +58,7 @@ impl TokenBucket {
     /// passes exactly when `full_at <= now + full - need`, and takes its tokens by adding `need`:
     /// GCRA's arithmetic, with no product of an elapsed time to saturate. A request whose figures
     /// could leave 64 bits (a time past `now_cap`, a cost above the capacity) is decided by
-    /// `decide` (the same verdict and change of state; its code is there anyway, where another
-    /// copy of `admit` would add to the bundle).
+    /// `decide`, in 128 bits (the same verdict and change of state).
     pub(crate) fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,
