@@ -3,7 +3,7 @@
 
 use super::decision::Limiter;
 use super::durable::{DurableParams, SimReport, Simulation};
-use super::limiter::{Algorithm, AnyLimiter, Settings};
+use super::limiter::{Algorithm, Settings};
 use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
 use super::traffic::{KeyedBuild, Pattern, Trace};
@@ -322,12 +322,11 @@ pub fn gauge_series(
     settings: &Settings,
     key: u32,
 ) -> Option<GaugeSeries> {
-    // Matching the two concrete limiters keeps every other limiter's gauge out of the bundle.
-    match algorithm.build(settings).ok()? {
-        AnyLimiter::TokenBucket(limiter) => Some(levels(limiter, trace, algorithm, settings, key)),
-        AnyLimiter::SlidingLog(limiter) => Some(levels(limiter, trace, algorithm, settings, key)),
-        _ => None,
+    if !matches!(algorithm, Algorithm::TokenBucket | Algorithm::SlidingLog) {
+        return None;
     }
+    let limiter = algorithm.build(settings).ok()?;
+    Some(levels(limiter, trace, algorithm, settings, key))
 }
 
 fn levels<L: Limiter>(
