@@ -75,9 +75,16 @@ pub struct ImportErrors {
 impl ImportErrors {
     /// One sentence per listed error, and a count of the rest.
     pub fn describe(&self) -> Vec<String> {
-        let mut lines: Vec<String> = self.errors.iter().map(|e| format!("line {}: {}", e.line, e.message)).collect();
+        let mut lines: Vec<String> = self
+            .errors
+            .iter()
+            .map(|e| format!("line {}: {}", e.line, e.message))
+            .collect();
         if self.total > self.errors.len() {
-            lines.push(format!("and {} more lines like these", self.total - self.errors.len()));
+            lines.push(format!(
+                "and {} more lines like these",
+                self.total - self.errors.len()
+            ));
         }
         lines
     }
@@ -88,16 +95,10 @@ fn is_skipped(line: &str) -> bool {
     t.is_empty() || t.starts_with('#')
 }
 
-/// Whether `text` holds `needle` (not empty), compared byte by byte: `str::contains` with a text
-/// pattern would bring the standard library's two-way searcher (2 KB of Wasm) for a short line.
-fn has(text: &str, needle: &str) -> bool {
-    text.as_bytes().windows(needle.len()).any(|w| w == needle.as_bytes())
-}
-
 /// Guesses the format from the first line that is not blank or a comment.
 pub fn detect(text: &str) -> Format {
     let first = text.lines().find(|l| !is_skipped(l)).unwrap_or("").trim();
-    if has(first, " [") && has(first, "] \"") {
+    if first.contains(" [") && first.contains("] \"") {
         Format::AccessLog
     } else if first.contains(',') {
         Format::Csv
@@ -182,7 +183,10 @@ impl Reader {
             self.lines += 1;
             let number = self.lines;
             if number > MAX_LINES {
-                self.error(number, format!("more than {MAX_LINES} lines; the rest was not read"));
+                self.error(
+                    number,
+                    format!("more than {MAX_LINES} lines; the rest was not read"),
+                );
                 self.stopped = true;
                 return;
             }
@@ -191,9 +195,15 @@ impl Reader {
                 continue;
             }
             let parsed = match self.format {
-                Format::Times => parse_time(line.trim()).map(|at| ImportedRequest { at, key: String::new(), region: None, route: None }),
+                Format::Times => parse_time(line.trim()).map(|at| ImportedRequest {
+                    at,
+                    key: String::new(),
+                    region: None,
+                    route: None,
+                }),
                 Format::Csv => {
-                    if std::mem::replace(&mut self.header_allowed, false) && looks_like_header(line) {
+                    if std::mem::replace(&mut self.header_allowed, false) && looks_like_header(line)
+                    {
                         self.skipped += 1;
                         continue;
                     }
@@ -202,7 +212,12 @@ impl Reader {
                 Format::AccessLog => parse_log_line(line).map(|(epoch, ip, route)| {
                     let start = *self.first_log_time.get_or_insert(epoch);
                     let offset = epoch.saturating_sub(start).max(0) as u64;
-                    ImportedRequest { at: Time(offset.saturating_mul(MICROS_PER_SEC)), key: format!("ip:{ip}"), region: None, route: Some(route) }
+                    ImportedRequest {
+                        at: Time(offset.saturating_mul(MICROS_PER_SEC)),
+                        key: format!("ip:{ip}"),
+                        region: None,
+                        route: Some(route),
+                    }
                 }),
             };
             match parsed {
@@ -217,12 +232,27 @@ impl Reader {
     pub fn finish(self) -> Result<Imported, ImportErrors> {
         let format = self.format;
         if self.total_errors > 0 {
-            return Err(ImportErrors { format, errors: self.errors, total: self.total_errors });
+            return Err(ImportErrors {
+                format,
+                errors: self.errors,
+                total: self.total_errors,
+            });
         }
         if self.requests.is_empty() {
-            return Err(ImportErrors { format, errors: vec![LineError { line: 1, message: "there are no requests in this text".into() }], total: 1 });
+            return Err(ImportErrors {
+                format,
+                errors: vec![LineError {
+                    line: 1,
+                    message: "there are no requests in this text".into(),
+                }],
+                total: 1,
+            });
         }
-        Ok(Imported { format, requests: self.requests, skipped: self.skipped })
+        Ok(Imported {
+            format,
+            requests: self.requests,
+            skipped: self.skipped,
+        })
     }
 }
 
@@ -231,8 +261,16 @@ fn parse_time(text: &str) -> Result<Time, String> {
 }
 
 fn looks_like_header(line: &str) -> bool {
-    let first = line.split(',').next().unwrap_or("").trim().to_ascii_lowercase();
-    matches!(first.as_str(), "time" | "t" | "timestamp" | "seconds" | "at")
+    let first = line
+        .split(',')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "time" | "t" | "timestamp" | "seconds" | "at"
+    )
 }
 
 fn parse_key(text: &str) -> Result<String, String> {
@@ -252,16 +290,30 @@ fn parse_key(text: &str) -> Result<String, String> {
 fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
     let fields: Vec<&str> = line.split(',').collect();
     if fields.len() < 2 || fields.len() > 4 {
-        return Err(format!("expected time,key[,region[,route]] but found {} fields", fields.len()));
+        return Err(format!(
+            "expected time,key[,region[,route]] but found {} fields",
+            fields.len()
+        ));
     }
     let at = parse_time(fields[0].trim())?;
     let key = parse_key(fields[1])?;
-    let region = match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
-        Some(code) => Some(Region::from_code(code).ok_or_else(|| format!("\"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)"))?),
-        None => None,
-    };
-    let route = fields.get(3).map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
-    Ok(ImportedRequest { at, key, region, route })
+    let region =
+        match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
+            Some(code) => Some(Region::from_code(code).ok_or_else(|| {
+                format!("\"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)")
+            })?),
+            None => None,
+        };
+    let route = fields
+        .get(3)
+        .map(|r| r.trim().to_string())
+        .filter(|r| !r.is_empty());
+    Ok(ImportedRequest {
+        at,
+        key,
+        region,
+        route,
+    })
 }
 
 /// `host ident user [dd/Mon/yyyy:HH:MM:SS +zzzz] "METHOD path PROTO" status size ...`
@@ -270,7 +322,10 @@ fn parse_log_line(line: &str) -> Result<(i64, String, String), String> {
     let line = line.trim();
     let host = line.split_whitespace().next().ok_or("the line is empty")?;
     let open = line.find('[').ok_or("no [date] in this log line")?;
-    let close = line[open..].find(']').map(|i| open + i).ok_or("the [date] is not closed")?;
+    let close = line[open..]
+        .find(']')
+        .map(|i| open + i)
+        .ok_or("the [date] is not closed")?;
     let epoch = parse_log_date(&line[open + 1..close])?;
     let rest = &line[close + 1..];
     let quote = rest.find('"').ok_or("no \"request\" in this log line")?;
@@ -293,10 +348,23 @@ fn parse_log_date(text: &str) -> Result<i64, String> {
     let month_name = parts.next().ok_or_else(bad)?;
     let year: i64 = parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
     let clock = parts.next().ok_or_else(bad)?;
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    let month = MONTHS.iter().position(|m| *m == month_name).ok_or_else(bad)? as i64 + 1;
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS
+        .iter()
+        .position(|m| *m == month_name)
+        .ok_or_else(bad)? as i64
+        + 1;
     let hms: Vec<i64> = clock.split(':').map(|v| v.parse().unwrap_or(-1)).collect();
-    if hms.len() != 3 || hms.iter().any(|&v| v < 0) || hms[0] > 23 || hms[1] > 59 || hms[2] > 60 || !(1..=31).contains(&day) || !(1970..=9999).contains(&year) {
+    if hms.len() != 3
+        || hms.iter().any(|&v| v < 0)
+        || hms[0] > 23
+        || hms[1] > 59
+        || hms[2] > 60
+        || !(1..=31).contains(&day)
+        || !(1970..=9999).contains(&year)
+    {
         return Err(bad());
     }
     let zone = zone.trim();
@@ -332,11 +400,24 @@ mod tests {
     fn one_time_per_line_is_read_exactly_and_replayed_in_order() {
         let imported = import("# my trace\n8\n9.592\n\n8.398\n").unwrap();
         assert_eq!(imported.format, Format::Times);
-        let ms: Vec<u64> = imported.requests.iter().map(|r| r.at.micros() / 1000).collect();
+        let ms: Vec<u64> = imported
+            .requests
+            .iter()
+            .map(|r| r.at.micros() / 1000)
+            .collect();
         assert_eq!(ms, [8000, 9592, 8398], "in file order");
-        let points = imported.requests.into_iter().map(|r| crate::core::traffic::Point::new(r.at, crate::core::traffic::DEFAULT_KEY)).collect();
-        let trace = crate::core::traffic::Pattern::from_points(points).generate(5, crate::core::time::Span::from_secs(10));
-        let ms: Vec<u64> = trace.requests().iter().map(|r| r.at.micros() / 1000).collect();
+        let points = imported
+            .requests
+            .into_iter()
+            .map(|r| crate::core::traffic::Point::new(r.at, crate::core::traffic::DEFAULT_KEY))
+            .collect();
+        let trace = crate::core::traffic::Pattern::from_points(points)
+            .generate(5, crate::core::time::Span::from_secs(10));
+        let ms: Vec<u64> = trace
+            .requests()
+            .iter()
+            .map(|r| r.at.micros() / 1000)
+            .collect();
         assert_eq!(ms, [8000, 8398, 9592], "replayed in time order");
         assert_eq!(imported.skipped, 2);
     }
@@ -347,7 +428,10 @@ mod tests {
         let lines: Vec<usize> = errors.errors.iter().map(|e| e.line).collect();
         assert_eq!(lines, [3, 4, 5]);
         assert!(errors.errors[1].message.contains("negative"));
-        assert_eq!(errors.describe()[0], "line 3: \"abc\" is not a number of seconds");
+        assert_eq!(
+            errors.describe()[0],
+            "line 3: \"abc\" is not a number of seconds"
+        );
     }
 
     #[test]
@@ -355,7 +439,10 @@ mod tests {
         let text = "x\n".repeat(50);
         let errors = import(&text).unwrap_err();
         assert_eq!((errors.errors.len(), errors.total), (20, 50));
-        assert_eq!(errors.describe().last().unwrap(), "and 30 more lines like these");
+        assert_eq!(
+            errors.describe().last().unwrap(),
+            "and 30 more lines like these"
+        );
     }
 
     #[test]
@@ -392,9 +479,22 @@ mod tests {
         let got: Vec<(u64, &str, &str)> = imported
             .requests
             .iter()
-            .map(|r| (r.at.micros() / MICROS_PER_SEC, r.key.as_str(), r.route.as_deref().unwrap_or("")))
+            .map(|r| {
+                (
+                    r.at.micros() / MICROS_PER_SEC,
+                    r.key.as_str(),
+                    r.route.as_deref().unwrap_or(""),
+                )
+            })
             .collect();
-        assert_eq!(got, [(0, "ip:203.0.113.7", "/login"), (2, "ip:198.51.100.2", "/api/items"), (60, "ip:203.0.113.7", "/")]);
+        assert_eq!(
+            got,
+            [
+                (0, "ip:203.0.113.7", "/login"),
+                (2, "ip:198.51.100.2", "/api/items"),
+                (60, "ip:203.0.113.7", "/")
+            ]
+        );
     }
 
     #[test]
@@ -435,13 +535,18 @@ mod tests {
             assert_eq!(reader.finish(), whole, "pieces of {bytes} bytes");
         }
         let errors = whole.unwrap_err().describe();
-        assert_eq!(errors[0], "line 7: expected time,key[,region[,route]] but found 1 fields");
+        assert_eq!(
+            errors[0],
+            "line 7: expected time,key[,region[,route]] but found 1 fields"
+        );
         assert!(errors[1].starts_with("line 9: \"xyz\" is not a region"));
     }
 
     #[test]
     fn a_million_lines_are_read() {
-        let text: String = (0..1_000_000u64).map(|i| format!("{}.{:03}\n", i / 1000, i % 1000)).collect();
+        let text: String = (0..1_000_000u64)
+            .map(|i| format!("{}.{:03}\n", i / 1000, i % 1000))
+            .collect();
         let imported = import(&text).unwrap();
         assert_eq!(imported.requests.len(), 1_000_000);
         assert_eq!(imported.requests.last().unwrap().at, Time(999_999_000));

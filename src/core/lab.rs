@@ -3,12 +3,12 @@
 
 use super::decision::Limiter;
 use super::durable::{DurableParams, SimReport, Simulation};
-use super::limiter::{Algorithm, AnyLimiter, Settings};
+use super::limiter::{Algorithm, Settings};
 use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
 use super::traffic::{KeyedBuild, Pattern, Trace};
-use std::sync::Arc;
 use super::url_state::LabState;
+use std::sync::Arc;
 
 /// A level over time under one row (tokens in the bucket, entries in the log).
 #[derive(Clone, Debug, PartialEq)]
@@ -88,9 +88,17 @@ pub struct Computation {
 impl Computation {
     pub fn new(state: &LabState) -> Computation {
         let (building, given_times, trace) = match &state.pattern {
-            Pattern::Keyed(points) => (Some(KeyedBuild::new(points.clone())), None, Trace::default()),
+            Pattern::Keyed(points) => (
+                Some(KeyedBuild::new(points.clone())),
+                None,
+                Trace::default(),
+            ),
             Pattern::Trace(times) => (None, Some(times.clone()), Trace::default()),
-            pattern => (None, None, pattern.generate(state.settings.limit, state.settings.window)),
+            pattern => (
+                None,
+                None,
+                pattern.generate(state.settings.limit, state.settings.window),
+            ),
         };
         Computation {
             settings: state.settings.clone(),
@@ -141,7 +149,10 @@ impl Computation {
         let per_row = self.trace.len();
         let finished = self.runs.len() * per_row;
         let current = self.current.as_ref().map_or(0, |(_, b)| b.done());
-        let rows = (finished + self.refusals.len() * per_row + current, self.algorithms.len() * per_row);
+        let rows = (
+            finished + self.refusals.len() * per_row + current,
+            self.algorithms.len() * per_row,
+        );
         if !self.durable.enabled {
             return rows;
         }
@@ -196,7 +207,9 @@ impl Computation {
                     }
                 }
             }
-            let Some((_, builder)) = self.current.as_mut() else { continue };
+            let Some((_, builder)) = self.current.as_mut() else {
+                continue;
+            };
             if builder.done() == self.trace.len() {
                 // Every request decided in an earlier step: finishing the row (grouping what
                 // each key had served, finding its busiest window) is this step's first work.
@@ -217,7 +230,9 @@ impl Computation {
     pub fn heavy_next(&self) -> bool {
         let rows_done = self.current.is_none() && self.next_algorithm == self.algorithms.len();
         let emulated = !self.durable.enabled || self.durable_report.is_some();
-        self.current.as_ref().is_some_and(|(_, b)| b.done() == self.trace.len())
+        self.current
+            .as_ref()
+            .is_some_and(|(_, b)| b.done() == self.trace.len())
             || self.report_next()
             || (rows_done && emulated && self.gauges.is_none())
     }
@@ -269,11 +284,27 @@ impl Computation {
     /// The level strips, and the whole result (anything not yet computed is computed first).
     pub fn finish(mut self) -> LabRun {
         while self.step(usize::MAX) {}
-        let Computation { settings, trace, runs, refusals, durable_report, gauges, .. } = self;
+        let Computation {
+            settings,
+            trace,
+            runs,
+            refusals,
+            durable_report,
+            gauges,
+            ..
+        } = self;
         let horizon = horizon_for(&trace, settings.window);
         let error = (!refusals.is_empty()).then(|| refusals.join(" "));
         let gauges = gauges.unwrap_or_default();
-        LabRun { trace, settings, runs, durable: durable_report, gauges, horizon, error }
+        LabRun {
+            trace,
+            settings,
+            runs,
+            durable: durable_report,
+            gauges,
+            horizon,
+            error,
+        }
     }
 }
 
@@ -285,23 +316,38 @@ pub fn horizon_for(trace: &Trace, window: Span) -> Time {
 
 /// The level of `algorithm`'s limiter for `key` just before and just after each of its requests.
 /// Only the token bucket and the sliding log draw a level strip.
-pub fn gauge_series(trace: &Trace, algorithm: Algorithm, settings: &Settings, key: u32) -> Option<GaugeSeries> {
-    // Matching the two concrete limiters keeps every other limiter's gauge out of the bundle.
-    match algorithm.build(settings).ok()? {
-        AnyLimiter::TokenBucket(limiter) => Some(levels(limiter, trace, algorithm, settings, key)),
-        AnyLimiter::SlidingLog(limiter) => Some(levels(limiter, trace, algorithm, settings, key)),
-        _ => None,
+pub fn gauge_series(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    key: u32,
+) -> Option<GaugeSeries> {
+    if !matches!(algorithm, Algorithm::TokenBucket | Algorithm::SlidingLog) {
+        return None;
     }
+    let limiter = algorithm.build(settings).ok()?;
+    Some(levels(limiter, trace, algorithm, settings, key))
 }
 
-fn levels<L: Limiter>(mut limiter: L, trace: &Trace, algorithm: Algorithm, settings: &Settings, key: u32) -> GaugeSeries {
+fn levels<L: Limiter>(
+    mut limiter: L,
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    key: u32,
+) -> GaugeSeries {
     let first = limiter.gauge(Time::ZERO);
     let end = horizon_for(trace, settings.window);
     // Evenly spaced samples between requests show refills and expiries as well as the drops.
     let step = (end.micros() / GAUGE_SAMPLES).max(1);
     let mut next_sample = 0u64;
     let mut points = Vec::new();
-    for request in trace.requests().iter().filter(|r| r.key == key).take(MAX_GAUGE_REQUESTS) {
+    for request in trace
+        .requests()
+        .iter()
+        .filter(|r| r.key == key)
+        .take(MAX_GAUGE_REQUESTS)
+    {
         while next_sample < request.at.micros() {
             points.push((Time(next_sample), limiter.gauge(Time(next_sample)).level));
             next_sample += step;
@@ -314,7 +360,12 @@ fn levels<L: Limiter>(mut limiter: L, trace: &Trace, algorithm: Algorithm, setti
         points.push((Time(next_sample), limiter.gauge(Time(next_sample)).level));
         next_sample += step;
     }
-    GaugeSeries { algorithm, unit: first.unit, max: first.max, points }
+    GaugeSeries {
+        algorithm,
+        unit: first.unit,
+        max: first.max,
+        points,
+    }
 }
 
 #[cfg(test)]
@@ -324,32 +375,54 @@ mod tests {
 
     #[test]
     fn the_bucket_gauge_falls_with_each_request_and_refills_between() {
-        let state = LabState { pattern: Pattern::Steady, ..LabState::default() };
+        let state = LabState {
+            pattern: Pattern::Steady,
+            ..LabState::default()
+        };
         let lab = LabRun::compute(&state);
         let tokens = lab.gauge(Algorithm::TokenBucket).unwrap();
         assert_eq!(tokens.unit, "tokens");
         // Before and after the request at 0 s: 5 then 4; just before the one at 1 s: 4.5.
-        assert_eq!(&tokens.points[0..2], &[(Time::ZERO, 5.0), (Time::ZERO, 4.0)]);
-        let before_second = tokens.points.iter().find(|p| p.0 == Time::from_secs(1)).unwrap();
+        assert_eq!(
+            &tokens.points[0..2],
+            &[(Time::ZERO, 5.0), (Time::ZERO, 4.0)]
+        );
+        let before_second = tokens
+            .points
+            .iter()
+            .find(|p| p.0 == Time::from_secs(1))
+            .unwrap();
         assert_eq!(before_second.1, 4.5);
         let log = lab.gauge(Algorithm::SlidingLog).unwrap();
         assert_eq!(log.points[1].1, 1.0);
-        assert!(log.points.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+        assert!(
+            log.points.windows(2).all(|w| w[0].0 <= w[1].0),
+            "in time order"
+        );
     }
 
     #[test]
     fn the_horizon_covers_the_trace_and_two_windows() {
         let lab = LabRun::compute(&LabState::default());
         assert_eq!(lab.horizon, Time::from_secs(20));
-        let steady = LabRun::compute(&LabState { pattern: Pattern::Steady, ..LabState::default() });
+        let steady = LabRun::compute(&LabState {
+            pattern: Pattern::Steady,
+            ..LabState::default()
+        });
         assert_eq!(steady.horizon, Time::from_secs(60));
     }
 
     #[test]
     fn computing_in_slices_gives_the_same_run_as_computing_at_once() {
-        let state = crate::core::url_state::parse_query("pattern=several-keys&algos=fixed,envoy,leaky-bucket,upstash-sliding&window=0.01&do=1").state;
+        let state = crate::core::url_state::parse_query(
+            "pattern=several-keys&algos=fixed,envoy,leaky-bucket,upstash-sliding&window=0.01&do=1",
+        )
+        .state;
         let whole = LabRun::compute(&state);
-        assert!(whole.error.as_deref().is_some_and(|e| e.starts_with("Envoy local rate limit:")));
+        assert!(whole
+            .error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("Envoy local rate limit:")));
         for budget in [1, 7, 1000] {
             let mut computation = Computation::new(&state);
             let mut steps = 0;
@@ -365,10 +438,18 @@ mod tests {
             if budget == 1 {
                 assert!(steps > whole.trace.len() * 4, "{steps} steps");
             }
-            assert_eq!(format!("{:?}", sliced.runs), format!("{:?}", whole.runs), "budget {budget}");
+            assert_eq!(
+                format!("{:?}", sliced.runs),
+                format!("{:?}", whole.runs),
+                "budget {budget}"
+            );
             assert_eq!(sliced.error, whole.error);
             assert_eq!(sliced.gauges, whole.gauges);
-            let records = |run: &LabRun| run.durable.as_ref().map(|d| d.as_ref().map(|r| format!("{:?}", r.records)).ok());
+            let records = |run: &LabRun| {
+                run.durable
+                    .as_ref()
+                    .map(|d| d.as_ref().map(|r| format!("{:?}", r.records)).ok())
+            };
             assert!(records(&whole).is_some_and(|r| r.is_some()));
             assert_eq!(records(&sliced), records(&whole), "budget {budget}");
         }
@@ -376,7 +457,10 @@ mod tests {
 
     #[test]
     fn the_level_strips_are_the_last_step_of_their_own_and_equal_those_computed_at_once() {
-        let state = crate::core::url_state::parse_query("pattern=double&algos=token-bucket,sliding-log,fixed&do=1").state;
+        let state = crate::core::url_state::parse_query(
+            "pattern=double&algos=token-bucket,sliding-log,fixed&do=1",
+        )
+        .state;
         let whole = LabRun::compute(&state);
         assert_eq!(whole.gauges.len(), 2);
         let mut computation = Computation::new(&state);
@@ -405,7 +489,12 @@ mod tests {
         // Nothing was decided in that step: the row starts in the next one.
         assert_eq!(computation.progress().0, 0);
         let run = computation.finish();
-        assert_eq!(run.trace, state.pattern.generate(state.settings.limit, state.settings.window));
+        assert_eq!(
+            run.trace,
+            state
+                .pattern
+                .generate(state.settings.limit, state.settings.window)
+        );
         assert_eq!(run.runs[0].allowed + run.runs[0].rejected, 4);
     }
 
@@ -413,24 +502,40 @@ mod tests {
     fn a_keyed_trace_numbered_a_slice_at_a_time_runs_as_the_trace_built_at_once() {
         use crate::core::traffic::Point;
         let points: Vec<Point> = (0..300u64)
-            .map(|i| Point { route: (i % 3 == 0).then(|| "POST /login".to_string()), ..Point::new(Time::from_millis(i * 37), format!("tenant:{}", i % 7)) })
+            .map(|i| Point {
+                route: (i % 3 == 0).then(|| "POST /login".to_string()),
+                ..Point::new(Time::from_millis(i * 37), format!("tenant:{}", i % 7))
+            })
             .collect();
-        let mut state = crate::core::url_state::parse_query("algos=fixed,gcra,leaky-bucket&do=1").state;
+        let mut state =
+            crate::core::url_state::parse_query("algos=fixed,gcra,leaky-bucket&do=1").state;
         state.pattern = Pattern::Keyed(points.into());
         let whole = LabRun::compute(&state);
-        assert_eq!(whole.trace, state.pattern.generate(state.settings.limit, state.settings.window));
+        assert_eq!(
+            whole.trace,
+            state
+                .pattern
+                .generate(state.settings.limit, state.settings.window)
+        );
         for budget in [1, 7, 1000] {
             let mut computation = Computation::new(&state);
             assert!(computation.building() && computation.requests() == 300);
             let mut last = 0;
             while computation.step(budget) {
                 let (done, total) = computation.progress();
-                assert!(done >= last && done <= total, "progress {done} of {total} after {last}");
+                assert!(
+                    done >= last && done <= total,
+                    "progress {done} of {total} after {last}"
+                );
                 last = done;
             }
             let sliced = computation.finish();
             assert_eq!(sliced.trace, whole.trace, "budget {budget}");
-            assert_eq!(format!("{:?}", sliced.runs), format!("{:?}", whole.runs), "budget {budget}");
+            assert_eq!(
+                format!("{:?}", sliced.runs),
+                format!("{:?}", whole.runs),
+                "budget {budget}"
+            );
         }
     }
 
@@ -439,8 +544,14 @@ mod tests {
         let mut state = LabState::default();
         state.settings.capacity = Some(0);
         let lab = LabRun::compute(&state);
-        assert_eq!(lab.error.as_deref(), Some("Token bucket: the bucket capacity must be at least 1 token."));
+        assert_eq!(
+            lab.error.as_deref(),
+            Some("Token bucket: the bucket capacity must be at least 1 token.")
+        );
         assert_eq!(lab.runs.len(), 5);
-        assert!(lab.run(Algorithm::TokenBucket).is_none() && lab.gauge(Algorithm::TokenBucket).is_none());
+        assert!(
+            lab.run(Algorithm::TokenBucket).is_none()
+                && lab.gauge(Algorithm::TokenBucket).is_none()
+        );
     }
 }

@@ -4,7 +4,9 @@
 
 use std::fmt;
 
-use super::algorithms::{FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket};
+use super::algorithms::{
+    FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket,
+};
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Verdict};
 use super::profiles::cf_binding::CfRateLimitBinding;
@@ -89,7 +91,10 @@ impl Algorithm {
 
     /// `chosen` without repeats, in the order rows are shown.
     pub fn in_row_order(chosen: &[Algorithm]) -> Vec<Algorithm> {
-        Algorithm::ALL.into_iter().filter(|a| chosen.contains(a)).collect()
+        Algorithm::ALL
+            .into_iter()
+            .filter(|a| chosen.contains(a))
+            .collect()
     }
 
     pub fn from_slug(slug: &str) -> Option<Algorithm> {
@@ -123,25 +128,41 @@ impl Algorithm {
             Algorithm::FixedWindow => AnyLimiter::FixedWindow(FixedWindow::new(quota)),
             Algorithm::SlidingLog => AnyLimiter::SlidingLog(SlidingLog::new(quota)),
             Algorithm::SlidingCounter => AnyLimiter::SlidingCounter(SlidingCounter::new(quota)),
-            Algorithm::TokenBucket => {
-                AnyLimiter::TokenBucket(TokenBucket::new(settings.bucket_capacity(), settings.refill_rate(quota))?)
-            }
-            Algorithm::Gcra => AnyLimiter::Gcra(Gcra::new(settings.refill_rate(quota), settings.gcra_burst())?),
+            Algorithm::TokenBucket => AnyLimiter::TokenBucket(TokenBucket::new(
+                settings.bucket_capacity(),
+                settings.refill_rate(quota),
+            )?),
+            Algorithm::Gcra => AnyLimiter::Gcra(Gcra::new(
+                settings.refill_rate(quota),
+                settings.gcra_burst(),
+            )?),
             Algorithm::LeakyBucket => {
                 let burst = settings.leak_burst();
                 let delay = match settings.leak_delay {
                     LeakDelay::NoDelay => burst,
                     LeakDelay::After(n) => n,
                 };
-                AnyLimiter::LeakyBucket(LeakyBucket::new(LeakyBucketConfig::new(quota.rate(), burst, delay)?))
+                AnyLimiter::LeakyBucket(LeakyBucket::new(LeakyBucketConfig::new(
+                    quota.rate(),
+                    burst,
+                    delay,
+                )?))
             }
             product => {
                 let (p, limit, window) = (&settings.products, settings.limit, settings.window);
                 match product {
-                    Algorithm::Nginx => AnyLimiter::Nginx(NginxLimitReq::new(p.nginx(limit, window))?),
-                    Algorithm::Governor => AnyLimiter::Governor(Governor::new(p.governor(limit, window))?),
-                    Algorithm::RedisCell => AnyLimiter::RedisCell(RedisCell::from_params(p.redis_cell(limit, window))?),
-                    Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
+                    Algorithm::Nginx => {
+                        AnyLimiter::Nginx(NginxLimitReq::new(p.nginx(limit, window))?)
+                    }
+                    Algorithm::Governor => {
+                        AnyLimiter::Governor(Governor::new(p.governor(limit, window))?)
+                    }
+                    Algorithm::RedisCell => {
+                        AnyLimiter::RedisCell(RedisCell::from_params(p.redis_cell(limit, window))?)
+                    }
+                    Algorithm::UpstashFixed
+                    | Algorithm::UpstashSliding
+                    | Algorithm::UpstashToken => {
                         let kind = match product {
                             Algorithm::UpstashFixed => UpstashKind::FixedWindow,
                             Algorithm::UpstashSliding => UpstashKind::SlidingWindow,
@@ -149,8 +170,12 @@ impl Algorithm {
                         };
                         AnyLimiter::Upstash(Box::new(Upstash::new(p.upstash(kind, limit, window))?))
                     }
-                    Algorithm::Envoy => AnyLimiter::Envoy(EnvoyLocalRateLimit::new(p.envoy(limit, window))?),
-                    _ => AnyLimiter::CfBinding(CfRateLimitBinding::new(p.cf_binding(limit, window))?),
+                    Algorithm::Envoy => {
+                        AnyLimiter::Envoy(EnvoyLocalRateLimit::new(p.envoy(limit, window))?)
+                    }
+                    _ => {
+                        AnyLimiter::CfBinding(CfRateLimitBinding::new(p.cf_binding(limit, window))?)
+                    }
                 }
             }
         })
@@ -302,14 +327,22 @@ impl AnyLimiter {
     /// Decides `requests` (one key's, in order) on the fast path, telling `verdict` each answer.
     /// The algorithm is matched once for the whole run instead of once per request, so each
     /// decision is the algorithm's own inlined arithmetic.
-    pub fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, mut verdict: impl FnMut(Verdict)) {
-        fn each_of<'a, L: Limiter>(l: &mut L, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
+    pub fn admit_each<'a>(
+        &mut self,
+        requests: impl Iterator<Item = &'a Request>,
+        mut verdict: impl FnMut(Verdict),
+    ) {
+        fn each_of<'a, L: Limiter>(
+            l: &mut L,
+            requests: impl Iterator<Item = &'a Request>,
+            verdict: &mut impl FnMut(Verdict),
+        ) {
             for r in requests {
                 verdict(l.admit(r.at, u64::from(r.cost)));
             }
         }
         // The six algorithms get a loop each; the products, whose decisions cost far more than a
-        // dispatch, share one (which keeps their code out of six more copies in the bundle).
+        // dispatch, share one through `admit`.
         match self {
             AnyLimiter::FixedWindow(l) => each_of(l, requests, &mut verdict),
             AnyLimiter::SlidingLog(l) => each_of(l, requests, &mut verdict),
@@ -337,15 +370,10 @@ impl AnyLimiter {
 }
 
 impl Limiter for AnyLimiter {
-    // One copy of the dispatch, not one per caller: the bundle is smaller and nothing measurable
-    // is lost (each arm is a call anyway).
-    #[inline(never)]
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         each!(self, l => l.decide(now, cost))
     }
 
-    // One copy of the dispatch, like `decide`.
-    #[inline(never)]
     fn admit(&mut self, now: Time, cost: u64) -> Verdict {
         each!(self, l => l.admit(now, cost))
     }
@@ -379,7 +407,15 @@ mod tests {
             ..Settings::default()
         };
         let shard = settings.per_shard(4);
-        assert_eq!((shard.limit, shard.capacity, shard.gcra_burst, shard.leak_burst), (2, Some(2), Some(2), Some(2)));
+        assert_eq!(
+            (
+                shard.limit,
+                shard.capacity,
+                shard.gcra_burst,
+                shard.leak_burst
+            ),
+            (2, Some(2), Some(2), Some(2))
+        );
         assert_eq!(shard.refill, Some(Rate::parse_per_second("0.5").unwrap()));
         assert_eq!(shard.leak_delay, LeakDelay::After(2));
         for a in Algorithm::ALL {
@@ -404,7 +440,10 @@ mod tests {
 
     #[test]
     fn a_zero_limit_fails_to_build_instead_of_panicking() {
-        let settings = Settings { limit: 0, ..Settings::default() };
+        let settings = Settings {
+            limit: 0,
+            ..Settings::default()
+        };
         for a in Algorithm::ALL {
             assert_eq!(a.build(&settings).unwrap_err(), ConfigError::ZeroLimit);
         }

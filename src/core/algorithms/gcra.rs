@@ -14,7 +14,9 @@
 
 use std::hint::select_unpredictable;
 
-use crate::core::config::{checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
+use crate::core::config::{
+    checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT,
+};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{Span, Time};
 use crate::core::traffic::Request;
@@ -40,7 +42,13 @@ impl Gcra {
             return Err(ConfigError::TooLarge("burst"));
         }
         let tolerance = u128::from(rate.per().micros()) * u128::from(burst - 1);
-        Ok(Gcra { rate, burst, tolerance, tat: None, latest: Time::ZERO })
+        Ok(Gcra {
+            rate,
+            burst,
+            tolerance,
+            tat: None,
+            latest: Time::ZERO,
+        })
     }
 
     /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
@@ -49,10 +57,13 @@ impl Gcra {
     /// A key never seen is kept as a TAT of 0: `max(TAT, now)` is then `now`, and the conformance
     /// test `now + tau >= TAT + T × (n - 1)` reduces to `T × (n - 1) <= tau`, both exactly what
     /// `TAT = now` gives. A request whose figures could leave 64 bits (a time past `now_cap`, a
-    /// cost of 0 or above the burst) is decided by `decide` (the same verdict
-    /// and change of state; its code is there anyway, where another copy of `admit` would add to
-    /// the bundle).
-    pub(crate) fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
+    /// cost of 0 or above the burst) is decided by `decide`, in 128 bits (the same verdict and
+    /// change of state).
+    pub(crate) fn admit_each<'a>(
+        &mut self,
+        requests: impl Iterator<Item = &'a Request>,
+        verdict: &mut impl FnMut(Verdict),
+    ) {
         // Worked out once a run, not kept: a larger limiter is copied once per key.
         let Some(k) = RunFigures::new(self.rate, self.burst) else {
             requests.for_each(|r| verdict(self.decide(r.at, u64::from(r.cost)).verdict));
@@ -75,7 +86,11 @@ impl Gcra {
                 // A refusal leaves the TAT past `now_s`, where the max changes nothing: so the
                 // max is taken either way and only the step added depends on the verdict.
                 tat = tat.max(now_s) + select_unpredictable(passes, step, 0);
-                if passes { Verdict::Allowed } else { Verdict::Rejected }
+                if passes {
+                    Verdict::Allowed
+                } else {
+                    Verdict::Rejected
+                }
             } else {
                 let v;
                 (v, latest, tat) = self.admit_one_of_each(latest, tat, k.now_cap, r);
@@ -89,17 +104,31 @@ impl Gcra {
     /// `admit_each`'s way out for one request: the state back in place, `decide`, and out again.
     #[cold]
     #[inline(never)]
-    fn admit_one_of_each(&mut self, latest: u64, tat: u64, now_cap: u64, r: &Request) -> (Verdict, u64, u64) {
+    fn admit_one_of_each(
+        &mut self,
+        latest: u64,
+        tat: u64,
+        now_cap: u64,
+        r: &Request,
+    ) -> (Verdict, u64, u64) {
         self.save_run_state(latest, tat, now_cap);
         let v = self.decide(r.at, u64::from(r.cost)).verdict;
-        (v, self.latest.micros(), self.tat.map_or(0, |tat| tat as u64))
+        (
+            v,
+            self.latest.micros(),
+            self.tat.map_or(0, |tat| tat as u64),
+        )
     }
 
     fn save_run_state(&mut self, latest: u64, tat: u64, now_cap: u64) {
         if latest <= now_cap {
             self.latest = Time(latest);
             // An allowed request leaves a TAT of at least T, never 0.
-            self.tat = if tat == 0 { None } else { Some(u128::from(tat)) };
+            self.tat = if tat == 0 {
+                None
+            } else {
+                Some(u128::from(tat))
+            };
         }
     }
 
@@ -176,7 +205,13 @@ impl RunFigures {
         let t = rate.per().micros();
         let window = t.checked_mul(burst)?;
         let now_cap = (u64::MAX - window).checked_div(rate.amount())?;
-        Some(RunFigures { amount: rate.amount(), t, window, burst, now_cap })
+        Some(RunFigures {
+            amount: rate.amount(),
+            t,
+            window,
+            burst,
+            now_cap,
+        })
     }
 }
 
@@ -195,7 +230,10 @@ impl Limiter for Gcra {
         // amount + T × burst`, so it fits whenever `now × amount + T × burst` does.
         let now = now.max(self.latest);
         let t = self.rate.per().micros();
-        if let (Some(now_s), Some(window)) = (checked_mul_u64(now.micros(), self.rate.amount()), checked_mul_u64(t, self.burst)) {
+        if let (Some(now_s), Some(window)) = (
+            checked_mul_u64(now.micros(), self.rate.amount()),
+            checked_mul_u64(t, self.burst),
+        ) {
             if now_s <= u64::MAX - window && cost.wrapping_sub(1) < self.burst {
                 self.latest = now;
                 let tat = self.tat.map_or(0, |tat| tat as u64);
@@ -223,7 +261,11 @@ impl Limiter for Gcra {
         let now_s = self.scaled(now.max(self.latest));
         let debt = self.tat.map(|tat| tat.saturating_sub(now_s)).unwrap_or(0);
         let level = self.burst as f64 - debt as f64 / self.t() as f64;
-        Gauge { level: level.max(0.0), max: self.burst as f64, unit: "cells of burst left" }
+        Gauge {
+            level: level.max(0.0),
+            max: self.burst as f64,
+            unit: "cells of burst left",
+        }
     }
 }
 
@@ -240,7 +282,9 @@ mod tests {
     #[test]
     fn a_fresh_key_gets_its_whole_burst_at_once() {
         let mut g = five_per_second();
-        let passed = (0..10).filter(|_| g.decide(Time::ZERO, 1).allowed()).count();
+        let passed = (0..10)
+            .filter(|_| g.decide(Time::ZERO, 1).allowed())
+            .count();
         assert_eq!(passed, 5);
     }
 
@@ -262,7 +306,10 @@ mod tests {
         let mut g = five_per_second();
         let d = g.decide(Time::ZERO, 6);
         assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, None));
-        assert!(g.decide(Time::ZERO, 5).allowed(), "the refusal consumed nothing");
+        assert!(
+            g.decide(Time::ZERO, 5).allowed(),
+            "the refusal consumed nothing"
+        );
     }
 
     #[test]
@@ -275,7 +322,13 @@ mod tests {
 
     /// `requests` (time in µs, cost) through `admit_each`, and the verdicts.
     fn admit_each(g: &mut Gcra, requests: &[(u64, u32)]) -> Vec<Verdict> {
-        let requests: Vec<Request> = requests.iter().map(|&(t, cost)| Request { cost, ..Request::new(Time(t), 0) }).collect();
+        let requests: Vec<Request> = requests
+            .iter()
+            .map(|&(t, cost)| Request {
+                cost,
+                ..Request::new(Time(t), 0)
+            })
+            .collect();
         let mut verdicts = Vec::new();
         g.admit_each(requests.iter(), &mut |v| verdicts.push(v));
         verdicts
@@ -288,8 +341,15 @@ mod tests {
         assert_eq!(verdicts, [Verdict::Rejected, Verdict::Allowed]);
         assert_eq!(g.tat, None, "still a key never let through");
         // Its first real request then starts from its own time, like a new key's.
-        assert_eq!(admit_each(&mut g, &[(5_000_000, 5), (5_000_000, 1)]), [Verdict::Allowed, Verdict::Rejected]);
-        assert_eq!(g.tat, Some(6_000_000), "five cells of 200 ms after 5 s (5 per second is 1 per 200,000 µs)");
+        assert_eq!(
+            admit_each(&mut g, &[(5_000_000, 5), (5_000_000, 1)]),
+            [Verdict::Allowed, Verdict::Rejected]
+        );
+        assert_eq!(
+            g.tat,
+            Some(6_000_000),
+            "five cells of 200 ms after 5 s (5 per second is 1 per 200,000 µs)"
+        );
     }
 
     #[test]
@@ -297,14 +357,30 @@ mod tests {
         let (mut running, mut deciding) = (five_per_second(), five_per_second());
         // Past `u64::MAX - T × burst`, a TAT could leave 64 bits: from the third request on.
         let late = u64::MAX - 1_200_000;
-        let requests = [(late, 1), (late, 1), (late + 250_000, 5), (late + 500_000, 1), (late + 500_000, 1), (u64::MAX, 1)];
-        let expected: Vec<Verdict> = requests.iter().map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict).collect();
+        let requests = [
+            (late, 1),
+            (late, 1),
+            (late + 250_000, 5),
+            (late + 500_000, 1),
+            (late + 500_000, 1),
+            (u64::MAX, 1),
+        ];
+        let expected: Vec<Verdict> = requests
+            .iter()
+            .map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict)
+            .collect();
         assert_eq!(admit_each(&mut running, &requests), expected);
-        assert_eq!((running.tat, running.latest), (deciding.tat, deciding.latest));
+        assert_eq!(
+            (running.tat, running.latest),
+            (deciding.tat, deciding.latest)
+        );
     }
 
     #[test]
     fn a_zero_burst_is_an_error() {
-        assert_eq!(Gcra::new(Rate::new(1, Span::from_secs(1)).unwrap(), 0).unwrap_err(), ConfigError::ZeroBurst);
+        assert_eq!(
+            Gcra::new(Rate::new(1, Span::from_secs(1)).unwrap(), 0).unwrap_err(),
+            ConfigError::ZeroBurst
+        );
     }
 }

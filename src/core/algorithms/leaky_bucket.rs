@@ -17,7 +17,9 @@
 use std::hint::select_unpredictable;
 use std::num::NonZeroU64;
 
-use crate::core::config::{checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
+use crate::core::config::{
+    checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT,
+};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{Span, Time};
 use crate::core::traffic::Request;
@@ -84,13 +86,24 @@ impl RunFigures {
         let served_at_once = config.delay.checked_add(1)?.checked_mul(one)?;
         let rate = NonZeroU64::new(config.rate.amount())?;
         let now_cap = (u64::MAX - room) / rate;
-        Some(RunFigures { rate, one, burst: config.burst, room, served_at_once, now_cap })
+        Some(RunFigures {
+            rate,
+            one,
+            burst: config.burst,
+            room,
+            served_at_once,
+            now_cap,
+        })
     }
 }
 
 impl LeakyBucket {
     pub fn new(config: LeakyBucketConfig) -> LeakyBucket {
-        LeakyBucket { config, state: None, latest: Time::ZERO }
+        LeakyBucket {
+            config,
+            state: None,
+            latest: Time::ZERO,
+        }
     }
 
     /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
@@ -103,10 +116,13 @@ impl LeakyBucket {
     /// room - cost × one`, and then `clear_at` becomes `max(clear_at, now) + cost × one`: GCRA's
     /// arithmetic again, a select rather than a branch. The delay (a division) is worked out only
     /// for a request accepted beyond `delay`. A request whose figures could leave 64 bits (a time
-    /// past `now_cap`, a cost of 0 or above `burst + 1`) is decided by `decide` (the same verdict
-    /// and change of state; its code is there anyway, where another copy of `admit` would add to
-    /// the bundle).
-    pub(crate) fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
+    /// past `now_cap`, a cost of 0 or above `burst + 1`) is decided by `decide`, in 128 bits (the
+    /// same verdict and change of state).
+    pub(crate) fn admit_each<'a>(
+        &mut self,
+        requests: impl Iterator<Item = &'a Request>,
+        verdict: &mut impl FnMut(Verdict),
+    ) {
         // Worked out once a run, not kept: a larger limiter is copied once per key.
         let Some(k) = RunFigures::new(self.config) else {
             requests.for_each(|r| verdict(self.decide(r.at, u64::from(r.cost)).verdict));
@@ -140,14 +156,19 @@ impl LeakyBucket {
                 } else {
                     0
                 };
-                match select_unpredictable(passes, select_unpredictable(delayed, DELAYED, ALLOWED), REJECTED) {
+                match select_unpredictable(
+                    passes,
+                    select_unpredictable(delayed, DELAYED, ALLOWED),
+                    REJECTED,
+                ) {
                     ALLOWED => Verdict::Allowed,
                     DELAYED => Verdict::Delayed { by: Span(by) },
                     _ => Verdict::Rejected,
                 }
             } else {
                 let v;
-                (v, latest, last, clear_at) = self.admit_one_of_each(k, (latest, last, clear_at), r);
+                (v, latest, last, clear_at) =
+                    self.admit_one_of_each(k, (latest, last, clear_at), r);
                 v
             };
             verdict(v);
@@ -158,7 +179,12 @@ impl LeakyBucket {
     /// `admit_each`'s way out for one request: the state back in place, `decide`, and out again.
     #[cold]
     #[inline(never)]
-    fn admit_one_of_each(&mut self, k: RunFigures, run: (u64, u64, u64), r: &Request) -> (Verdict, u64, u64, u64) {
+    fn admit_one_of_each(
+        &mut self,
+        k: RunFigures,
+        run: (u64, u64, u64),
+        r: &Request,
+    ) -> (Verdict, u64, u64, u64) {
         self.save_run_state(k, run);
         let v = self.decide(r.at, u64::from(r.cost)).verdict;
         let (latest, last, clear_at) = self.run_state(k);
@@ -172,7 +198,13 @@ impl LeakyBucket {
             None => (latest, 0, 0),
             Some((excess, last)) => {
                 let last = last.micros();
-                (latest, last, last.wrapping_mul(k.rate.get()).wrapping_add(excess as u64).wrapping_add(k.one))
+                (
+                    latest,
+                    last,
+                    last.wrapping_mul(k.rate.get())
+                        .wrapping_add(excess as u64)
+                        .wrapping_add(k.one),
+                )
             }
         }
     }
@@ -181,7 +213,12 @@ impl LeakyBucket {
         if latest <= k.now_cap {
             self.latest = Time(latest);
             // A request let through leaves `clear_at` at least `one` (never 0).
-            self.state = (clear_at != 0).then(|| (u128::from(clear_at - last * k.rate.get() - k.one), Time(last)));
+            self.state = (clear_at != 0).then(|| {
+                (
+                    u128::from(clear_at - last * k.rate.get() - k.one),
+                    Time(last),
+                )
+            });
         }
     }
 
@@ -211,21 +248,30 @@ impl LeakyBucket {
         let left = self.leaked(now);
         // u64 fits in i128 whole: a huge cost is compared as it is, never clamped.
         let cost = i128::from(cost);
-        let excess = if cost == 0 { left.max(0) } else { (left + one).max(0) + (cost - 1) * one };
+        let excess = if cost == 0 {
+            left.max(0)
+        } else {
+            (left + one).max(0) + (cost - 1) * one
+        };
         let passes = excess <= burst;
         let kept = if passes { excess } else { left.max(0) };
         let delay_units = (excess - i128::from(self.config.delay) * one).max(0);
         let verdict = match (passes, delay_units > 0) {
             (false, _) => Verdict::Rejected,
             (true, false) => Verdict::Allowed,
-            (true, true) => Verdict::Delayed { by: span_from_u128(div_ceil_u128(delay_units as u128, self.rate())) },
+            (true, true) => Verdict::Delayed {
+                by: span_from_u128(div_ceil_u128(delay_units as u128, self.rate())),
+            },
         };
         let retry_after = if passes || cost > i128::from(self.config.burst) + 1 {
             None
         } else {
             // Accepted once left - rate × Δ + cost <= burst (all in units of 1/`per` request).
             let over = left + cost * one - burst;
-            Some(span_from_u128(div_ceil_u128(over.max(1) as u128, self.rate())))
+            Some(span_from_u128(div_ceil_u128(
+                over.max(1) as u128,
+                self.rate(),
+            )))
         };
         let decision = Decision {
             verdict,
@@ -234,7 +280,11 @@ impl LeakyBucket {
             reset_after: span_from_u128(div_ceil_u128(kept as u128, self.rate())),
             retry_after,
         };
-        let state = if passes && cost > 0 { Some((excess as u128, now)) } else { self.state };
+        let state = if passes && cost > 0 {
+            Some((excess as u128, now))
+        } else {
+            self.state
+        };
         (decision, state)
     }
 
@@ -274,7 +324,9 @@ impl Limiter for LeakyBucket {
                 self.state = Some((u128::from(ahead - one), now));
                 let served_at_once = (self.config.delay + 1) * one;
                 return if ahead > served_at_once {
-                    Verdict::Delayed { by: Span((ahead - served_at_once).div_ceil(rate)) }
+                    Verdict::Delayed {
+                        by: Span((ahead - served_at_once).div_ceil(rate)),
+                    }
                 } else {
                     Verdict::Allowed
                 };
@@ -293,7 +345,11 @@ impl Limiter for LeakyBucket {
     }
 
     fn gauge(&self, now: Time) -> Gauge {
-        Gauge { level: self.excess(now), max: self.config.burst as f64, unit: "requests ahead of the rate" }
+        Gauge {
+            level: self.excess(now),
+            max: self.config.burst as f64,
+            unit: "requests ahead of the rate",
+        }
     }
 }
 
@@ -303,16 +359,27 @@ mod tests {
     use crate::core::time::Span;
 
     fn one_per_second(burst: u64, delay: u64) -> LeakyBucket {
-        LeakyBucket::new(LeakyBucketConfig::new(Rate::new(1, Span::from_secs(1)).unwrap(), burst, delay).unwrap())
+        LeakyBucket::new(
+            LeakyBucketConfig::new(Rate::new(1, Span::from_secs(1)).unwrap(), burst, delay)
+                .unwrap(),
+        )
     }
 
     #[test]
     fn without_nodelay_excess_requests_are_released_one_interval_apart() {
         let mut meter = one_per_second(5, 0);
-        let verdicts: Vec<Verdict> = (0..7).map(|_| meter.decide(Time::ZERO, 1)).map(|d| d.verdict).collect();
+        let verdicts: Vec<Verdict> = (0..7)
+            .map(|_| meter.decide(Time::ZERO, 1))
+            .map(|d| d.verdict)
+            .collect();
         assert_eq!(verdicts[0], Verdict::Allowed);
         for (i, v) in verdicts[1..6].iter().enumerate() {
-            assert_eq!(*v, Verdict::Delayed { by: Span::from_secs(i as u64 + 1) });
+            assert_eq!(
+                *v,
+                Verdict::Delayed {
+                    by: Span::from_secs(i as u64 + 1)
+                }
+            );
         }
         assert_eq!(verdicts[6], Verdict::Rejected, "the 7th is beyond burst=5");
     }
@@ -320,7 +387,9 @@ mod tests {
     #[test]
     fn nodelay_serves_the_whole_burst_at_once() {
         let mut meter = one_per_second(5, 5);
-        let verdicts: Vec<Verdict> = (0..7).map(|_| meter.decide(Time::ZERO, 1).verdict).collect();
+        let verdicts: Vec<Verdict> = (0..7)
+            .map(|_| meter.decide(Time::ZERO, 1).verdict)
+            .collect();
         assert_eq!(&verdicts[..6], &[Verdict::Allowed; 6]);
         assert_eq!(verdicts[6], Verdict::Rejected);
     }
@@ -328,10 +397,22 @@ mod tests {
     #[test]
     fn a_delay_threshold_serves_the_first_requests_at_once_and_delays_the_rest() {
         let mut meter = one_per_second(5, 2);
-        let verdicts: Vec<Verdict> = (0..6).map(|_| meter.decide(Time::ZERO, 1).verdict).collect();
+        let verdicts: Vec<Verdict> = (0..6)
+            .map(|_| meter.decide(Time::ZERO, 1).verdict)
+            .collect();
         assert_eq!(&verdicts[..3], &[Verdict::Allowed; 3]);
-        assert_eq!(verdicts[3], Verdict::Delayed { by: Span::from_secs(1) });
-        assert_eq!(verdicts[5], Verdict::Delayed { by: Span::from_secs(3) });
+        assert_eq!(
+            verdicts[3],
+            Verdict::Delayed {
+                by: Span::from_secs(1)
+            }
+        );
+        assert_eq!(
+            verdicts[5],
+            Verdict::Delayed {
+                by: Span::from_secs(3)
+            }
+        );
     }
 
     #[test]
@@ -375,7 +456,13 @@ mod tests {
 
     /// `requests` (time in µs, cost) through `admit_each`, and the verdicts.
     fn admit_each(meter: &mut LeakyBucket, requests: &[(u64, u32)]) -> Vec<Verdict> {
-        let requests: Vec<Request> = requests.iter().map(|&(t, cost)| Request { cost, ..Request::new(Time(t), 0) }).collect();
+        let requests: Vec<Request> = requests
+            .iter()
+            .map(|&(t, cost)| Request {
+                cost,
+                ..Request::new(Time(t), 0)
+            })
+            .collect();
         let mut verdicts = Vec::new();
         meter.admit_each(requests.iter(), &mut |v| verdicts.push(v));
         verdicts
@@ -384,28 +471,56 @@ mod tests {
     /// `requests` through `admit_each` and through `decide`: the same verdicts and state.
     fn assert_admit_each_is_decide(meter: LeakyBucket, requests: &[(u64, u32)]) {
         let (mut running, mut deciding) = (meter.clone(), meter);
-        let expected: Vec<Verdict> = requests.iter().map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict).collect();
+        let expected: Vec<Verdict> = requests
+            .iter()
+            .map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict)
+            .collect();
         assert_eq!(admit_each(&mut running, requests), expected);
-        assert_eq!((running.state, running.latest), (deciding.state, deciding.latest));
+        assert_eq!(
+            (running.state, running.latest),
+            (deciding.state, deciding.latest)
+        );
     }
 
     #[test]
     fn admit_each_keeps_a_key_new_through_a_refusal_and_a_zero_cost() {
         let mut meter = one_per_second(2, 0);
-        assert_eq!(admit_each(&mut meter, &[(0, 4), (10, 0)]), [Verdict::Rejected, Verdict::Allowed]);
+        assert_eq!(
+            admit_each(&mut meter, &[(0, 4), (10, 0)]),
+            [Verdict::Rejected, Verdict::Allowed]
+        );
         assert_eq!(meter.state, None, "still a key never let through");
         // Its first request is then free, like a new key's, and the next is held back a second.
         let verdicts = admit_each(&mut meter, &[(5_000_000, 1), (5_000_000, 1)]);
-        assert_eq!(verdicts, [Verdict::Allowed, Verdict::Delayed { by: Span::from_secs(1) }]);
+        assert_eq!(
+            verdicts,
+            [
+                Verdict::Allowed,
+                Verdict::Delayed {
+                    by: Span::from_secs(1)
+                }
+            ]
+        );
         assert_eq!(meter.state, Some((1_000_000, Time::from_secs(5))));
     }
 
     #[test]
-    fn admit_each_holds_requests_back_like_decide_at_a_rate_that_is_not_whole_units_a_microsecond() {
+    fn admit_each_holds_requests_back_like_decide_at_a_rate_that_is_not_whole_units_a_microsecond()
+    {
         // 3 a second: a request is 10^6 units and 3 leak a µs, so a delay is rounded up.
         let rate = Rate::new(3, Span::from_secs(1)).unwrap();
         let meter = LeakyBucket::new(LeakyBucketConfig::new(rate, 4, 1).unwrap());
-        let requests = [(0, 1), (0, 1), (0, 2), (1, 1), (400_000, 1), (400_001, 1), (2_000_000, 5), (2_000_000, 0), (1_000, 1)];
+        let requests = [
+            (0, 1),
+            (0, 1),
+            (0, 2),
+            (1, 1),
+            (400_000, 1),
+            (400_001, 1),
+            (2_000_000, 5),
+            (2_000_000, 0),
+            (1_000, 1),
+        ];
         assert_admit_each_is_decide(meter, &requests);
     }
 
@@ -413,13 +528,22 @@ mod tests {
     fn admit_each_decides_times_whose_scaled_figures_leave_64_bits_like_decide() {
         // Past `u64::MAX - (burst + 1) × 10^6` µs a figure could leave 64 bits: from the third on.
         let late = u64::MAX - 4_500_000;
-        let requests = [(late, 1), (late + 1_000_000, 2), (late + 2_000_000, 1), (late + 2_000_000, 1), (u64::MAX, 1)];
+        let requests = [
+            (late, 1),
+            (late + 1_000_000, 2),
+            (late + 2_000_000, 1),
+            (late + 2_000_000, 1),
+            (u64::MAX, 1),
+        ];
         assert_admit_each_is_decide(one_per_second(2, 1), &requests);
     }
 
     #[test]
     fn a_delay_above_the_burst_is_an_error() {
         let rate = Rate::new(1, Span::from_secs(1)).unwrap();
-        assert_eq!(LeakyBucketConfig::new(rate, 2, 3), Err(ConfigError::DelayAboveBurst { delay: 3, burst: 2 }));
+        assert_eq!(
+            LeakyBucketConfig::new(rate, 2, 3),
+            Err(ConfigError::DelayAboveBurst { delay: 3, burst: 2 })
+        );
     }
 }

@@ -13,7 +13,9 @@
 
 use std::hint::select_unpredictable;
 
-use crate::core::config::{checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT};
+use crate::core::config::{
+    checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT,
+};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
 use crate::core::time::Time;
 use crate::core::traffic::Request;
@@ -38,7 +40,13 @@ impl TokenBucket {
             return Err(ConfigError::TooLarge("capacity"));
         }
         let full = u128::from(capacity) * u128::from(refill.per().micros());
-        Ok(TokenBucket { capacity, refill, full, level: full, last: Time::ZERO })
+        Ok(TokenBucket {
+            capacity,
+            refill,
+            full,
+            level: full,
+            last: Time::ZERO,
+        })
     }
 
     /// [`Limiter::admit`] on each of `requests` in order, telling `verdict` each answer: the same
@@ -50,9 +58,12 @@ impl TokenBucket {
     /// passes exactly when `full_at <= now + full - need`, and takes its tokens by adding `need`:
     /// GCRA's arithmetic, with no product of an elapsed time to saturate. A request whose figures
     /// could leave 64 bits (a time past `now_cap`, a cost above the capacity) is decided by
-    /// `decide` (the same verdict and change of state; its code is there anyway, where another
-    /// copy of `admit` would add to the bundle).
-    pub(crate) fn admit_each<'a>(&mut self, requests: impl Iterator<Item = &'a Request>, verdict: &mut impl FnMut(Verdict)) {
+    /// `decide`, in 128 bits (the same verdict and change of state).
+    pub(crate) fn admit_each<'a>(
+        &mut self,
+        requests: impl Iterator<Item = &'a Request>,
+        verdict: &mut impl FnMut(Verdict),
+    ) {
         // Worked out once a run, not kept: a larger limiter is copied once per key.
         let Some(k) = RunFigures::new(self.refill, self.full) else {
             requests.for_each(|r| verdict(self.decide(r.at, u64::from(r.cost)).verdict));
@@ -72,7 +83,11 @@ impl TokenBucket {
                 // A refusal leaves `full_at` past `now_s`, where the max changes nothing: so the
                 // max is taken either way and only the tokens taken depend on the verdict.
                 full_at = full_at.max(now_s) + select_unpredictable(passes, need, 0);
-                if passes { Verdict::Allowed } else { Verdict::Rejected }
+                if passes {
+                    Verdict::Allowed
+                } else {
+                    Verdict::Rejected
+                }
             } else {
                 let v;
                 (v, last, full_at) = self.admit_one_of_each(k, last, full_at, r);
@@ -86,7 +101,13 @@ impl TokenBucket {
     /// `admit_each`'s way out for one request: the state back in place, `decide`, and out again.
     #[cold]
     #[inline(never)]
-    fn admit_one_of_each(&mut self, k: RunFigures, last: u64, full_at: u64, r: &Request) -> (Verdict, u64, u64) {
+    fn admit_one_of_each(
+        &mut self,
+        k: RunFigures,
+        last: u64,
+        full_at: u64,
+        r: &Request,
+    ) -> (Verdict, u64, u64) {
         self.save_run_state(k, last, full_at);
         let v = self.decide(r.at, u64::from(r.cost)).verdict;
         let (last, full_at) = self.run_state(k);
@@ -96,7 +117,11 @@ impl TokenBucket {
     /// `(last, full_at)` for `admit_each` (meaningful while `last <= now_cap`).
     fn run_state(&self, k: RunFigures) -> (u64, u64) {
         let last = self.last.micros();
-        (last, last.wrapping_mul(k.amount).wrapping_add(k.full - self.level as u64))
+        (
+            last,
+            last.wrapping_mul(k.amount)
+                .wrapping_add(k.full - self.level as u64),
+        )
     }
 
     fn save_run_state(&mut self, k: RunFigures, last: u64, full_at: u64) {
@@ -141,7 +166,11 @@ impl TokenBucket {
             Some(span_from_u128(div_ceil_u128(need - level, rate)))
         };
         let decision = Decision {
-            verdict: if passes { Verdict::Allowed } else { Verdict::Rejected },
+            verdict: if passes {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
             limit: self.capacity,
             remaining: u64::try_from(after / self.unit()).unwrap_or(self.capacity),
             reset_after: span_from_u128(div_ceil_u128(self.full() - after, rate)),
@@ -170,7 +199,12 @@ impl RunFigures {
     fn new(refill: Rate, full: u128) -> Option<RunFigures> {
         let full = u64::try_from(full).ok()?;
         let now_cap = (u64::MAX - full).checked_div(refill.amount())?;
-        Some(RunFigures { amount: refill.amount(), per: refill.per().micros(), full, now_cap })
+        Some(RunFigures {
+            amount: refill.amount(),
+            per: refill.per().micros(),
+            full,
+            now_cap,
+        })
     }
 }
 
@@ -188,7 +222,10 @@ impl Limiter for TokenBucket {
         // real bucket), with no division; else `decide`, whose code is there anyway.
         let now = now.max(self.last);
         let amount = self.refill.amount();
-        if let (Ok(full), Some(now_s)) = (u64::try_from(self.full), checked_mul_u64(now.micros(), amount)) {
+        if let (Ok(full), Some(now_s)) = (
+            u64::try_from(self.full),
+            checked_mul_u64(now.micros(), amount),
+        ) {
             if now_s <= u64::MAX - full && cost <= self.capacity {
                 let full_at = self.last.micros() * amount + (full - self.level as u64);
                 let need = cost * self.refill.per().micros();
@@ -196,7 +233,11 @@ impl Limiter for TokenBucket {
                 let full_at = full_at.max(now_s) + select_unpredictable(passes, need, 0);
                 self.level = u128::from(full - (full_at - now_s));
                 self.last = now;
-                return if passes { Verdict::Allowed } else { Verdict::Rejected };
+                return if passes {
+                    Verdict::Allowed
+                } else {
+                    Verdict::Rejected
+                };
             }
         }
         self.decide(now, cost).verdict
@@ -211,16 +252,19 @@ impl Limiter for TokenBucket {
     }
 
     fn gauge(&self, now: Time) -> Gauge {
-        Gauge { level: self.tokens(now), max: self.capacity as f64, unit: "tokens" }
+        Gauge {
+            level: self.tokens(now),
+            max: self.capacity as f64,
+            unit: "tokens",
+        }
     }
 }
-
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::traffic::Request;
     use crate::core::time::Span;
+    use crate::core::traffic::Request;
 
     fn explainer_bucket() -> TokenBucket {
         TokenBucket::new(5, Rate::parse_per_second("0.5").unwrap()).unwrap()
@@ -229,7 +273,9 @@ mod tests {
     #[test]
     fn starts_full_and_passes_its_capacity_at_once() {
         let mut bucket = explainer_bucket();
-        let passed = (0..8).filter(|_| bucket.decide(Time::ZERO, 1).allowed()).count();
+        let passed = (0..8)
+            .filter(|_| bucket.decide(Time::ZERO, 1).allowed())
+            .count();
         assert_eq!(passed, 5);
     }
 
@@ -259,13 +305,21 @@ mod tests {
     fn never_holds_more_than_its_capacity_after_a_long_idle() {
         let mut bucket = explainer_bucket();
         bucket.decide(Time::ZERO, 1);
-        let passed = (0..10).filter(|_| bucket.decide(Time::from_secs(3600), 1).allowed()).count();
+        let passed = (0..10)
+            .filter(|_| bucket.decide(Time::from_secs(3600), 1).allowed())
+            .count();
         assert_eq!(passed, 5);
     }
 
     /// `requests` (time in µs, cost) through `admit_each`, and the verdicts.
     fn admit_each(bucket: &mut TokenBucket, requests: &[(u64, u32)]) -> Vec<Verdict> {
-        let requests: Vec<Request> = requests.iter().map(|&(t, cost)| Request { cost, ..Request::new(Time(t), 0) }).collect();
+        let requests: Vec<Request> = requests
+            .iter()
+            .map(|&(t, cost)| Request {
+                cost,
+                ..Request::new(Time(t), 0)
+            })
+            .collect();
         let mut verdicts = Vec::new();
         bucket.admit_each(requests.iter(), &mut |v| verdicts.push(v));
         verdicts
@@ -276,10 +330,25 @@ mod tests {
         let (mut running, mut deciding) = (explainer_bucket(), explainer_bucket());
         // Out of order, a cost above the capacity (refused, yet the refill up to now happens), a
         // zero cost, and a token exactly on time.
-        let requests = [(0, 3), (0, 3), (1_000_000, 2), (500_000, 6), (4_000_000, 0), (5_999_999, 1), (6_000_000, 1), (6_000_000, 1)];
-        let expected: Vec<Verdict> = requests.iter().map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict).collect();
+        let requests = [
+            (0, 3),
+            (0, 3),
+            (1_000_000, 2),
+            (500_000, 6),
+            (4_000_000, 0),
+            (5_999_999, 1),
+            (6_000_000, 1),
+            (6_000_000, 1),
+        ];
+        let expected: Vec<Verdict> = requests
+            .iter()
+            .map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict)
+            .collect();
         assert_eq!(admit_each(&mut running, &requests), expected);
-        assert_eq!((running.level, running.last), (deciding.level, deciding.last));
+        assert_eq!(
+            (running.level, running.last),
+            (deciding.level, deciding.last)
+        );
     }
 
     #[test]
@@ -288,14 +357,29 @@ mod tests {
         // 0.5 per second is 1 token per 2 s, a full bucket 10^7 units: past `u64::MAX - 10^7` µs
         // a figure could leave 64 bits, from the third request on.
         let late = u64::MAX - 13_000_000;
-        let requests = [(late, 5), (late + 2_000_000, 1), (late + 4_000_000, 1), (late + 6_000_000, 1), (u64::MAX, 1)];
-        let expected: Vec<Verdict> = requests.iter().map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict).collect();
+        let requests = [
+            (late, 5),
+            (late + 2_000_000, 1),
+            (late + 4_000_000, 1),
+            (late + 6_000_000, 1),
+            (u64::MAX, 1),
+        ];
+        let expected: Vec<Verdict> = requests
+            .iter()
+            .map(|&(t, cost)| deciding.decide(Time(t), u64::from(cost)).verdict)
+            .collect();
         assert_eq!(admit_each(&mut running, &requests), expected);
-        assert_eq!((running.level, running.last), (deciding.level, deciding.last));
+        assert_eq!(
+            (running.level, running.last),
+            (deciding.level, deciding.last)
+        );
     }
 
     #[test]
     fn a_zero_capacity_is_an_error() {
-        assert_eq!(TokenBucket::new(0, Rate::parse_per_second("1").unwrap()).unwrap_err(), ConfigError::ZeroCapacity);
+        assert_eq!(
+            TokenBucket::new(0, Rate::parse_per_second("1").unwrap()).unwrap_err(),
+            ConfigError::ZeroCapacity
+        );
     }
 }

@@ -24,7 +24,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 5] = [Outcome::Allowed, Outcome::Rejected, Outcome::Delayed, Outcome::DegradedAllowed, Outcome::FailedClosed];
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Allowed,
+        Outcome::Rejected,
+        Outcome::Delayed,
+        Outcome::DegradedAllowed,
+        Outcome::FailedClosed,
+    ];
 
     pub fn word(self) -> &'static str {
         match self {
@@ -38,7 +44,10 @@ impl Outcome {
 
     /// The request reached the application.
     pub fn passes(self) -> bool {
-        matches!(self, Outcome::Allowed | Outcome::Delayed | Outcome::DegradedAllowed)
+        matches!(
+            self,
+            Outcome::Allowed | Outcome::Delayed | Outcome::DegradedAllowed
+        )
     }
 }
 
@@ -71,7 +80,13 @@ pub struct RequestRecord {
 }
 
 impl RequestRecord {
-    pub(crate) fn new(key: u32, origin: Region, route: u16, attempt: u8, sent: Time) -> RequestRecord {
+    pub(crate) fn new(
+        key: u32,
+        origin: Region,
+        route: u16,
+        attempt: u8,
+        sent: Time,
+    ) -> RequestRecord {
         RequestRecord {
             key,
             origin,
@@ -101,7 +116,14 @@ impl RequestRecord {
     pub fn served_at(&self) -> Time {
         match (self.outcome, self.decided, self.decision) {
             (Outcome::Allowed, Some(decided), _) => decided,
-            (Outcome::Delayed, Some(decided), Some(Decision { verdict: crate::core::decision::Verdict::Delayed { by }, .. })) => decided.plus(by),
+            (
+                Outcome::Delayed,
+                Some(decided),
+                Some(Decision {
+                    verdict: crate::core::decision::Verdict::Delayed { by },
+                    ..
+                }),
+            ) => decided.plus(by),
             _ => self.answered,
         }
     }
@@ -181,7 +203,10 @@ impl ReportWalk {
     pub(crate) fn walk(&mut self, records: &[RequestRecord], budget: usize) -> bool {
         let to = self.next.saturating_add(budget.max(1)).min(records.len());
         for r in &records[self.next..to] {
-            self.counts[Outcome::ALL.iter().position(|&o| o == r.outcome).unwrap_or(0)] += 1;
+            self.counts[Outcome::ALL
+                .iter()
+                .position(|&o| o == r.outcome)
+                .unwrap_or(0)] += 1;
             self.late += u64::from(r.late);
             self.local += u64::from(r.local);
             self.latencies.push(r.latency().micros());
@@ -212,44 +237,23 @@ impl ReportWalk {
     }
 }
 
-/// The latencies at the nearest ranks of `percents`: for each, the smallest value with at least
-/// that share of `latencies` (none above `largest`) at or below it.
-fn percentiles<const N: usize>(latencies: &[u64], largest: u64, percents: [u64; N]) -> [Span; N] {
+/// The latencies at the nearest ranks of `percents` (ascending): for each, the smallest value
+/// with at least that share of `latencies` at or below it. Selecting each rank's element is
+/// linear, where sorting a million latencies stalled the page; and each selection after the
+/// first looks only above the last rank found, since the ranks ascend.
+fn percentiles<const N: usize>(latencies: &mut [u64], percents: [u64; N]) -> [Span; N] {
     let len = latencies.len();
-    percents.map(|p| match len {
-        0 => Span::ZERO,
-        _ => Span(value_at_rank(latencies, ((p * len as u64).div_ceil(100).max(1) as usize).min(len) - 1, largest)),
+    let mut from = 0;
+    percents.map(|p| {
+        if len == 0 {
+            return Span::ZERO;
+        }
+        let rank = ((p * len as u64).div_ceil(100).max(1) as usize).min(len) - 1;
+        let rank = rank.max(from);
+        let (_, &mut value, _) = latencies[from..].select_nth_unstable(rank - from);
+        from = rank;
+        Span(value)
     })
-}
-
-/// Buckets per counting pass of [`value_at_rank`], as a power of two.
-const RANK_BUCKET_BITS: u32 = 12;
-
-/// The value at 0-based `rank` of `values` in ascending order (`rank` < `values.len()`, and no
-/// value above `largest`). The range holding it is narrowed by a count of 4,096 buckets per pass
-/// (two passes for any latency under 16 s): linear like a selection, where sorting a million
-/// latencies stalled the page, and in less code than the standard library's selection.
-fn value_at_rank(values: &[u64], mut rank: usize, largest: u64) -> u64 {
-    // Every value in `low..=high` is a candidate, and more than `rank` of them are there.
-    let (mut low, mut high) = (0u64, largest);
-    let mut counts = vec![0u32; 1 << RANK_BUCKET_BITS];
-    while low < high {
-        let shift = (64 - (high - low).leading_zeros()).saturating_sub(RANK_BUCKET_BITS);
-        counts.fill(0);
-        for &v in values {
-            if v >= low && v <= high {
-                counts[((v - low) >> shift) as usize] += 1;
-            }
-        }
-        let mut bucket = 0;
-        while rank >= counts[bucket] as usize {
-            rank -= counts[bucket] as usize;
-            bucket += 1;
-        }
-        low += (bucket as u64) << shift;
-        high = high.min(low.saturating_add((1u64 << shift) - 1));
-    }
-    low
 }
 
 impl SimReport {
@@ -264,10 +268,18 @@ impl SimReport {
     ) -> SimReport {
         walk.walk(&records, usize::MAX);
         walk.group();
-        let ReportWalk { counts, late, local, latencies, served, requests_per_key, .. } = walk;
+        let ReportWalk {
+            counts,
+            late,
+            local,
+            mut latencies,
+            served,
+            requests_per_key,
+            ..
+        } = walk;
         let served = served.unwrap_or_else(|| ServedTimes::group(traffic.keys.len(), &[]));
         let slowest = Span(latencies.iter().copied().max().unwrap_or(0));
-        let [p50, p95, p99] = percentiles(&latencies, slowest.micros(), [50, 95, 99]);
+        let [p50, p95, p99] = percentiles(&mut latencies, [50, 95, 99]);
         let limit = config.settings.limit;
         let window = config.settings.window;
         let keys: Vec<KeyStats> = served
@@ -310,17 +322,30 @@ impl SimReport {
 
     /// Requests that reached the application (allowed, delayed or let through degraded).
     pub fn passed(&self) -> u64 {
-        Outcome::ALL.iter().filter(|o| o.passes()).map(|&o| self.count(o)).sum()
+        Outcome::ALL
+            .iter()
+            .filter(|o| o.passes())
+            .map(|&o| self.count(o))
+            .sum()
     }
 
     /// Stored keys at time `at`.
     pub fn stored_keys_at(&self, at: Time) -> u32 {
-        self.stored_keys.iter().take_while(|&&(t, _)| t <= at).last().map(|&(_, n)| n).unwrap_or(0)
+        self.stored_keys
+            .iter()
+            .take_while(|&&(t, _)| t <= at)
+            .last()
+            .map(|&(_, n)| n)
+            .unwrap_or(0)
     }
 
     /// The most any one key had reach the application inside `(end - window, end]`.
     pub fn busiest_key_in_window(&self, end: Time, window: Span) -> u64 {
-        self.served.per_key().map(|times| crate::core::run::count_in_window(times, end, window)).max().unwrap_or(0)
+        self.served
+            .per_key()
+            .map(|times| crate::core::run::count_in_window(times, end, window))
+            .max()
+            .unwrap_or(0)
     }
 
     pub fn key_stats(&self, key: &str) -> Option<&KeyStats> {
@@ -349,7 +374,11 @@ impl SimReport {
                 // The binding answers only `success`: no remaining count to report.
                 Tier::Binding { period_secs } => {
                     if decision.allowed() {
-                        HttpResponse { status: 200, reason: "OK", headers: Vec::new() }
+                        HttpResponse {
+                            status: 200,
+                            reason: "OK",
+                            headers: Vec::new(),
+                        }
                     } else {
                         HttpResponse {
                             status: 429,
@@ -360,21 +389,25 @@ impl SimReport {
                 }
                 Tier::DurableObject => respond(&policy, &decision),
             },
-            (_, None) => respond(&policy, &Decision {
-                verdict: crate::core::decision::Verdict::Rejected,
-                limit: self.limit,
-                remaining: 0,
-                reset_after: Span::ZERO,
-                retry_after: Some(Span::from_secs(1)),
-            }),
+            (_, None) => respond(
+                &policy,
+                &Decision {
+                    verdict: crate::core::decision::Verdict::Rejected,
+                    limit: self.limit,
+                    remaining: 0,
+                    reset_after: Span::ZERO,
+                    retry_after: Some(Span::from_secs(1)),
+                },
+            ),
         };
         if record.outcome == Outcome::Rejected && record.local && self.tier == Tier::DurableObject {
-            response.headers.push(("x-ratelimit-tier".into(), "cache".into()));
+            response
+                .headers
+                .push(("x-ratelimit-tier".into(), "cache".into()));
         }
         response
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -395,31 +428,49 @@ mod tests {
             // Few distinct values, so ranks fall among repeats.
             let latencies: Vec<u64> = (0..len)
                 .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     (seed >> 33) % 37
                 })
                 .collect();
             let expected = [50, 95, 99, 100].map(|p| by_sorting(&latencies, p));
-            let largest = latencies.iter().copied().max().unwrap_or(0);
-            assert_eq!(percentiles(&latencies, largest, [50, 95, 99, 100]), expected, "{len} latencies");
+            assert_eq!(
+                percentiles(&mut latencies.clone(), [50, 95, 99, 100]),
+                expected,
+                "{len} latencies"
+            );
         }
     }
 
     #[test]
     fn no_latencies_give_zero_percentiles() {
-        assert_eq!(percentiles(&[], 0, [50, 99]), [Span::ZERO; 2]);
+        assert_eq!(percentiles(&mut [], [50, 99]), [Span::ZERO; 2]);
     }
 
     #[test]
-    fn every_rank_is_found_among_values_as_far_apart_as_a_u64_allows() {
-        let with_zero = vec![u64::MAX, 0, 1, u64::MAX - 1, 1 << 63, 255, 256, 1 << 40, (1 << 40) + 1, u64::MAX];
+    fn every_percentile_is_found_among_values_as_far_apart_as_a_u64_allows() {
+        let with_zero = vec![
+            u64::MAX,
+            0,
+            1,
+            u64::MAX - 1,
+            1 << 63,
+            255,
+            256,
+            1 << 40,
+            (1 << 40) + 1,
+            u64::MAX,
+        ];
         let without_zero = vec![u64::MAX, 1, u64::MAX - 1, 2, u64::MAX];
         for values in [with_zero, without_zero] {
-            let mut sorted = values.clone();
-            sorted.sort_unstable();
-            for (rank, &expected) in sorted.iter().enumerate() {
-                assert_eq!(value_at_rank(&values, rank, u64::MAX), expected, "rank {rank} of {values:?}");
-            }
+            let percents: [u64; 100] = std::array::from_fn(|i| i as u64 + 1);
+            let expected = percents.map(|p| by_sorting(&values, p));
+            assert_eq!(
+                percentiles(&mut values.clone(), percents),
+                expected,
+                "{values:?}"
+            );
         }
     }
 }

@@ -107,7 +107,11 @@ pub fn parse_rate(text: &str) -> Result<NginxRate, ConfigError> {
     if n > MAX_COUNT {
         return Err(ConfigError::TooLarge("rate"));
     }
-    Ok(if per_minute { NginxRate::PerMinute(n) } else { NginxRate::PerSecond(n) })
+    Ok(if per_minute {
+        NginxRate::PerMinute(n)
+    } else {
+        NginxRate::PerSecond(n)
+    })
 }
 
 /// When an accepted excess request is served: `limit_req ... [nodelay | delay=N]`.
@@ -141,7 +145,12 @@ impl NginxParams {
     /// `rate` with every other setting at nginx's default: no burst, every excess request
     /// delayed, 503 for a rejection.
     pub fn new(rate: NginxRate) -> NginxParams {
-        NginxParams { rate, burst: 0, delay: NginxDelay::default(), status: 503 }
+        NginxParams {
+            rate,
+            burst: 0,
+            delay: NginxDelay::default(),
+            status: 503,
+        }
     }
 
     /// The lab's "`limit` per `window`" written as an nginx configuration. nginx has no window,
@@ -161,7 +170,10 @@ impl NginxParams {
             let per_min = (per_sec_scaled * 60 + window_us / 2) / window_us;
             NginxRate::PerMinute(per_min.clamp(1, cap) as u64)
         };
-        NginxParams { burst: limit.saturating_sub(1).min(MAX_COUNT), ..NginxParams::new(rate) }
+        NginxParams {
+            burst: limit.saturating_sub(1).min(MAX_COUNT),
+            ..NginxParams::new(rate)
+        }
     }
 
     /// The directives' arguments as they would be written, e.g. `rate=1r/s burst=5 nodelay`.
@@ -232,7 +244,9 @@ impl NginxLimitReq {
             NginxDelay::Delay(d) => Some(i128::from(d) * ONE),
         };
         if !(400..=599).contains(&params.status) {
-            return Err(ConfigError::Unsupported("nginx's limit_req_status must be a code from 400 to 599"));
+            return Err(ConfigError::Unsupported(
+                "nginx's limit_req_status must be a code from 400 to 599",
+            ));
         }
         Ok(NginxLimitReq {
             params,
@@ -272,7 +286,11 @@ impl NginxLimitReq {
 
     /// The span from `now` to the start of millisecond `at_ms`, or zero when that has passed.
     fn until_ms(now: Time, at_ms: u64) -> Span {
-        Span(at_ms.saturating_mul(MICROS_PER_MILLI).saturating_sub(now.micros()))
+        Span(
+            at_ms
+                .saturating_mul(MICROS_PER_MILLI)
+                .saturating_sub(now.micros()),
+        )
     }
 
     fn assess(&self, now: Time, cost: u64) -> Assessment {
@@ -295,16 +313,26 @@ impl NginxLimitReq {
                     _ => now_ms,
                 };
                 let delay_ms = match self.delay {
-                    Some(d) if excess > d => u64::try_from((excess - d) * 1000 / self.rate).unwrap_or(u64::MAX),
+                    Some(d) if excess > d => {
+                        u64::try_from((excess - d) * 1000 / self.rate).unwrap_or(u64::MAX)
+                    }
                     _ => 0,
                 };
-                let outcome = if delay_ms == 0 { Outcome::Passed } else { Outcome::Delayed(delay_ms) };
+                let outcome = if delay_ms == 0 {
+                    Outcome::Passed
+                } else {
+                    Outcome::Delayed(delay_ms)
+                };
                 (outcome, excess, Some(Node { excess, last_ms }))
             }
         };
 
         let next = self.step(node, now_ms);
-        let remaining = if next > self.burst { 0 } else { (self.burst - next) / ONE + 1 };
+        let remaining = if next > self.burst {
+            0
+        } else {
+            (self.burst - next) / ONE + 1
+        };
         let reset_after = match node {
             Some(n) => Self::until_ms(now, n.last_ms.saturating_add(self.ms_to_leak(n.excess))),
             None => Span::ZERO,
@@ -313,14 +341,19 @@ impl NginxLimitReq {
             (Outcome::Rejected, Some(n)) if cost <= self.params.burst.saturating_add(1) => {
                 // Accepted once excess - leaked + cost × 1000 <= burst.
                 let need = n.excess + i128::from(cost) * ONE - self.burst;
-                Some(Self::until_ms(now, n.last_ms.saturating_add(self.ms_to_leak(need))))
+                Some(Self::until_ms(
+                    now,
+                    n.last_ms.saturating_add(self.ms_to_leak(need)),
+                ))
             }
             _ => None,
         };
         let decision = Decision {
             verdict: match outcome {
                 Outcome::Passed => Verdict::Allowed,
-                Outcome::Delayed(ms) => Verdict::Delayed { by: Span::from_millis(ms) },
+                Outcome::Delayed(ms) => Verdict::Delayed {
+                    by: Span::from_millis(ms),
+                },
                 Outcome::Rejected => Verdict::Rejected,
             },
             limit: self.params.burst.saturating_add(1),
@@ -328,7 +361,12 @@ impl NginxLimitReq {
             reset_after,
             retry_after,
         };
-        Assessment { decision, outcome, excess, node }
+        Assessment {
+            decision,
+            outcome,
+            excess,
+            node,
+        }
     }
 
     fn reply(&self, a: &Assessment) -> ProductReply {
@@ -337,7 +375,11 @@ impl NginxLimitReq {
             Outcome::Delayed(_) => ("200".to_string(), "DELAYED"),
             Outcome::Rejected => (self.params.status.to_string(), "REJECTED"),
         };
-        let mut fields = vec![("status", status), ("limit_req_status", word.to_string()), ("excess", excess_text(a.excess))];
+        let mut fields = vec![
+            ("status", status),
+            ("limit_req_status", word.to_string()),
+            ("excess", excess_text(a.excess)),
+        ];
         if let Outcome::Delayed(ms) = a.outcome {
             fields.push(("delay_ms", ms.to_string()));
         }
@@ -349,17 +391,18 @@ impl NginxLimitReq {
         let now_ms = now.max(self.latest).micros() / MICROS_PER_MILLI;
         match self.node {
             None => 0.0,
-            Some(n) => (n.excess - self.leaked(now_ms.saturating_sub(n.last_ms))).max(0) as f64 / ONE as f64,
+            Some(n) => {
+                (n.excess - self.leaked(now_ms.saturating_sub(n.last_ms))).max(0) as f64
+                    / ONE as f64
+            }
         }
     }
 }
 
 /// The excess as nginx's log writes it: whole requests, a dot, three digits ("1.500").
 pub fn excess_text(thousandths: i128) -> String {
-    // Written through u64: formatting 128-bit integers would add a kilobyte to the bundle.
-    let t = u64::try_from(thousandths.max(0)).unwrap_or(u64::MAX);
-    let one = ONE as u64;
-    format!("{}.{:03}", t / one, t % one)
+    let t = thousandths.max(0);
+    format!("{}.{:03}", t / ONE, t % ONE)
 }
 
 impl Limiter for NginxLimitReq {
@@ -376,7 +419,11 @@ impl Limiter for NginxLimitReq {
     }
 
     fn gauge(&self, now: Time) -> Gauge {
-        Gauge { level: self.excess(now), max: self.params.burst as f64, unit: "requests of excess" }
+        Gauge {
+            level: self.excess(now),
+            max: self.params.burst as f64,
+            unit: "requests of excess",
+        }
     }
 
     fn is_at_rest(&self, now: Time) -> bool {
@@ -404,7 +451,13 @@ mod tests {
     use super::*;
 
     fn limiter(rate: NginxRate, burst: u64, delay: NginxDelay) -> NginxLimitReq {
-        NginxLimitReq::new(NginxParams { rate, burst, delay, status: 503 }).unwrap()
+        NginxLimitReq::new(NginxParams {
+            rate,
+            burst,
+            delay,
+            status: 503,
+        })
+        .unwrap()
     }
 
     #[test]
@@ -413,14 +466,28 @@ mod tests {
         assert_eq!(parse_rate(" 30r/m "), Ok(NginxRate::PerMinute(30)));
         assert_eq!(parse_rate("30r/m").unwrap().to_string(), "30r/m");
         assert_eq!(NginxRate::PerSecond(7).to_string(), "7r/s");
-        for bad in ["10", "10 r/s", "r/s", "-1r/s", "1.5r/s", "10r/h", "10R/S", ""] {
+        for bad in [
+            "10", "10 r/s", "r/s", "-1r/s", "1.5r/s", "10r/h", "10R/S", "",
+        ] {
             let err = parse_rate(bad).unwrap_err();
-            assert!(matches!(err, ConfigError::Unsupported(_)), "{bad:?} gave {err:?}");
-            assert!(err.to_string().contains("10r/s"), "the message shows the spelling");
+            assert!(
+                matches!(err, ConfigError::Unsupported(_)),
+                "{bad:?} gave {err:?}"
+            );
+            assert!(
+                err.to_string().contains("10r/s"),
+                "the message shows the spelling"
+            );
         }
         assert_eq!(parse_rate("0r/s"), Err(ConfigError::ZeroRate));
-        assert_eq!(parse_rate("99999999999999999999999r/s"), Err(ConfigError::TooLarge("rate")));
-        assert_eq!(parse_rate("1000000001r/s"), Err(ConfigError::TooLarge("rate")));
+        assert_eq!(
+            parse_rate("99999999999999999999999r/s"),
+            Err(ConfigError::TooLarge("rate"))
+        );
+        assert_eq!(
+            parse_rate("1000000001r/s"),
+            Err(ConfigError::TooLarge("rate"))
+        );
     }
 
     #[test]
@@ -445,7 +512,10 @@ mod tests {
         assert!(l.decide(Time::ZERO, 1).allowed());
         let before = l.node;
         for _ in 0..5 {
-            assert_eq!(l.decide(Time::from_millis(500), 1).verdict, Verdict::Rejected);
+            assert_eq!(
+                l.decide(Time::from_millis(500), 1).verdict,
+                Verdict::Rejected
+            );
         }
         assert_eq!(l.node, before);
         assert_eq!(l.peek(Time::from_millis(1000), 1).verdict, Verdict::Allowed);
@@ -460,7 +530,10 @@ mod tests {
         let (d, reply) = l.decide_with_reply(Time::ZERO, 0);
         assert_eq!(d.verdict, Verdict::Allowed);
         assert_eq!(reply.get("excess"), Some("0.000"));
-        assert_eq!(d.remaining, 2, "the first request was free; burst=2 leaves room for 2 more");
+        assert_eq!(
+            d.remaining, 2,
+            "the first request was free; burst=2 leaves room for 2 more"
+        );
     }
 
     #[test]
@@ -470,21 +543,43 @@ mod tests {
         assert_eq!(d.verdict, Verdict::Allowed);
         assert_eq!(reply.get("excess"), Some("2.000"));
         let (d, reply) = l.decide_with_reply(Time::ZERO, 3);
-        assert_eq!((d.verdict, reply.get("excess")), (Verdict::Rejected, Some("5.000")));
-        assert_eq!(d.retry_after, Some(Span::from_secs(2)), "2 requests must leak for 3 more to fit");
-        assert_eq!(l.decide(Time::ZERO, 5).retry_after, None, "more than burst + 1 can never pass");
+        assert_eq!(
+            (d.verdict, reply.get("excess")),
+            (Verdict::Rejected, Some("5.000"))
+        );
+        assert_eq!(
+            d.retry_after,
+            Some(Span::from_secs(2)),
+            "2 requests must leak for 3 more to fit"
+        );
+        assert_eq!(
+            l.decide(Time::ZERO, 5).retry_after,
+            None,
+            "more than burst + 1 can never pass"
+        );
     }
 
     #[test]
     fn a_delay_above_the_burst_acts_as_nodelay_as_nginx_accepts_it() {
         let mut l = limiter(NginxRate::PerSecond(1), 2, NginxDelay::Delay(5));
         let v: Vec<Verdict> = (0..4).map(|_| l.decide(Time::ZERO, 1).verdict).collect();
-        assert_eq!(v, [Verdict::Allowed, Verdict::Allowed, Verdict::Allowed, Verdict::Rejected]);
+        assert_eq!(
+            v,
+            [
+                Verdict::Allowed,
+                Verdict::Allowed,
+                Verdict::Allowed,
+                Verdict::Rejected
+            ]
+        );
     }
 
     #[test]
     fn a_status_outside_400_to_599_is_refused_as_nginx_refuses_it() {
-        let p = NginxParams { status: 200, ..NginxParams::new(NginxRate::PerSecond(1)) };
+        let p = NginxParams {
+            status: 200,
+            ..NginxParams::new(NginxRate::PerSecond(1))
+        };
         let err = NginxLimitReq::new(p).unwrap_err();
         assert!(err.to_string().contains("400 to 599"));
         assert!(NginxLimitReq::new(NginxParams { status: 429, ..p }).is_ok());

@@ -23,9 +23,8 @@
 //! `weighted + current >= tokens` (checked only when the cost is positive) it answers -1 without
 //! counting; otherwise it INCRBYs the current key by the cost and answers
 //! `tokens - (current + cost + weighted)`, which is negative, so a rejection that was counted,
-//! when the cost overshoots. `reset = (k + 1) × w`. The weighting is reproduced bit for bit: the
-//! division, the subtraction and the product are each rounded to the nearest double (ties to
-//! even) by exact integer arithmetic, so 10 previous requests 9 s into a 10 s window weigh
+//! when the cost overshoots. `reset = (k + 1) × w`. The weighting is computed in doubles, as
+//! the script's Lua does, so 10 previous requests 9 s into a 10 s window weigh
 //! `floor(0.9999999999999998) = 0`, not 1.
 //!
 //! `tokenBucket(refillRate, interval, maxTokens)`: one hash per key holding `refilledAt` and
@@ -81,7 +80,11 @@ pub enum UpstashAlgorithm {
     /// `Ratelimit.slidingWindow(tokens, window)`.
     SlidingWindow { tokens: u64, window: Span },
     /// `Ratelimit.tokenBucket(refillRate, interval, maxTokens)`.
-    TokenBucket { refill_rate: u64, interval: Span, max_tokens: u64 },
+    TokenBucket {
+        refill_rate: u64,
+        interval: Span,
+        max_tokens: u64,
+    },
 }
 
 impl UpstashAlgorithm {
@@ -96,7 +99,8 @@ impl UpstashAlgorithm {
     /// The `limit` the library reports: `tokens`, or `maxTokens` for the bucket.
     pub fn limit(&self) -> u64 {
         match *self {
-            UpstashAlgorithm::FixedWindow { tokens, .. } | UpstashAlgorithm::SlidingWindow { tokens, .. } => tokens,
+            UpstashAlgorithm::FixedWindow { tokens, .. }
+            | UpstashAlgorithm::SlidingWindow { tokens, .. } => tokens,
             UpstashAlgorithm::TokenBucket { max_tokens, .. } => max_tokens,
         }
     }
@@ -104,7 +108,8 @@ impl UpstashAlgorithm {
     /// The window, or the bucket's refill interval.
     fn period(&self) -> Span {
         match *self {
-            UpstashAlgorithm::FixedWindow { window, .. } | UpstashAlgorithm::SlidingWindow { window, .. } => window,
+            UpstashAlgorithm::FixedWindow { window, .. }
+            | UpstashAlgorithm::SlidingWindow { window, .. } => window,
             UpstashAlgorithm::TokenBucket { interval, .. } => interval,
         }
     }
@@ -126,7 +131,12 @@ impl UpstashParams {
     /// `new Ratelimit({ redis, limiter })` with the library's defaults: 5 s timeout, the
     /// ephemeral cache on, and an instant Redis.
     pub fn new(algorithm: UpstashAlgorithm) -> UpstashParams {
-        UpstashParams { algorithm, timeout: DEFAULT_TIMEOUT, redis_latency: Span::ZERO, ephemeral_cache: true }
+        UpstashParams {
+            algorithm,
+            timeout: DEFAULT_TIMEOUT,
+            redis_latency: Span::ZERO,
+            ephemeral_cache: true,
+        }
     }
 
     pub fn fixed_window(tokens: u64, window: Span) -> UpstashParams {
@@ -138,7 +148,11 @@ impl UpstashParams {
     }
 
     pub fn token_bucket(refill_rate: u64, interval: Span, max_tokens: u64) -> UpstashParams {
-        UpstashParams::new(UpstashAlgorithm::TokenBucket { refill_rate, interval, max_tokens })
+        UpstashParams::new(UpstashAlgorithm::TokenBucket {
+            refill_rate,
+            interval,
+            max_tokens,
+        })
     }
 
     /// The lab's "limit per window" in each algorithm's own terms, with the library's defaults:
@@ -160,11 +174,17 @@ impl UpstashParams {
     }
 
     pub fn with_redis_latency(self, redis_latency: Span) -> UpstashParams {
-        UpstashParams { redis_latency, ..self }
+        UpstashParams {
+            redis_latency,
+            ..self
+        }
     }
 
     pub fn with_ephemeral_cache(self, ephemeral_cache: bool) -> UpstashParams {
-        UpstashParams { ephemeral_cache, ..self }
+        UpstashParams {
+            ephemeral_cache,
+            ..self
+        }
     }
 
     /// True when every call that reaches Redis resolves by the timeout instead.
@@ -231,9 +251,16 @@ struct BucketKey {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Store {
     /// The count of window `window` (older windows' keys are never read again).
-    Fixed { window: u64, count: u64 },
+    Fixed {
+        window: u64,
+        count: u64,
+    },
     /// The counts of window `window` and of the one before it.
-    Sliding { window: u64, current: u64, previous: u64 },
+    Sliding {
+        window: u64,
+        current: u64,
+        previous: u64,
+    },
     Bucket(Option<BucketKey>),
 }
 
@@ -278,8 +305,15 @@ impl Upstash {
             return Err(ConfigError::TooLarge("limit"));
         }
         let store = match params.algorithm {
-            UpstashAlgorithm::FixedWindow { .. } => Store::Fixed { window: 0, count: 0 },
-            UpstashAlgorithm::SlidingWindow { .. } => Store::Sliding { window: 0, current: 0, previous: 0 },
+            UpstashAlgorithm::FixedWindow { .. } => Store::Fixed {
+                window: 0,
+                count: 0,
+            },
+            UpstashAlgorithm::SlidingWindow { .. } => Store::Sliding {
+                window: 0,
+                current: 0,
+                previous: 0,
+            },
             UpstashAlgorithm::TokenBucket { refill_rate, .. } => {
                 if refill_rate == 0 {
                     return Err(ConfigError::Unsupported(
@@ -293,7 +327,14 @@ impl Upstash {
             }
         };
         let period_ms = period.micros() / MICROS_PER_MILLI;
-        Ok(Upstash { params, period_ms, store, blocked_until: None, in_flight: VecDeque::new(), latest: Time::ZERO })
+        Ok(Upstash {
+            params,
+            period_ms,
+            store,
+            blocked_until: None,
+            in_flight: VecDeque::new(),
+            latest: Time::ZERO,
+        })
     }
 
     pub fn params(&self) -> &UpstashParams {
@@ -313,25 +354,51 @@ impl Upstash {
         let now_ms = now.micros() / MICROS_PER_MILLI;
         let limit = self.params.algorithm.limit();
         let reply = match self.cache_block(now, cost) {
-            Some(reset) => UpstashReply { success: false, limit, remaining: 0, reset, reason: Some(UpstashReason::CacheBlock) },
+            Some(reset) => UpstashReply {
+                success: false,
+                limit,
+                remaining: 0,
+                reset,
+                reason: Some(UpstashReason::CacheBlock),
+            },
             None => {
                 let answer = self.run_script(now_ms, cost);
                 if !answer.success && self.params.ephemeral_cache {
                     self.send_block(now.plus(self.params.redis_latency), answer.reset);
                 }
                 if self.params.times_out() {
-                    UpstashReply { success: true, limit: 0, remaining: 0, reset: 0, reason: Some(UpstashReason::Timeout) }
+                    UpstashReply {
+                        success: true,
+                        limit: 0,
+                        remaining: 0,
+                        reset: 0,
+                        reason: Some(UpstashReason::Timeout),
+                    }
                 } else {
-                    UpstashReply { success: answer.success, limit, remaining: answer.remaining, reset: answer.reset, reason: None }
+                    UpstashReply {
+                        success: answer.success,
+                        limit,
+                        remaining: answer.remaining,
+                        reset: answer.reset,
+                        reason: None,
+                    }
                 }
             }
         };
         let decision = Decision {
-            verdict: if reply.success { Verdict::Allowed } else { Verdict::Rejected },
+            verdict: if reply.success {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
             limit,
             remaining: reply.remaining,
             reset_after: self.rest_at(now).since(now),
-            retry_after: if reply.success { None } else { self.first_pass(now, cost).map(|at| at.since(now)) },
+            retry_after: if reply.success {
+                None
+            } else {
+                self.first_pass(now, cost).map(|at| at.since(now))
+            },
         };
         (reply, decision)
     }
@@ -358,7 +425,11 @@ impl Upstash {
 
     /// The cache entry as it stands at `at`, counting answers arrived by then.
     fn cache_entry_at(&self, at: Time) -> Option<u64> {
-        let arrived = self.in_flight.iter().take_while(|&&(arrival, _)| arrival <= at).last();
+        let arrived = self
+            .in_flight
+            .iter()
+            .take_while(|&&(arrival, _)| arrival <= at)
+            .last();
         arrived.map(|&(_, reset)| reset).or(self.blocked_until)
     }
 
@@ -380,27 +451,51 @@ impl Upstash {
             UpstashAlgorithm::FixedWindow { tokens, .. } => {
                 let count = self.fixed_count(window).saturating_add(cost);
                 self.store = Store::Fixed { window, count };
-                ScriptAnswer { success: count <= tokens, remaining: tokens.saturating_sub(count), reset }
+                ScriptAnswer {
+                    success: count <= tokens,
+                    remaining: tokens.saturating_sub(count),
+                    reset,
+                }
             }
             UpstashAlgorithm::SlidingWindow { tokens, .. } => {
                 let (current, previous) = self.sliding_counts(window);
                 let weighted = lua_weighted_previous(previous, now_ms % w, w);
                 let used = u128::from(weighted) + u128::from(current);
                 if cost > 0 && used >= u128::from(tokens) {
-                    return ScriptAnswer { success: false, remaining: 0, reset };
+                    return ScriptAnswer {
+                        success: false,
+                        remaining: 0,
+                        reset,
+                    };
                 }
                 let current = current.saturating_add(cost);
-                self.store = Store::Sliding { window, current, previous };
+                self.store = Store::Sliding {
+                    window,
+                    current,
+                    previous,
+                };
                 let after = u128::from(current) + u128::from(weighted);
                 let success = after <= u128::from(tokens);
-                ScriptAnswer { success, remaining: u64::try_from(u128::from(tokens).saturating_sub(after)).unwrap_or(0), reset }
+                ScriptAnswer {
+                    success,
+                    remaining: u64::try_from(u128::from(tokens).saturating_sub(after)).unwrap_or(0),
+                    reset,
+                }
             }
-            UpstashAlgorithm::TokenBucket { refill_rate, max_tokens, .. } => {
+            UpstashAlgorithm::TokenBucket {
+                refill_rate,
+                max_tokens,
+                ..
+            } => {
                 let key = self.live_bucket(now_ms);
                 let (refilled_at, tokens) = refill(key, now_ms, w, refill_rate, max_tokens);
                 let reset = refilled_at.saturating_add(w);
                 if cost > 0 && tokens < cost {
-                    return ScriptAnswer { success: false, remaining: 0, reset };
+                    return ScriptAnswer {
+                        success: false,
+                        remaining: 0,
+                        reset,
+                    };
                 }
                 let remaining = tokens - cost;
                 let refills_to_full = (max_tokens - remaining).div_ceil(refill_rate);
@@ -411,8 +506,16 @@ impl Upstash {
                     // HSET keeps an existing TTL; a new key written without PEXPIRE has none.
                     key.and_then(|k| k.expires_at)
                 };
-                self.store = Store::Bucket(Some(BucketKey { refilled_at, tokens: remaining, expires_at }));
-                ScriptAnswer { success: true, remaining, reset }
+                self.store = Store::Bucket(Some(BucketKey {
+                    refilled_at,
+                    tokens: remaining,
+                    expires_at,
+                }));
+                ScriptAnswer {
+                    success: true,
+                    remaining,
+                    reset,
+                }
             }
         }
     }
@@ -428,8 +531,14 @@ impl Upstash {
     /// The sliding window's (current, previous) raw counts for `window`.
     fn sliding_counts(&self, window: u64) -> (u64, u64) {
         match self.store {
-            Store::Sliding { window: w, current, previous } if w == window => (current, previous),
-            Store::Sliding { window: w, current, .. } if w.checked_add(1) == Some(window) => (0, current),
+            Store::Sliding {
+                window: w,
+                current,
+                previous,
+            } if w == window => (current, previous),
+            Store::Sliding {
+                window: w, current, ..
+            } if w.checked_add(1) == Some(window) => (0, current),
             _ => (0, 0),
         }
     }
@@ -446,7 +555,11 @@ impl Upstash {
     /// else happened; `None` if it never can.
     fn first_pass(&self, now: Time, cost: u64) -> Option<Time> {
         let now_ms = now.micros() / MICROS_PER_MILLI;
-        let mut t = if self.params.times_out() { now_ms } else { self.script_first_pass(now_ms, cost)? };
+        let mut t = if self.params.times_out() {
+            now_ms
+        } else {
+            self.script_first_pass(now_ms, cost)?
+        };
         // The cache answers per millisecond; an entry only gives way to a later reset, so `t`
         // rises at every step until no entry blocks it (or it leaves the lab's clock).
         loop {
@@ -482,7 +595,10 @@ impl Upstash {
                 // falls as the window goes on, so search for the first millisecond it fits.
                 let (current, previous) = self.sliding_counts(window);
                 let start = window.saturating_mul(w);
-                if let Some(budget) = tokens.checked_sub(current).and_then(|r| r.checked_sub(cost)) {
+                if let Some(budget) = tokens
+                    .checked_sub(current)
+                    .and_then(|r| r.checked_sub(cost))
+                {
                     if let Some(e) = first_weight_within(previous, budget, now_ms % w, w) {
                         return Some(start + e);
                     }
@@ -492,17 +608,25 @@ impl Upstash {
                 }
                 Some(window_end(window.saturating_add(1), w))
             }
-            UpstashAlgorithm::TokenBucket { refill_rate, max_tokens, .. } => {
+            UpstashAlgorithm::TokenBucket {
+                refill_rate,
+                max_tokens,
+                ..
+            } => {
                 if cost > max_tokens {
                     return None;
                 }
-                let Some(key) = self.live_bucket(now_ms) else { return Some(now_ms) };
+                let Some(key) = self.live_bucket(now_ms) else {
+                    return Some(now_ms);
+                };
                 let (refilled_at, tokens) = refill(Some(key), now_ms, w, refill_rate, max_tokens);
                 if tokens >= cost {
                     return Some(now_ms);
                 }
                 let refills = (cost - tokens).div_ceil(refill_rate);
-                let refilled = u64::try_from(u128::from(refilled_at) + u128::from(refills) * u128::from(w)).unwrap_or(u64::MAX);
+                let refilled =
+                    u64::try_from(u128::from(refilled_at) + u128::from(refills) * u128::from(w))
+                        .unwrap_or(u64::MAX);
                 let expired = key.expires_at.map_or(u64::MAX, |x| x.saturating_add(1));
                 Some(refilled.min(expired))
             }
@@ -583,86 +707,17 @@ fn first_weight_within(previous: u64, budget: u64, from: u64, w: u64) -> Option<
     Some(lo)
 }
 
-/// `math.floor((1 - (now % window) / window) * previous)` as Redis's Lua computes it in IEEE
-/// doubles, reproduced exactly with integers. `elapsed` is reduced modulo `window` as the
-/// script's `now % window` does, so either `now` or the time into the window may be passed.
+/// `math.floor((1 - (now % window) / window) * previous)` as Redis's Lua computes it: in
+/// doubles, Lua's only numbers, each operation rounded to the nearest. `elapsed` is reduced
+/// modulo `window` as the script's `now % window` does, so either `now` or the time into the
+/// window may be passed. Below 2^53 (any window the profile accepts, at most a year of
+/// milliseconds) the remainder and the window are the doubles the script holds.
 pub fn lua_weighted_previous(previous: u64, elapsed: u64, window: u64) -> u64 {
-    if previous == 0 || window == 0 {
+    if window == 0 {
         return 0;
     }
-    let elapsed = elapsed % window;
-    let percentage = if elapsed == 0 { Double::ZERO } else { Double::quotient(u128::from(elapsed), u128::from(window)) };
-    let weight = percentage.one_minus();
-    let weighted = weight.times(Double::round(u128::from(previous), 0, false));
-    u64::try_from(weighted.floor()).unwrap_or(u64::MAX)
-}
-
-/// A non-negative double held exactly: `m × 2^e` with `m < 2^53`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Double {
-    m: u128,
-    e: i32,
-}
-
-impl Double {
-    const ZERO: Double = Double { m: 0, e: 0 };
-    const SIGNIFICAND_BITS: u32 = 53;
-
-    /// The double nearest to `n × 2^e` (ties to even); `sticky` says a nonzero part below `n`'s
-    /// last bit was cut off, and callers pass it only with `n` at least 54 bits long.
-    fn round(n: u128, e: i32, sticky: bool) -> Double {
-        let len = bit_length(n);
-        if len <= Double::SIGNIFICAND_BITS {
-            return Double { m: n, e };
-        }
-        let shift = len - Double::SIGNIFICAND_BITS;
-        let kept = n >> shift;
-        let rest = n & ((1u128 << shift) - 1);
-        let half = 1u128 << (shift - 1);
-        let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
-        let (mut m, mut e) = (kept + u128::from(up), e + shift as i32);
-        if m == 1u128 << Double::SIGNIFICAND_BITS {
-            m >>= 1;
-            e += 1;
-        }
-        Double { m, e }
-    }
-
-    /// `a / b` rounded to the nearest double, for `0 < a` and `0 < b < 2^64`.
-    fn quotient(a: u128, b: u128) -> Double {
-        // Scale so the integer quotient has at least 55 bits; the remainder is the sticky bit.
-        let k = (55 + bit_length(b)).saturating_sub(bit_length(a));
-        let scaled = a << k;
-        Double::round(scaled / b, -(k as i32), !scaled.is_multiple_of(b))
-    }
-
-    /// `1 - self` rounded, for `self < 1`.
-    fn one_minus(self) -> Double {
-        if self.m == 0 {
-            return Double { m: 1, e: 0 };
-        }
-        // self = m / 2^k with k = -e > 0; 1 - self = (2^k - m) / 2^k exactly.
-        let k = self.e.unsigned_abs();
-        Double::round((1u128 << k) - self.m, self.e, false)
-    }
-
-    /// `self × other` rounded.
-    fn times(self, other: Double) -> Double {
-        Double::round(self.m * other.m, self.e + other.e, false)
-    }
-
-    /// `math.floor(self)`.
-    fn floor(self) -> u128 {
-        if self.e >= 0 {
-            self.m.checked_shl(self.e.unsigned_abs()).unwrap_or(u128::MAX)
-        } else {
-            self.m.checked_shr(self.e.unsigned_abs()).unwrap_or(0)
-        }
-    }
-}
-
-fn bit_length(n: u128) -> u32 {
-    128 - n.leading_zeros()
+    let percentage_in_current = (elapsed % window) as f64 / window as f64;
+    ((1.0 - percentage_in_current) * previous as f64).floor() as u64
 }
 
 impl Limiter for Upstash {
@@ -681,17 +736,32 @@ impl Limiter for Upstash {
         let window = now_ms / w;
         let max = self.params.algorithm.limit() as f64;
         match self.params.algorithm {
-            UpstashAlgorithm::FixedWindow { .. } => {
-                Gauge { level: self.fixed_count(window) as f64, max, unit: "counted in this window" }
-            }
+            UpstashAlgorithm::FixedWindow { .. } => Gauge {
+                level: self.fixed_count(window) as f64,
+                max,
+                unit: "counted in this window",
+            },
             UpstashAlgorithm::SlidingWindow { .. } => {
                 let (current, previous) = self.sliding_counts(window);
                 let level = lua_weighted_previous(previous, now_ms % w, w) as f64 + current as f64;
-                Gauge { level, max, unit: "weighted count" }
+                Gauge {
+                    level,
+                    max,
+                    unit: "weighted count",
+                }
             }
-            UpstashAlgorithm::TokenBucket { refill_rate, max_tokens, .. } => {
-                let (_, tokens) = refill(self.live_bucket(now_ms), now_ms, w, refill_rate, max_tokens);
-                Gauge { level: tokens as f64, max, unit: "tokens" }
+            UpstashAlgorithm::TokenBucket {
+                refill_rate,
+                max_tokens,
+                ..
+            } => {
+                let (_, tokens) =
+                    refill(self.live_bucket(now_ms), now_ms, w, refill_rate, max_tokens);
+                Gauge {
+                    level: tokens as f64,
+                    max,
+                    unit: "tokens",
+                }
             }
         }
     }
@@ -713,13 +783,97 @@ impl Product for Upstash {
 mod tests {
     use super::*;
 
-    /// The same expression in native doubles, as the oracle (tests only; decisions use integers).
-    fn native(previous: u64, elapsed: u64, window: u64) -> u64 {
-        ((1.0 - elapsed as f64 / window as f64) * previous as f64).floor() as u64
+    /// The script's expression with each double operation (the division, the subtraction, the
+    /// product) rounded to the nearest double, ties to even, by exact integer arithmetic: a
+    /// statement of IEEE 754 that owes nothing to the processor's floating point.
+    fn exact_doubles(previous: u64, elapsed: u64, window: u64) -> u64 {
+        if previous == 0 || window == 0 {
+            return 0;
+        }
+        let elapsed = elapsed % window;
+        let percentage = if elapsed == 0 {
+            Double::ZERO
+        } else {
+            Double::quotient(u128::from(elapsed), u128::from(window))
+        };
+        let weight = percentage.one_minus();
+        let weighted = weight.times(Double::round(u128::from(previous), 0, false));
+        u64::try_from(weighted.floor()).unwrap_or(u64::MAX)
+    }
+
+    /// A non-negative double held exactly: `m × 2^e` with `m < 2^53`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Double {
+        m: u128,
+        e: i32,
+    }
+
+    impl Double {
+        const ZERO: Double = Double { m: 0, e: 0 };
+        const SIGNIFICAND_BITS: u32 = 53;
+
+        /// The double nearest to `n × 2^e` (ties to even); `sticky` says a nonzero part below
+        /// `n`'s last bit was cut off, and callers pass it only with `n` at least 54 bits long.
+        fn round(n: u128, e: i32, sticky: bool) -> Double {
+            let len = bit_length(n);
+            if len <= Double::SIGNIFICAND_BITS {
+                return Double { m: n, e };
+            }
+            let shift = len - Double::SIGNIFICAND_BITS;
+            let kept = n >> shift;
+            let rest = n & ((1u128 << shift) - 1);
+            let half = 1u128 << (shift - 1);
+            let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
+            let (mut m, mut e) = (kept + u128::from(up), e + shift as i32);
+            if m == 1u128 << Double::SIGNIFICAND_BITS {
+                m >>= 1;
+                e += 1;
+            }
+            Double { m, e }
+        }
+
+        /// `a / b` rounded to the nearest double, for `0 < a` and `0 < b < 2^64`.
+        fn quotient(a: u128, b: u128) -> Double {
+            // Scale so the integer quotient has at least 55 bits; the remainder is the sticky
+            // bit.
+            let k = (55 + bit_length(b)).saturating_sub(bit_length(a));
+            let scaled = a << k;
+            Double::round(scaled / b, -(k as i32), !scaled.is_multiple_of(b))
+        }
+
+        /// `1 - self` rounded, for `self < 1`.
+        fn one_minus(self) -> Double {
+            if self.m == 0 {
+                return Double { m: 1, e: 0 };
+            }
+            // self = m / 2^k with k = -e > 0; 1 - self = (2^k - m) / 2^k exactly.
+            let k = self.e.unsigned_abs();
+            Double::round((1u128 << k) - self.m, self.e, false)
+        }
+
+        /// `self × other` rounded.
+        fn times(self, other: Double) -> Double {
+            Double::round(self.m * other.m, self.e + other.e, false)
+        }
+
+        /// `math.floor(self)`.
+        fn floor(self) -> u128 {
+            if self.e >= 0 {
+                self.m
+                    .checked_shl(self.e.unsigned_abs())
+                    .unwrap_or(u128::MAX)
+            } else {
+                self.m.checked_shr(self.e.unsigned_abs()).unwrap_or(0)
+            }
+        }
+    }
+
+    fn bit_length(n: u128) -> u32 {
+        128 - n.leading_zeros()
     }
 
     #[test]
-    fn the_integer_doubles_match_native_doubles_bit_for_bit() {
+    fn the_weighting_is_the_exactly_rounded_double_arithmetic_bit_for_bit() {
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move || {
             seed ^= seed << 13;
@@ -727,22 +881,57 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let windows = [1u64, 2, 3, 5, 7, 10, 1000, 1001, 9_999, 10_000, 60_000, 86_400_000, 31_622_400_000];
+        let windows = [
+            1u64,
+            2,
+            3,
+            5,
+            7,
+            10,
+            1000,
+            1001,
+            9_999,
+            10_000,
+            60_000,
+            86_400_000,
+            31_622_400_000,
+        ];
         for &w in &windows {
             for _ in 0..2_000 {
                 let e = next() % w;
-                let p = match next() % 3 {
+                let p = match next() % 4 {
                     0 => next() % 20,
                     1 => next() % 1_000_000_001,
-                    _ => next() % (1 << 53),
+                    2 => next() % (1 << 53),
+                    _ => next(),
                 };
-                assert_eq!(lua_weighted_previous(p, e, w), native(p, e, w), "p={p} e={e} w={w}");
+                assert_eq!(
+                    lua_weighted_previous(p, e, w),
+                    exact_doubles(p, e, w),
+                    "p={p} e={e} w={w}"
+                );
+            }
+        }
+        // Every millisecond of the usual windows, for the counts a window commonly holds.
+        for w in [1_000u64, 10_000, 60_000] {
+            for e in 0..w {
+                for p in [1u64, 2, 3, 7, 10, 49, 50, 99, 100, 1_000, 999_999_999] {
+                    assert_eq!(
+                        lua_weighted_previous(p, e, w),
+                        exact_doubles(p, e, w),
+                        "p={p} e={e} w={w}"
+                    );
+                }
             }
         }
         for w in 1..120u64 {
             for e in 0..w {
                 for p in 0..40u64 {
-                    assert_eq!(lua_weighted_previous(p, e, w), native(p, e, w), "p={p} e={e} w={w}");
+                    assert_eq!(
+                        lua_weighted_previous(p, e, w),
+                        exact_doubles(p, e, w),
+                        "p={p} e={e} w={w}"
+                    );
                 }
             }
         }
@@ -752,22 +941,44 @@ mod tests {
     fn the_doubles_round_ten_previous_requests_at_nine_tenths_down_to_zero() {
         // (1 - 0.9) × 10 is 0.9999999999999998 in doubles.
         assert_eq!(lua_weighted_previous(10, 9_000, 10_000), 0);
-        assert_eq!(10 * (10_000 - 9_000) / 10_000, 1, "the exact weight would be 1");
+        assert_eq!(
+            10 * (10_000 - 9_000) / 10_000,
+            1,
+            "the exact weight would be 1"
+        );
     }
 
     #[test]
     fn a_fresh_bucket_is_full_and_refilled_now() {
         assert_eq!(refill(None, 1234, 1000, 5, 10), (1234, 10));
-        let key = BucketKey { refilled_at: 0, tokens: 2, expires_at: None };
-        assert_eq!(refill(Some(key), 2_500, 1000, 5, 10), (2000, 10), "two whole intervals, capped");
-        assert_eq!(refill(Some(key), 999, 1000, 5, 10), (0, 2), "no partial refill");
+        let key = BucketKey {
+            refilled_at: 0,
+            tokens: 2,
+            expires_at: None,
+        };
+        assert_eq!(
+            refill(Some(key), 2_500, 1000, 5, 10),
+            (2000, 10),
+            "two whole intervals, capped"
+        );
+        assert_eq!(
+            refill(Some(key), 999, 1000, 5, 10),
+            (0, 2),
+            "no partial refill"
+        );
     }
 
     #[test]
     fn windows_that_are_not_whole_milliseconds_are_refused() {
         let err = Upstash::new(UpstashParams::fixed_window(5, Span(1_500))).unwrap_err();
         assert!(matches!(err, ConfigError::Unsupported(_)));
-        assert_eq!(Upstash::new(UpstashParams::fixed_window(5, Span::ZERO)).unwrap_err(), ConfigError::ZeroWindow);
-        assert!(matches!(Upstash::new(UpstashParams::token_bucket(0, Span::from_secs(1), 5)), Err(ConfigError::Unsupported(_))));
+        assert_eq!(
+            Upstash::new(UpstashParams::fixed_window(5, Span::ZERO)).unwrap_err(),
+            ConfigError::ZeroWindow
+        );
+        assert!(matches!(
+            Upstash::new(UpstashParams::token_bucket(0, Span::from_secs(1), 5)),
+            Err(ConfigError::Unsupported(_))
+        ));
     }
 }
