@@ -325,8 +325,7 @@ fn span_up(ns: u128) -> Span {
 /// Nanoseconds written as milliseconds, exactly: 1000000000 ns is "1000", 333333333 ns is
 /// "333.333333".
 fn millis_text(ns: u128) -> String {
-    // Written through u64: formatting 128-bit integers would add a kilobyte to the bundle.
-    let (whole, frac) = (u64::try_from(ns / NANOS_PER_MILLI).unwrap_or(u64::MAX), (ns % NANOS_PER_MILLI) as u64);
+    let (whole, frac) = (ns / NANOS_PER_MILLI, ns % NANOS_PER_MILLI);
     if frac == 0 {
         return whole.to_string();
     }

@@ -152,11 +152,6 @@ impl StoredKey {
         now_ms <= self.expires_at_ms()
     }
 
-    /// The expiry in whole milliseconds, for text (formatting 128-bit integers would cost the
-    /// page a kilobyte).
-    fn px_text(&self) -> String {
-        u64::try_from(self.px_ms).unwrap_or(u64::MAX).to_string()
-    }
 
     /// The first moment the key is gone, on the lab's clock.
     pub fn gone_at(&self) -> Time {
@@ -355,13 +350,13 @@ impl Product for RedisCell {
                 format!(
                     "gone from {} s (PX {} set at {} s): the command found no key and started fresh",
                     seconds_text(k.gone_at()),
-                    k.px_text(),
+                    k.px_ms,
                     seconds_text(set_at)
                 ),
             ));
         }
         let in_redis = match self.key {
-            Some(k) if !r.limited => format!("TAT stored with PX {}, gone from {} s", k.px_text(), seconds_text(k.gone_at())),
+            Some(k) if !r.limited => format!("TAT stored with PX {}, gone from {} s", k.px_ms, seconds_text(k.gone_at())),
             Some(k) => format!("unchanged, gone from {} s", seconds_text(k.gone_at())),
             None => "none (a refusal stores nothing)".to_string(),
         };
