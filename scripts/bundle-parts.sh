@@ -51,7 +51,7 @@ def part(name: str) -> str | None:
             return "closures called through a pointer (core::ops shims)"
         return "Rust standard library, with its generic code made for the page's types"
     if root in LEPTOS or root.startswith("tachys"):
-        return "Leptos and its runtime (tachys, reactive_graph, futures, ...)"
+        return "Leptos and its runtime, with its generic code made for the page's views"
     if root in BINDGEN:
         return "wasm-bindgen, js-sys, web-sys"
     if root in PLOT:
