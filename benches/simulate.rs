@@ -39,28 +39,44 @@ fn samples<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
 /// cost, with no bookkeeping. `full` asks for the whole decision per request (remaining, reset and
 /// retry times, which the inspector and the export show); otherwise the verdict alone, which is
 /// what a run keeps, decided as the inspector's replay does (the algorithm matched once).
-fn decide_loop(algorithm: Algorithm, settings: &Settings, requests: u64, gap_us: u64, full: bool) -> Duration {
-    let trace: Vec<Request> = (0..requests).map(|i| Request::new(Time(i * gap_us), 0)).collect();
+fn decide_loop(
+    algorithm: Algorithm,
+    settings: &Settings,
+    requests: u64,
+    gap_us: u64,
+    full: bool,
+) -> Duration {
+    let trace: Vec<Request> = (0..requests)
+        .map(|i| Request::new(Time(i * gap_us), 0))
+        .collect();
     median(decide_loop_samples(5, algorithm, settings, &trace, full))
 }
 
-fn decide_loop_samples(runs: usize, algorithm: Algorithm, settings: &Settings, trace: &[Request], full: bool) -> Vec<Duration> {
+fn decide_loop_samples(
+    runs: usize,
+    algorithm: Algorithm,
+    settings: &Settings,
+    trace: &[Request],
+    full: bool,
+) -> Vec<Duration> {
     use ratelab::core::decision::Limiter;
     // Three untimed runs first: on the development machine the first runs of a loop take up to
     // 1.5 times as long as the later ones (for every algorithm, with the trace already written),
     // and a median of five would still pick one of them.
-    let runs_of = |n| samples(n, || {
-        let mut limiter = algorithm.build(settings).expect("valid settings");
-        let mut passed = 0u64;
-        if full {
-            for r in trace {
-                passed += u64::from(limiter.decide(r.at, u64::from(r.cost)).allowed());
+    let runs_of = |n| {
+        samples(n, || {
+            let mut limiter = algorithm.build(settings).expect("valid settings");
+            let mut passed = 0u64;
+            if full {
+                for r in trace {
+                    passed += u64::from(limiter.decide(r.at, u64::from(r.cost)).allowed());
+                }
+            } else {
+                limiter.admit_each(trace.iter(), |v| passed += u64::from(v.passes()));
             }
-        } else {
-            limiter.admit_each(trace.iter(), |v| passed += u64::from(v.passes()));
-        }
-        passed
-    });
+            passed
+        })
+    };
     runs_of(3);
     runs_of(runs)
 }
@@ -73,10 +89,20 @@ fn main() {
     // `cargo bench --bench simulate -- gcra bucket` measures only the one-key verdicts of the
     // algorithms whose label holds one of the words (case aside), as the median and the fastest
     // of 21 runs (after 3 untimed ones), and nothing else: a quick comparison on a busy machine.
-    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).map(|a| a.to_lowercase()).collect();
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .map(|a| a.to_lowercase())
+        .collect();
     if !only.is_empty() {
-        let one_key = Settings { limit: 50, window: Span::from_secs(10), ..Settings::default() };
-        let steady: Vec<Request> = (0..REQUESTS).map(|i| Request::new(Time(i * 10), 0)).collect();
+        let one_key = Settings {
+            limit: 50,
+            window: Span::from_secs(10),
+            ..Settings::default()
+        };
+        let steady: Vec<Request> = (0..REQUESTS)
+            .map(|i| Request::new(Time(i * 10), 0))
+            .collect();
         // Gaps of 0 to 200 ms at random, averaging twice the rate (50 per 10 s): about half pass, in
         // an order no branch predictor can foresee (what a select instead of a branch is for).
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
@@ -92,28 +118,51 @@ fn main() {
             .collect();
         println!("one key, verdicts only: median and fastest of 21 runs, steady (every 10 µs) and random traces");
         for algorithm in Algorithm::ALL {
-            if only.iter().any(|w| algorithm.label().to_lowercase().contains(w.as_str())) {
+            if only
+                .iter()
+                .any(|w| algorithm.label().to_lowercase().contains(w.as_str()))
+            {
                 let [steady, random] = [&steady, &random].map(|trace| {
                     let runs = decide_loop_samples(21, algorithm, &one_key, trace, false);
                     let fastest = runs.iter().copied().min().unwrap_or_default();
-                    format!("{:.2} / {:.2} ns", per_request(median(runs)), per_request(fastest))
+                    format!(
+                        "{:.2} / {:.2} ns",
+                        per_request(median(runs)),
+                        per_request(fastest)
+                    )
                 });
-                println!("  {:<34} steady {steady}, random {random}", algorithm.label());
+                println!(
+                    "  {:<34} steady {steady}, random {random}",
+                    algorithm.label()
+                );
             }
         }
         return;
     }
     println!("one key, 1,000,000 decisions, one every 10 µs (limit 50 per 10 s unless said)");
     println!("  {:<34} {:>9} {:>15}", "", "verdict", "full decision");
-    let one_key = Settings { limit: 50, window: Span::from_secs(10), ..Settings::default() };
+    let one_key = Settings {
+        limit: 50,
+        window: Span::from_secs(10),
+        ..Settings::default()
+    };
     for algorithm in Algorithm::ALL {
         let verdict = decide_loop(algorithm, &one_key, REQUESTS, 10, false);
         let full = decide_loop(algorithm, &one_key, REQUESTS, 10, true);
-        println!("  {:<34} {:>6.1} ns {:>12.1} ns", algorithm.label(), per_request(verdict), per_request(full));
+        println!(
+            "  {:<34} {:>6.1} ns {:>12.1} ns",
+            algorithm.label(),
+            per_request(verdict),
+            per_request(full)
+        );
     }
     // A steady stream at the limit's own pace: every request passes, so each one is logged and
     // (once the log is full) one entry leaves per decision.
-    let big = Settings { limit: 50_000, window: Span::from_secs(1), ..Settings::default() };
+    let big = Settings {
+        limit: 50_000,
+        window: Span::from_secs(1),
+        ..Settings::default()
+    };
     let verdict = decide_loop(Algorithm::SlidingLog, &big, REQUESTS, 20, false);
     let full = decide_loop(Algorithm::SlidingLog, &big, REQUESTS, 20, true);
     println!(
@@ -126,19 +175,32 @@ fn main() {
 
     // 1,000,000 requests over 100 s, keys interleaved (request i belongs to key i mod 10,000).
     let names: Vec<String> = (0..KEYS).map(|k| format!("tenant:{k}")).collect();
-    let requests: Vec<Request> = (0..REQUESTS).map(|i| Request::new(Time(i * 100), (i % KEYS) as u32)).collect();
+    let requests: Vec<Request> = (0..REQUESTS)
+        .map(|i| Request::new(Time(i * 100), (i % KEYS) as u32))
+        .collect();
     let trace = Trace::new(names.clone(), requests);
     let sim_traffic = SimTraffic {
         keys: names,
         requests: (0..REQUESTS)
-            .map(|i| SimRequest { at: Time(i * 100), key: (i % KEYS) as u32, origin: Region::ALL[(i % KEYS % 6) as usize], route: 0 })
+            .map(|i| SimRequest {
+                at: Time(i * 100),
+                key: (i % KEYS) as u32,
+                origin: Region::ALL[(i % KEYS % 6) as usize],
+                route: 0,
+            })
             .collect(),
     };
-    let settings = Settings { limit: 50, window: Span::from_secs(10), ..Settings::default() };
+    let settings = Settings {
+        limit: 50,
+        window: Span::from_secs(10),
+        ..Settings::default()
+    };
     println!("{REQUESTS} requests over {KEYS} keys, limit 50 per 10 s");
     let mut total = Duration::ZERO;
     for algorithm in Algorithm::ALL {
-        let t = time(5, || run_one(&trace, algorithm, &settings).map(|r| r.allowed));
+        let t = time(5, || {
+            run_one(&trace, algorithm, &settings).map(|r| r.allowed)
+        });
         if !algorithm.is_product() {
             total += t;
         }
@@ -149,8 +211,19 @@ fn main() {
             t.as_nanos() as f64 / REQUESTS as f64
         );
     }
-    println!("  {:<34} {:>8.1} ms", "all six algorithms", total.as_secs_f64() * 1e3);
-    let config = SimConfig { settings, ..SimConfig::default() };
+    println!(
+        "  {:<34} {:>8.1} ms",
+        "all six algorithms",
+        total.as_secs_f64() * 1e3
+    );
+    let config = SimConfig {
+        settings,
+        ..SimConfig::default()
+    };
     let t = time(3, || simulate(&config, &sim_traffic).map(|r| r.passed()));
-    println!("  {:<34} {:>8.1} ms", "Durable Object emulation", t.as_secs_f64() * 1e3);
+    println!(
+        "  {:<34} {:>8.1} ms",
+        "Durable Object emulation",
+        t.as_secs_f64() * 1e3
+    );
 }

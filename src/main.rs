@@ -17,10 +17,15 @@ fn main() {
         eprintln!("note: {}", notice.message);
     }
     let state = parsed.state;
-    let trace = state.pattern.generate(state.settings.limit, state.settings.window);
+    let trace = state
+        .pattern
+        .generate(state.settings.limit, state.settings.window);
     match run_all(&trace, &state.algorithms, &state.settings) {
         Ok(runs) => {
-            println!("{:<34} {:>8} {:>8} {:>8} {:>14}", "algorithm", "allowed", "delayed", "rejected", "max in window");
+            println!(
+                "{:<34} {:>8} {:>8} {:>8} {:>14}",
+                "algorithm", "allowed", "delayed", "rejected", "max in window"
+            );
             for run in runs {
                 println!(
                     "{:<34} {:>8} {:>8} {:>8} {:>14}",

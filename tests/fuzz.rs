@@ -7,7 +7,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use proptest::prelude::*;
-use ratelab::core::durable::{simulate, Fault, FaultKind, Region, RetryPolicy, ShardBy, SimConfig, SimTraffic, Tier};
+use ratelab::core::durable::{
+    simulate, Fault, FaultKind, Region, RetryPolicy, ShardBy, SimConfig, SimTraffic, Tier,
+};
 use ratelab::core::import::import;
 use ratelab::core::lab::LabRun;
 use ratelab::core::limiter::{Algorithm, Settings};
@@ -15,18 +17,56 @@ use ratelab::core::time::{Span, Time};
 use ratelab::core::url_state::{parse_query, to_query};
 
 fn cases(default: u32) -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 const FIELDS: [&str; 34] = [
-    "limit", "window", "pattern", "trace", "algos", "algo", "do", "do-algo", "from", "home", "timeout", "fail", "service", "persist",
-    "evict", "outage", "shards", "shard-by", "placement", "seed", "capacity", "refill", "burst", "leak-burst", "leak-delay", "embed",
-    "theme", "cache", "tier", "period", "closed-routes", "slow", "evict-at", "jitter",
+    "limit",
+    "window",
+    "pattern",
+    "trace",
+    "algos",
+    "algo",
+    "do",
+    "do-algo",
+    "from",
+    "home",
+    "timeout",
+    "fail",
+    "service",
+    "persist",
+    "evict",
+    "outage",
+    "shards",
+    "shard-by",
+    "placement",
+    "seed",
+    "capacity",
+    "refill",
+    "burst",
+    "leak-burst",
+    "leak-delay",
+    "embed",
+    "theme",
+    "cache",
+    "tier",
+    "period",
+    "closed-routes",
+    "slow",
+    "evict-at",
+    "jitter",
 ];
 
 /// Every field of the URL: the lab's and the product profiles' own.
 fn every_field() -> Vec<&'static str> {
-    FIELDS.iter().chain(ratelab::core::profiles::settings::FIELDS.iter()).copied().collect()
+    FIELDS
+        .iter()
+        .chain(ratelab::core::profiles::settings::FIELDS.iter())
+        .copied()
+        .collect()
 }
 
 /// Values near the valid ones: numbers of every shape, signs, units, separators, escapes.
@@ -44,8 +84,13 @@ fn value() -> impl Strategy<Value = String> {
 }
 
 fn structured_query() -> impl Strategy<Value = String> {
-    prop::collection::vec((prop::sample::select(every_field()), value()), 0..8)
-        .prop_map(|pairs| pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&"))
+    prop::collection::vec((prop::sample::select(every_field()), value()), 0..8).prop_map(|pairs| {
+        pairs
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("&")
+    })
 }
 
 proptest! {

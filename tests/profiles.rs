@@ -9,14 +9,25 @@ use ratelab::core::time::{Span, Time};
 fn redis_cell_readme_example() {
     let mut cell = RedisCell::new(15, 30, Span::from_secs(60)).unwrap();
     let reply = cell.throttle(Time::from_secs(1_000), 1);
-    assert_eq!(reply, ThrottleReply { limited: 0, limit: 16, remaining: 15, retry_after: -1, reset_after: 2 });
+    assert_eq!(
+        reply,
+        ThrottleReply {
+            limited: 0,
+            limit: 16,
+            remaining: 15,
+            retry_after: -1,
+            reset_after: 2
+        }
+    );
 }
 
 /// The surprise users report: the limit is `max_burst + 1`, so a burst of 16 passes, not 15.
 #[test]
 fn redis_cell_lets_max_burst_plus_one_through_at_once() {
     let mut cell = RedisCell::new(15, 30, Span::from_secs(60)).unwrap();
-    let passed = (0..20).filter(|_| cell.throttle(Time::from_secs(1_000), 1).limited == 0).count();
+    let passed = (0..20)
+        .filter(|_| cell.throttle(Time::from_secs(1_000), 1).limited == 0)
+        .count();
     assert_eq!(passed, 16);
 }
 
@@ -44,7 +55,9 @@ fn redis_cell_reproduces_its_own_test_table() {
     ];
     let start = Time::from_secs(1_700_000_000);
     let mut cell = RedisCell::new(4, 1, Span::from_secs(1)).unwrap();
-    for (i, &(offset_ms, quantity, remaining, reset_ms, retry_ms, limited)) in cases.iter().enumerate() {
+    for (i, &(offset_ms, quantity, remaining, reset_ms, retry_ms, limited)) in
+        cases.iter().enumerate()
+    {
         let r = cell.rate_limit(start.plus(Span::from_millis(offset_ms)), quantity);
         assert_eq!(r.limited, limited, "case {i}");
         assert_eq!(r.limit, 5, "case {i}");

@@ -10,8 +10,19 @@ use ratelab::core::profiles::envoy::{EnvoyLocalRateLimit, EnvoyParams, EnvoyRefi
 use ratelab::core::profiles::Product;
 use ratelab::core::time::{Span, Time};
 
-fn bucket(max_tokens: u64, tokens_per_fill: u64, fill_interval: Span, refill: EnvoyRefill) -> EnvoyLocalRateLimit {
-    EnvoyLocalRateLimit::new(EnvoyParams { max_tokens, tokens_per_fill, fill_interval, refill }).unwrap()
+fn bucket(
+    max_tokens: u64,
+    tokens_per_fill: u64,
+    fill_interval: Span,
+    refill: EnvoyRefill,
+) -> EnvoyLocalRateLimit {
+    EnvoyLocalRateLimit::new(EnvoyParams {
+        max_tokens,
+        tokens_per_fill,
+        fill_interval,
+        refill,
+    })
+    .unwrap()
 }
 
 fn passed_at(l: &mut EnvoyLocalRateLimit, at: Time, n: u64) -> u64 {
@@ -61,10 +72,21 @@ fn the_timer_refills_in_whole_steps_while_current_envoy_refills_continuously() {
     assert_eq!(passed_at(&mut old, Time::ZERO, 4), 4);
     assert_eq!(passed_at(&mut new, Time::ZERO, 4), 4);
     let d = old.decide(Time::from_millis(999), 1);
-    assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, Some(Span::from_millis(1))));
+    assert_eq!(
+        (d.verdict, d.retry_after),
+        (Verdict::Rejected, Some(Span::from_millis(1)))
+    );
     assert_eq!(old.tokens(Time::from_millis(999)), 0.0);
-    assert_eq!(passed_at(&mut old, Time::from_millis(1_000), 5), 4, "the tick brings all 4 back at once");
-    assert_eq!(passed_at(&mut new, Time::from_millis(500), 5), 2, "4 per second, continuously: 2 in 500 ms");
+    assert_eq!(
+        passed_at(&mut old, Time::from_millis(1_000), 5),
+        4,
+        "the tick brings all 4 back at once"
+    );
+    assert_eq!(
+        passed_at(&mut new, Time::from_millis(500), 5),
+        2,
+        "4 per second, continuously: 2 in 500 ms"
+    );
 }
 
 /// The timer is armed when the limiter is created (the trace's time 0 here), not at the first
@@ -83,7 +105,11 @@ fn with_the_timer_a_rejection_is_told_the_time_to_the_next_tick() {
     let mut l = bucket(1, 1, Span::from_millis(250), EnvoyRefill::Timer);
     assert!(l.decide(Time::from_millis(1_010), 1).allowed());
     let d = l.decide(Time::from_millis(1_100), 1);
-    assert_eq!(d.retry_after, Some(Span::from_millis(150)), "ticks at 1000, 1250, ... ms");
+    assert_eq!(
+        d.retry_after,
+        Some(Span::from_millis(150)),
+        "ticks at 1000, 1250, ... ms"
+    );
     assert!(l.decide(Time::from_millis(1_250), 1).allowed());
 }
 
@@ -94,7 +120,10 @@ fn the_continuous_refill_is_exact_to_the_microsecond() {
     let mut l = bucket(1, 1, Span::from_secs(3), EnvoyRefill::Continuous);
     assert!(l.decide(Time::ZERO, 1).allowed());
     let d = l.decide(Time(2_999_999), 1);
-    assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, Some(Span(1))));
+    assert_eq!(
+        (d.verdict, d.retry_after),
+        (Verdict::Rejected, Some(Span(1)))
+    );
     assert!(l.decide(Time::from_secs(3), 1).allowed());
 }
 
@@ -105,7 +134,11 @@ fn the_bucket_never_holds_more_than_max_tokens() {
     for refill in BOTH {
         let mut l = bucket(3, 2, Span::from_millis(100), refill);
         assert_eq!(passed_at(&mut l, Time::ZERO, 3), 3);
-        assert_eq!(passed_at(&mut l, Time::from_secs(3_600), 10), 3, "{refill:?}");
+        assert_eq!(
+            passed_at(&mut l, Time::from_secs(3_600), 10),
+            3,
+            "{refill:?}"
+        );
         assert!(!l.is_at_rest(Time::from_secs(3_600)));
         assert!(l.is_at_rest(Time::from_secs(3_601)));
     }
@@ -118,16 +151,31 @@ fn a_fill_interval_under_50_ms_is_refused_with_the_reason() {
     assert!(matches!(err, ConfigError::Unsupported(_)));
     assert!(err.to_string().contains("50 ms"), "{err}");
     assert!(EnvoyLocalRateLimit::new(EnvoyParams::new(10, Span::from_millis(50))).is_ok());
-    assert!(EnvoyLocalRateLimit::new(EnvoyParams::defaults_for(10, Span::from_millis(20))).is_err());
+    assert!(
+        EnvoyLocalRateLimit::new(EnvoyParams::defaults_for(10, Span::from_millis(20))).is_err()
+    );
 }
 
 /// token_bucket.proto: `max_tokens` and `tokens_per_fill` must be greater than 0.
 #[test]
 fn zero_tokens_are_refused_as_the_proto_refuses_them() {
-    assert_eq!(EnvoyLocalRateLimit::new(EnvoyParams::new(0, Span::from_secs(1))).unwrap_err(), ConfigError::ZeroCapacity);
-    let no_fill = EnvoyParams { tokens_per_fill: 0, ..EnvoyParams::new(1, Span::from_secs(1)) };
-    assert!(EnvoyLocalRateLimit::new(no_fill).unwrap_err().to_string().contains("tokens_per_fill"));
-    assert_eq!(EnvoyParams::new(7, Span::from_secs(1)).tokens_per_fill, 1, "the proto's default");
+    assert_eq!(
+        EnvoyLocalRateLimit::new(EnvoyParams::new(0, Span::from_secs(1))).unwrap_err(),
+        ConfigError::ZeroCapacity
+    );
+    let no_fill = EnvoyParams {
+        tokens_per_fill: 0,
+        ..EnvoyParams::new(1, Span::from_secs(1))
+    };
+    assert!(EnvoyLocalRateLimit::new(no_fill)
+        .unwrap_err()
+        .to_string()
+        .contains("tokens_per_fill"));
+    assert_eq!(
+        EnvoyParams::new(7, Span::from_secs(1)).tokens_per_fill,
+        1,
+        "the proto's default"
+    );
 }
 
 /// The lab's 5 per 10 s as `max_tokens: 5, tokens_per_fill: 5, fill_interval: 10s`: with the timer
@@ -135,13 +183,24 @@ fn zero_tokens_are_refused_as_the_proto_refuses_them() {
 #[test]
 fn the_lab_quota_becomes_a_bucket_of_limit_tokens_refilled_by_limit_per_window() {
     let p = EnvoyParams::defaults_for(5, Span::from_secs(10));
-    assert_eq!((p.max_tokens, p.tokens_per_fill, p.fill_interval, p.refill), (5, 5, Span::from_secs(10), EnvoyRefill::Continuous));
-    let mut timer = EnvoyLocalRateLimit::new(EnvoyParams { refill: EnvoyRefill::Timer, ..p }).unwrap();
+    assert_eq!(
+        (p.max_tokens, p.tokens_per_fill, p.fill_interval, p.refill),
+        (5, 5, Span::from_secs(10), EnvoyRefill::Continuous)
+    );
+    let mut timer = EnvoyLocalRateLimit::new(EnvoyParams {
+        refill: EnvoyRefill::Timer,
+        ..p
+    })
+    .unwrap();
     assert_eq!(passed_at(&mut timer, Time::from_millis(9_000), 6), 5);
     assert_eq!(passed_at(&mut timer, Time::from_millis(10_000), 6), 5);
     let mut continuous = EnvoyLocalRateLimit::new(p).unwrap();
     assert_eq!(passed_at(&mut continuous, Time::from_millis(9_000), 6), 5);
-    assert_eq!(passed_at(&mut continuous, Time::from_millis(10_000), 6), 0, "0.5 token per second: half a token after 1 s");
+    assert_eq!(
+        passed_at(&mut continuous, Time::from_millis(10_000), 6),
+        0,
+        "0.5 token per second: half a token after 1 s"
+    );
     assert_eq!(passed_at(&mut continuous, Time::from_millis(11_000), 6), 1);
 }
 
@@ -152,9 +211,17 @@ fn a_costly_request_takes_all_its_tokens_or_none() {
         let mut l = bucket(5, 1, Span::from_secs(1), refill);
         assert!(l.decide(Time::ZERO, 3).allowed());
         let d = l.decide(Time::ZERO, 3);
-        assert_eq!((d.verdict, d.remaining), (Verdict::Rejected, 2), "{refill:?}");
+        assert_eq!(
+            (d.verdict, d.remaining),
+            (Verdict::Rejected, 2),
+            "{refill:?}"
+        );
         assert_eq!(d.retry_after, Some(Span::from_secs(1)));
-        assert_eq!(l.decide(Time::ZERO, 6).retry_after, None, "more than max_tokens never passes");
+        assert_eq!(
+            l.decide(Time::ZERO, 6).retry_after,
+            None,
+            "more than max_tokens never passes"
+        );
     }
 }
 
@@ -163,7 +230,12 @@ fn decide_and_decide_with_reply_agree() {
     for refill in BOTH {
         let mut a = bucket(3, 2, Span::from_millis(700), refill);
         let mut b = bucket(3, 2, Span::from_millis(700), refill);
-        for (i, ms) in [0u64, 0, 0, 0, 100, 699, 700, 701, 1_400, 1_400, 1_401, 5_000].iter().enumerate() {
+        for (i, ms) in [
+            0u64, 0, 0, 0, 100, 699, 700, 701, 1_400, 1_400, 1_401, 5_000,
+        ]
+        .iter()
+        .enumerate()
+        {
             let now = Time::from_millis(*ms);
             let peeked = a.peek(now, 1);
             let plain = a.decide(now, 1);
@@ -188,14 +260,39 @@ fn time_going_backwards_is_read_as_the_latest_time_and_never_moves_state_back() 
 
 #[test]
 fn extreme_buckets_times_and_costs_never_panic() {
-    let huge = EnvoyParams { max_tokens: 1_000_000_000, tokens_per_fill: 1_000_000_000, fill_interval: Span::from_millis(50), refill: EnvoyRefill::Timer };
-    let slow = EnvoyParams { max_tokens: 1, tokens_per_fill: 1, fill_interval: Span::from_secs(366 * 24 * 3600), refill: EnvoyRefill::Timer };
-    for p in [huge, slow, EnvoyParams { refill: EnvoyRefill::Continuous, ..huge }, EnvoyParams { refill: EnvoyRefill::Continuous, ..slow }] {
+    let huge = EnvoyParams {
+        max_tokens: 1_000_000_000,
+        tokens_per_fill: 1_000_000_000,
+        fill_interval: Span::from_millis(50),
+        refill: EnvoyRefill::Timer,
+    };
+    let slow = EnvoyParams {
+        max_tokens: 1,
+        tokens_per_fill: 1,
+        fill_interval: Span::from_secs(366 * 24 * 3600),
+        refill: EnvoyRefill::Timer,
+    };
+    for p in [
+        huge,
+        slow,
+        EnvoyParams {
+            refill: EnvoyRefill::Continuous,
+            ..huge
+        },
+        EnvoyParams {
+            refill: EnvoyRefill::Continuous,
+            ..slow
+        },
+    ] {
         let mut l = EnvoyLocalRateLimit::new(p).unwrap();
         for &t in &[0, 1, u64::MAX / 3, u64::MAX - 1, u64::MAX, 5] {
             for &cost in &[0, 1, 999_999_999, 1_000_000_001, u64::MAX] {
                 let (d, reply) = l.decide_with_reply(Time(t), cost);
-                let _ = (l.peek(Time(t), cost), l.gauge(Time(t)), l.is_at_rest(Time(t)));
+                let _ = (
+                    l.peek(Time(t), cost),
+                    l.gauge(Time(t)),
+                    l.is_at_rest(Time(t)),
+                );
                 assert!(reply.get("status").is_some());
                 if cost > p.max_tokens {
                     assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, None));
@@ -204,7 +301,13 @@ fn extreme_buckets_times_and_costs_never_panic() {
         }
     }
     let too_many = EnvoyParams::new(1_000_000_001, Span::from_secs(1));
-    assert_eq!(EnvoyLocalRateLimit::new(too_many).unwrap_err(), ConfigError::TooLarge("max_tokens"));
+    assert_eq!(
+        EnvoyLocalRateLimit::new(too_many).unwrap_err(),
+        ConfigError::TooLarge("max_tokens")
+    );
     let too_long = EnvoyParams::new(1, Span(u64::MAX));
-    assert_eq!(EnvoyLocalRateLimit::new(too_long).unwrap_err(), ConfigError::TooLarge("fill_interval"));
+    assert_eq!(
+        EnvoyLocalRateLimit::new(too_long).unwrap_err(),
+        ConfigError::TooLarge("fill_interval")
+    );
 }

@@ -25,11 +25,18 @@ fn limiter(params: GovernorParams) -> Governor {
 #[test]
 fn a_fresh_limiter_lets_the_whole_burst_through_at_once_and_then_one_per_interval() {
     let mut g = limiter(GovernorParams::per_second(10));
-    let passed: Vec<u64> = (0..1_000u64).filter(|&ms| g.check(Time::from_millis(ms)) == GovernorAnswer::Ok).collect();
+    let passed: Vec<u64> = (0..1_000u64)
+        .filter(|&ms| g.check(Time::from_millis(ms)) == GovernorAnswer::Ok)
+        .collect();
     assert_eq!(passed.len(), 19);
     assert_eq!(&passed[..10], &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    assert_eq!(&passed[10..], &[100, 200, 300, 400, 500, 600, 700, 800, 900]);
-    let next_second = (1_000..2_000u64).filter(|&ms| g.check(Time::from_millis(ms)) == GovernorAnswer::Ok).count();
+    assert_eq!(
+        &passed[10..],
+        &[100, 200, 300, 400, 500, 600, 700, 800, 900]
+    );
+    let next_second = (1_000..2_000u64)
+        .filter(|&ms| g.check(Time::from_millis(ms)) == GovernorAnswer::Ok)
+        .count();
     assert_eq!(next_second, 10);
 }
 
@@ -54,11 +61,20 @@ fn two_per_second_passes_two_then_waits_as_governors_own_test_says() {
 fn a_batch_above_the_burst_is_insufficient_capacity_named_by_the_burst_and_refused_forever() {
     let mut g = limiter(GovernorParams::per_second(5));
     for n in [15, 7, 6] {
-        assert_eq!(g.check_n(Time::ZERO, nz(n)), GovernorAnswer::InsufficientCapacity(5));
+        assert_eq!(
+            g.check_n(Time::ZERO, nz(n)),
+            GovernorAnswer::InsufficientCapacity(5)
+        );
     }
     assert_eq!(g.check_n(Time::ZERO, nz(5)), GovernorAnswer::Ok);
-    assert_eq!(g.check_n(Time::from_secs(3), nz(15)), GovernorAnswer::InsufficientCapacity(5));
-    assert_eq!(g.check_n(Time::from_secs(3_600), nz(6)), GovernorAnswer::InsufficientCapacity(5));
+    assert_eq!(
+        g.check_n(Time::from_secs(3), nz(15)),
+        GovernorAnswer::InsufficientCapacity(5)
+    );
+    assert_eq!(
+        g.check_n(Time::from_secs(3_600), nz(6)),
+        GovernorAnswer::InsufficientCapacity(5)
+    );
 
     // The lab's decision: refused with no time to wait, and the reply names the burst.
     let (d, reply) = g.decide_with_reply(Time::from_secs(4_000), 6);
@@ -74,9 +90,17 @@ fn not_until_names_the_earliest_possible_moment_and_the_wait_from_now() {
     let mut g = limiter(GovernorParams::per_second(1));
     assert_eq!(g.check(Time::ZERO), GovernorAnswer::Ok);
     let answer = g.check(Time::ZERO);
-    assert_eq!(answer, GovernorAnswer::NotUntil { earliest_possible_ns: 1_000_000_000 });
+    assert_eq!(
+        answer,
+        GovernorAnswer::NotUntil {
+            earliest_possible_ns: 1_000_000_000
+        }
+    );
     assert_eq!(answer.earliest_possible(), Some(Time::from_secs(1)));
-    assert_eq!(answer.wait_time_from(Time::from_millis(250)), Some(Span::from_millis(750)));
+    assert_eq!(
+        answer.wait_time_from(Time::from_millis(250)),
+        Some(Span::from_millis(750))
+    );
 
     let (d, reply) = g.decide_with_reply(Time::from_millis(250), 1);
     assert_eq!(d.retry_after, Some(Span::from_millis(750)));
@@ -111,7 +135,8 @@ fn waiting_the_named_time_always_lets_the_next_check_through() {
 #[test]
 fn after_a_long_idle_the_burst_comes_back_without_an_extra_cell() {
     let mut g = limiter(GovernorParams::per_second(5));
-    let count = |g: &mut Governor, at: Time| (0..6).filter(|_| g.check(at) == GovernorAnswer::Ok).count();
+    let count =
+        |g: &mut Governor, at: Time| (0..6).filter(|_| g.check(at) == GovernorAnswer::Ok).count();
     assert_eq!(count(&mut g, Time::ZERO), 5);
     assert_eq!(count(&mut g, Time::from_secs(2)), 5);
 }
@@ -121,7 +146,13 @@ fn after_a_long_idle_the_burst_comes_back_without_an_extra_cell() {
 /// after 45 hours of inactivity, so 45 h after a full burst 90 pass again, at 44.5 h only 89.
 #[test]
 fn the_quota_documentation_examples_hold() {
-    assert_eq!(GovernorParams::per_second(50), GovernorParams { replenish_1_per_ns: 20_000_000, burst: 50 });
+    assert_eq!(
+        GovernorParams::per_second(50),
+        GovernorParams {
+            replenish_1_per_ns: 20_000_000,
+            burst: 50
+        }
+    );
     let per_hour_2 = GovernorParams::per_period(2, Span::from_secs(3_600)).allow_burst(90);
     assert_eq!(per_hour_2.replenish_1_per_ns, 30 * 60 * 1_000_000_000);
     let burst_at = |hours_x2: u64| {
@@ -130,7 +161,9 @@ fn the_quota_documentation_examples_hold() {
             assert_eq!(g.check(Time::ZERO), GovernorAnswer::Ok);
         }
         let at = Time::from_secs(hours_x2 * 1_800);
-        (0..100).filter(|_| g.check(at) == GovernorAnswer::Ok).count()
+        (0..100)
+            .filter(|_| g.check(at) == GovernorAnswer::Ok)
+            .count()
     };
     assert_eq!(burst_at(90), 90);
     assert_eq!(burst_at(89), 89);
@@ -164,10 +197,16 @@ fn the_truncated_interval_lets_a_cell_through_a_microsecond_before_the_exact_rat
 /// one-second window, and `per_minute(60)` (one cell a second, burst 60) for 60 per minute.
 #[test]
 fn defaults_for_a_limit_per_window_is_one_cell_per_window_over_limit_with_a_burst_of_limit() {
-    assert_eq!(GovernorParams::defaults_for(10, Span::from_secs(1)), GovernorParams::per_second(10));
+    assert_eq!(
+        GovernorParams::defaults_for(10, Span::from_secs(1)),
+        GovernorParams::per_second(10)
+    );
     assert_eq!(
         GovernorParams::defaults_for(60, Span::from_secs(60)),
-        GovernorParams { replenish_1_per_ns: 1_000_000_000, burst: 60 }
+        GovernorParams {
+            replenish_1_per_ns: 1_000_000_000,
+            burst: 60
+        }
     );
 }
 
@@ -177,13 +216,24 @@ fn defaults_for_a_limit_per_window_is_one_cell_per_window_over_limit_with_a_burs
 fn an_allowed_reply_reports_the_remaining_burst_capacity() {
     let mut hourly = limiter(GovernorParams::per_period(1, Span::from_secs(3_600)));
     let (d, reply) = hourly.decide_with_reply(Time::ZERO, 1);
-    assert_eq!((reply.get("result"), reply.get("remaining_burst_capacity")), (Some("Ok(())"), Some("0")));
+    assert_eq!(
+        (reply.get("result"), reply.get("remaining_burst_capacity")),
+        (Some("Ok(())"), Some("0"))
+    );
     assert_eq!(d.remaining, 0);
 
     let mut g = limiter(GovernorParams::per_second(5));
-    assert_eq!(g.decide_with_reply(Time::ZERO, 1).1.get("remaining_burst_capacity"), Some("4"));
+    assert_eq!(
+        g.decide_with_reply(Time::ZERO, 1)
+            .1
+            .get("remaining_burst_capacity"),
+        Some("4")
+    );
     let (d, reply) = g.decide_with_reply(Time::ZERO, 2);
-    assert_eq!((d.remaining, reply.get("remaining_burst_capacity")), (2, Some("2")));
+    assert_eq!(
+        (d.remaining, reply.get("remaining_burst_capacity")),
+        (2, Some("2"))
+    );
     assert_eq!(d.limit, 5);
 }
 
@@ -192,14 +242,26 @@ fn an_allowed_reply_reports_the_remaining_burst_capacity() {
 /// 0, refused; again after 120 s). The snapshot's cap, `tau + T`, is governor's.
 #[test]
 fn the_remaining_burst_capacity_follows_governors_middleware_tests() {
-    let left = |g: &mut Governor, at: Time| g.decide_with_reply(at, 1).1.get("remaining_burst_capacity").map(str::to_string);
+    let left = |g: &mut Governor, at: Time| {
+        g.decide_with_reply(at, 1)
+            .1
+            .get("remaining_burst_capacity")
+            .map(str::to_string)
+    };
     let mut g = limiter(GovernorParams::per_second(4));
     for expected in ["3", "2", "1", "0"] {
         assert_eq!(left(&mut g, Time::ZERO).as_deref(), Some(expected));
     }
-    assert_eq!(g.decide_with_reply(Time::ZERO, 1).1.get("result"), Some("NotUntil"));
+    assert_eq!(
+        g.decide_with_reply(Time::ZERO, 1).1.get("result"),
+        Some("NotUntil")
+    );
 
-    let mut g = limiter(GovernorParams::with_period_ns(90_000_000).unwrap().allow_burst(2));
+    let mut g = limiter(
+        GovernorParams::with_period_ns(90_000_000)
+            .unwrap()
+            .allow_burst(2),
+    );
     for at in [Time::ZERO, Time::from_secs(120)] {
         assert_eq!(left(&mut g, at).as_deref(), Some("1"));
         assert_eq!(left(&mut g, at).as_deref(), Some("0"));
@@ -217,7 +279,10 @@ fn a_key_is_forgotten_one_interval_after_its_arrival_time_as_retain_recent_does(
     assert_eq!(g.check(Time::from_secs(10)), GovernorAnswer::Ok);
     // TAT 10.5 s, T 0.5 s: fresh-like from 10.5 s, dropped from 11 s.
     let fresh = || limiter(GovernorParams::per_second(2));
-    assert_eq!(g.peek(Time::from_millis(10_500), 2), fresh().peek(Time::from_millis(10_500), 2));
+    assert_eq!(
+        g.peek(Time::from_millis(10_500), 2),
+        fresh().peek(Time::from_millis(10_500), 2)
+    );
     assert!(!g.is_at_rest(Time::from_millis(10_500)));
     assert!(!g.is_at_rest(Time(10_999_999)));
     assert!(g.dropped_by_retain_recent(Time::from_secs(11)));
@@ -240,7 +305,10 @@ fn a_cost_of_zero_passes_and_takes_nothing_since_governor_cannot_ask_it() {
     assert_eq!(reply.get("result"), Some("Ok(())"));
     assert!(reply.get("note").is_some());
     assert!(!g.peek(Time::ZERO, 1).allowed(), "the burst is still spent");
-    assert!(g.peek(Time::from_millis(500), 1).allowed(), "and comes back on schedule, not later");
+    assert!(
+        g.peek(Time::from_millis(500), 1).allowed(),
+        "and comes back on schedule, not later"
+    );
 }
 
 /// A refusal's `retry_after` is exact: the same call passes at that moment and not a
@@ -249,10 +317,16 @@ fn a_cost_of_zero_passes_and_takes_nothing_since_governor_cannot_ask_it() {
 fn a_refusal_names_the_exact_microsecond_the_same_call_conforms() {
     let mut seed: u64 = 7;
     let mut next = move |m: u64| {
-        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (seed >> 33) % m
     };
-    for params in [GovernorParams::per_second(3), GovernorParams::per_second(7).allow_burst(2), GovernorParams::per_period(5, Span(1_234_567))] {
+    for params in [
+        GovernorParams::per_second(3),
+        GovernorParams::per_second(7).allow_burst(2),
+        GovernorParams::per_period(5, Span(1_234_567)),
+    ] {
         let mut g = limiter(params);
         let mut now = 0u64;
         for _ in 0..400 {
@@ -262,7 +336,10 @@ fn a_refusal_names_the_exact_microsecond_the_same_call_conforms() {
             if let Some(wait) = d.retry_after {
                 let at = Time(now).plus(wait);
                 assert!(g.peek(at, cost).allowed(), "{params:?} at {at:?}");
-                assert!(!g.peek(Time(at.micros() - 1), cost).allowed(), "{params:?} before {at:?}");
+                assert!(
+                    !g.peek(Time(at.micros() - 1), cost).allowed(),
+                    "{params:?} before {at:?}"
+                );
             }
         }
     }
@@ -275,8 +352,16 @@ fn time_going_backwards_neither_panics_nor_moves_the_state_back() {
     let mut g = limiter(GovernorParams::per_second(1));
     assert!(g.decide(Time::from_secs(10), 1).allowed());
     let d = g.decide(Time::from_secs(1), 1);
-    assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, Some(Span::from_secs(1))));
-    assert_eq!(g.check(Time::ZERO), GovernorAnswer::NotUntil { earliest_possible_ns: 11_000_000_000 });
+    assert_eq!(
+        (d.verdict, d.retry_after),
+        (Verdict::Rejected, Some(Span::from_secs(1)))
+    );
+    assert_eq!(
+        g.check(Time::ZERO),
+        GovernorAnswer::NotUntil {
+            earliest_possible_ns: 11_000_000_000
+        }
+    );
     assert!(!g.is_at_rest(Time::ZERO));
     // TAT 11 s and T 1 s: retain_recent drops the key from 12 s.
     assert!(!g.is_at_rest(Time::from_secs(11)));
@@ -291,7 +376,10 @@ fn extreme_quotas_times_and_costs_never_panic_or_overflow() {
     let mut huge = limiter(GovernorParams::per_second(1_000_000_000));
     assert_eq!(huge.replenish_interval_ns(), 1);
     assert_eq!(huge.decide(Time::ZERO, 1_000_000_000).remaining, 0);
-    assert!(huge.decide(Time(1), 1_000).allowed(), "1 µs brings back 1,000 cells of 1 ns");
+    assert!(
+        huge.decide(Time(1), 1_000).allowed(),
+        "1 µs brings back 1,000 cells of 1 ns"
+    );
     for t in [Time(u64::MAX), Time(u64::MAX - 1), Time::ZERO] {
         for cost in [0, 1, 7, u64::from(u32::MAX), u64::MAX] {
             let d = huge.decide(t, cost);
@@ -299,17 +387,32 @@ fn extreme_quotas_times_and_costs_never_panic_or_overflow() {
             let _ = huge.gauge(t);
         }
     }
-    assert_eq!(huge.check_n(Time(u64::MAX), nz(u32::MAX)), GovernorAnswer::InsufficientCapacity(1_000_000_000));
+    assert_eq!(
+        huge.check_n(Time(u64::MAX), nz(u32::MAX)),
+        GovernorAnswer::InsufficientCapacity(1_000_000_000)
+    );
 
     let longest_ns = MAX_WINDOW.micros() * 1_000;
-    let mut slow = limiter(GovernorParams::with_period_ns(longest_ns).unwrap().allow_burst(500));
+    let mut slow = limiter(
+        GovernorParams::with_period_ns(longest_ns)
+            .unwrap()
+            .allow_burst(500),
+    );
     for t in [Time::ZERO, Time(u64::MAX)] {
         let d = slow.decide(t, 500);
         assert!(d.allowed());
         let d = slow.decide(t, 1);
         assert!(d.retry_after.is_some());
     }
-    let overflowing = GovernorParams::with_period_ns(longest_ns).unwrap().allow_burst(1_000_000_000);
-    assert!(matches!(Governor::new(overflowing), Err(ConfigError::Unsupported(_))));
-    assert_eq!(Governor::new(GovernorParams::per_second(1_000_000_001)).unwrap_err(), ConfigError::TooLarge("burst"));
+    let overflowing = GovernorParams::with_period_ns(longest_ns)
+        .unwrap()
+        .allow_burst(1_000_000_000);
+    assert!(matches!(
+        Governor::new(overflowing),
+        Err(ConfigError::Unsupported(_))
+    ));
+    assert_eq!(
+        Governor::new(GovernorParams::per_second(1_000_000_001)).unwrap_err(),
+        ConfigError::TooLarge("burst")
+    );
 }

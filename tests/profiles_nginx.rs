@@ -5,12 +5,18 @@
 
 use ratelab::core::config::ConfigError;
 use ratelab::core::decision::{Decision, Limiter, Verdict};
-use ratelab::core::profiles::nginx::{parse_rate, NginxDelay, NginxLimitReq, NginxParams, NginxRate};
+use ratelab::core::profiles::nginx::{
+    parse_rate, NginxDelay, NginxLimitReq, NginxParams, NginxRate,
+};
 use ratelab::core::profiles::{Product, ProductReply};
 use ratelab::core::time::{Span, Time};
 
 fn zone(rate: &str, burst: u64, delay: NginxDelay) -> NginxLimitReq {
-    let params = NginxParams { burst, delay, ..NginxParams::new(parse_rate(rate).unwrap()) };
+    let params = NginxParams {
+        burst,
+        delay,
+        ..NginxParams::new(parse_rate(rate).unwrap())
+    };
     NginxLimitReq::new(params).unwrap()
 }
 
@@ -31,9 +37,17 @@ fn one_per_second_with_burst_5_serves_one_delays_five_by_one_to_five_seconds_and
     assert_eq!(answers[0].1.get("excess"), Some("0.000"));
     for (i, (d, reply)) in answers[1..6].iter().enumerate() {
         let secs = i as u64 + 1;
-        assert_eq!(d.verdict, Verdict::Delayed { by: Span::from_secs(secs) });
+        assert_eq!(
+            d.verdict,
+            Verdict::Delayed {
+                by: Span::from_secs(secs)
+            }
+        );
         assert_eq!(reply.get("limit_req_status"), Some("DELAYED"));
-        assert_eq!(reply.get("delay_ms"), Some((secs * 1000).to_string().as_str()));
+        assert_eq!(
+            reply.get("delay_ms"),
+            Some((secs * 1000).to_string().as_str())
+        );
         assert_eq!(reply.get("excess"), Some(format!("{secs}.000").as_str()));
     }
     for (d, reply) in &answers[6..] {
@@ -54,7 +68,12 @@ fn ten_per_second_with_burst_20_queues_twenty_requests_100_ms_apart() {
     let answers = burst_at(&mut l, Time::ZERO, 22);
     assert_eq!(answers[0].0.verdict, Verdict::Allowed);
     for (i, (d, _)) in answers[1..21].iter().enumerate() {
-        assert_eq!(d.verdict, Verdict::Delayed { by: Span::from_millis(100 * (i as u64 + 1)) });
+        assert_eq!(
+            d.verdict,
+            Verdict::Delayed {
+                by: Span::from_millis(100 * (i as u64 + 1))
+            }
+        );
     }
     assert_eq!(answers[21].0.verdict, Verdict::Rejected);
 }
@@ -65,13 +84,25 @@ fn ten_per_second_with_burst_20_queues_twenty_requests_100_ms_apart() {
 #[test]
 fn nodelay_serves_the_burst_at_once_but_frees_the_slots_only_at_the_rate() {
     let mut l = zone("1r/s", 5, NginxDelay::NoDelay);
-    let verdicts: Vec<Verdict> = burst_at(&mut l, Time::ZERO, 10).iter().map(|(d, _)| d.verdict).collect();
+    let verdicts: Vec<Verdict> = burst_at(&mut l, Time::ZERO, 10)
+        .iter()
+        .map(|(d, _)| d.verdict)
+        .collect();
     assert_eq!(&verdicts[..6], &[Verdict::Allowed; 6]);
     assert_eq!(&verdicts[6..], &[Verdict::Rejected; 4]);
-    let at_1s: Vec<Verdict> = burst_at(&mut l, Time::from_secs(1), 2).iter().map(|(d, _)| d.verdict).collect();
+    let at_1s: Vec<Verdict> = burst_at(&mut l, Time::from_secs(1), 2)
+        .iter()
+        .map(|(d, _)| d.verdict)
+        .collect();
     assert_eq!(at_1s, [Verdict::Allowed, Verdict::Rejected]);
-    let at_3s: Vec<Verdict> = burst_at(&mut l, Time::from_secs(3), 3).iter().map(|(d, _)| d.verdict).collect();
-    assert_eq!(at_3s, [Verdict::Allowed, Verdict::Allowed, Verdict::Rejected]);
+    let at_3s: Vec<Verdict> = burst_at(&mut l, Time::from_secs(3), 3)
+        .iter()
+        .map(|(d, _)| d.verdict)
+        .collect();
+    assert_eq!(
+        at_3s,
+        [Verdict::Allowed, Verdict::Allowed, Verdict::Rejected]
+    );
 }
 
 /// Two-stage limiting (`delay=`, nginx 1.15.7+), with the blog's `rate=5r/s burst=12 delay=8`
@@ -81,9 +112,17 @@ fn nodelay_serves_the_burst_at_once_but_frees_the_slots_only_at_the_rate() {
 #[test]
 fn delay_8_serves_nine_at_once_delays_four_and_rejects_beyond_the_burst() {
     let mut l = zone("5r/s", 12, NginxDelay::Delay(8));
-    let verdicts: Vec<Verdict> = burst_at(&mut l, Time::ZERO, 15).iter().map(|(d, _)| d.verdict).collect();
+    let verdicts: Vec<Verdict> = burst_at(&mut l, Time::ZERO, 15)
+        .iter()
+        .map(|(d, _)| d.verdict)
+        .collect();
     assert_eq!(&verdicts[..9], &[Verdict::Allowed; 9]);
-    let delays: Vec<Verdict> = [200, 400, 600, 800].iter().map(|&ms| Verdict::Delayed { by: Span::from_millis(ms) }).collect();
+    let delays: Vec<Verdict> = [200, 400, 600, 800]
+        .iter()
+        .map(|&ms| Verdict::Delayed {
+            by: Span::from_millis(ms),
+        })
+        .collect();
     assert_eq!(&verdicts[9..13], delays.as_slice());
     assert_eq!(&verdicts[13..], &[Verdict::Rejected; 2]);
 }
@@ -123,11 +162,17 @@ fn times_are_floored_to_the_millisecond_so_requests_in_the_same_millisecond_are_
     let mut same_ms = zone("1000r/s", 0, NginxDelay::default());
     assert!(same_ms.decide(Time(1_000), 1).allowed());
     let (d, reply) = same_ms.decide_with_reply(Time(1_400), 1);
-    assert_eq!((d.verdict, reply.get("excess")), (Verdict::Rejected, Some("1.000")));
+    assert_eq!(
+        (d.verdict, reply.get("excess")),
+        (Verdict::Rejected, Some("1.000"))
+    );
 
     let mut across = zone("1000r/s", 0, NginxDelay::default());
     assert!(across.decide(Time(1_900), 1).allowed());
-    assert!(across.decide(Time(2_100), 1).allowed(), "1 ms leaked 1000 × 1 / 1000 thousandths: a whole request");
+    assert!(
+        across.decide(Time(2_100), 1).allowed(),
+        "1 ms leaked 1000 × 1 / 1000 thousandths: a whole request"
+    );
 }
 
 /// Maxim Dounin on nginx-devel (2011): with no burst, of several requests within one millisecond
@@ -136,7 +181,10 @@ fn times_are_floored_to_the_millisecond_so_requests_in_the_same_millisecond_are_
 fn without_a_burst_only_the_first_of_several_requests_in_one_millisecond_passes_at_any_rate() {
     for rate in ["1r/s", "1000r/s", "1000000r/s"] {
         let mut l = zone(rate, 0, NginxDelay::default());
-        let passed = burst_at(&mut l, Time(5_000_250), 5).iter().filter(|(d, _)| d.allowed()).count();
+        let passed = burst_at(&mut l, Time(5_000_250), 5)
+            .iter()
+            .filter(|(d, _)| d.allowed())
+            .count();
         assert_eq!(passed, 1, "{rate}");
     }
 }
@@ -161,7 +209,13 @@ fn below_one_per_second_accepted_requests_one_millisecond_apart_leak_nothing() {
     for _ in 0..=10_000 {
         quiet.decide(Time::ZERO, 1);
     }
-    assert_eq!(quiet.decide_with_reply(Time::from_secs(10), 1).1.get("excess"), Some("9991.170"));
+    assert_eq!(
+        quiet
+            .decide_with_reply(Time::from_secs(10), 1)
+            .1
+            .get("excess"),
+        Some("9991.170")
+    );
 }
 
 /// The account step serves a request at once when its delay `(excess - delay) × 1000 / rate`
@@ -172,17 +226,35 @@ fn a_delay_shorter_than_a_millisecond_truncates_to_zero_and_the_request_is_serve
     let answers = burst_at(&mut l, Time::ZERO, 3);
     assert_eq!(answers[1].0.verdict, Verdict::Allowed);
     assert_eq!(answers[1].1.get("limit_req_status"), Some("PASSED"));
-    assert_eq!(answers[2].0.verdict, Verdict::Delayed { by: Span::from_millis(1) });
+    assert_eq!(
+        answers[2].0.verdict,
+        Verdict::Delayed {
+            by: Span::from_millis(1)
+        }
+    );
 }
 
 /// `limit_req_status 429;` replaces the 503 of a rejection; passed requests are not affected.
 #[test]
 fn limit_req_status_sets_the_rejection_status() {
-    let params = NginxParams { status: 429, ..NginxParams::new(NginxRate::PerSecond(1)) };
+    let params = NginxParams {
+        status: 429,
+        ..NginxParams::new(NginxRate::PerSecond(1))
+    };
     let mut l = NginxLimitReq::new(params).unwrap();
-    assert_eq!(l.decide_with_reply(Time::ZERO, 1).1.get("status"), Some("200"));
+    assert_eq!(
+        l.decide_with_reply(Time::ZERO, 1).1.get("status"),
+        Some("200")
+    );
     let (d, reply) = l.decide_with_reply(Time::ZERO, 1);
-    assert_eq!((d.verdict, reply.get("status"), reply.get("limit_req_status")), (Verdict::Rejected, Some("429"), Some("REJECTED")));
+    assert_eq!(
+        (
+            d.verdict,
+            reply.get("status"),
+            reply.get("limit_req_status")
+        ),
+        (Verdict::Rejected, Some("429"), Some("REJECTED"))
+    );
 }
 
 /// Delayed requests are released in arrival order: each waits longer than the one before.
@@ -205,19 +277,48 @@ fn delayed_requests_are_released_in_arrival_order() {
 #[test]
 fn the_lab_quota_becomes_the_closest_nginx_rate_with_burst_limit_minus_one() {
     let five_per_ten = NginxParams::defaults_for(5, Span::from_secs(10));
-    assert_eq!((five_per_ten.rate, five_per_ten.burst, five_per_ten.delay), (NginxRate::PerMinute(30), 4, NginxDelay::Delay(0)));
+    assert_eq!(
+        (five_per_ten.rate, five_per_ten.burst, five_per_ten.delay),
+        (NginxRate::PerMinute(30), 4, NginxDelay::Delay(0))
+    );
     assert_eq!(five_per_ten.directive(), "rate=30r/m burst=4");
-    assert_eq!(NginxParams::defaults_for(10, Span::from_secs(1)).rate, NginxRate::PerSecond(10));
-    assert_eq!(NginxParams::defaults_for(20, Span::from_secs(2)).rate, NginxRate::PerSecond(10));
-    assert_eq!(NginxParams::defaults_for(100, Span::from_secs(60)).rate, NginxRate::PerMinute(100));
+    assert_eq!(
+        NginxParams::defaults_for(10, Span::from_secs(1)).rate,
+        NginxRate::PerSecond(10)
+    );
+    assert_eq!(
+        NginxParams::defaults_for(20, Span::from_secs(2)).rate,
+        NginxRate::PerSecond(10)
+    );
+    assert_eq!(
+        NginxParams::defaults_for(100, Span::from_secs(60)).rate,
+        NginxRate::PerMinute(100)
+    );
     // 7 per 3 s is 140 per minute exactly; 1 per hour rounds to 0 per minute, raised to 1r/m.
-    assert_eq!(NginxParams::defaults_for(7, Span::from_secs(3)).rate, NginxRate::PerMinute(140));
-    assert_eq!(NginxParams::defaults_for(1, Span::from_secs(3600)).rate, NginxRate::PerMinute(1));
+    assert_eq!(
+        NginxParams::defaults_for(7, Span::from_secs(3)).rate,
+        NginxRate::PerMinute(140)
+    );
+    assert_eq!(
+        NginxParams::defaults_for(1, Span::from_secs(3600)).rate,
+        NginxRate::PerMinute(1)
+    );
     assert_eq!(NginxParams::defaults_for(1, Span::from_secs(3600)).burst, 0);
-    assert_eq!(NginxParams::defaults_for(5, Span::from_secs(10)).status, 503);
-    for (limit, window) in [(1, 1), (1_000_000_000, 1), (1_000_000_000, u64::MAX), (3, 7_000_001)] {
+    assert_eq!(
+        NginxParams::defaults_for(5, Span::from_secs(10)).status,
+        503
+    );
+    for (limit, window) in [
+        (1, 1),
+        (1_000_000_000, 1),
+        (1_000_000_000, u64::MAX),
+        (3, 7_000_001),
+    ] {
         let p = NginxParams::defaults_for(limit, Span(window));
-        assert!(NginxLimitReq::new(p).is_ok(), "{limit} per {window} µs gave {p:?}");
+        assert!(
+            NginxLimitReq::new(p).is_ok(),
+            "{limit} per {window} µs gave {p:?}"
+        );
     }
 }
 
@@ -225,7 +326,10 @@ fn the_lab_quota_becomes_the_closest_nginx_rate_with_burst_limit_minus_one() {
 fn a_bad_rate_is_refused_with_the_spelling_nginx_expects() {
     let err = parse_rate("10 per second").unwrap_err();
     assert!(matches!(err, ConfigError::Unsupported(_)));
-    assert!(err.to_string().contains("10r/s") && err.to_string().contains("30r/m"), "{err}");
+    assert!(
+        err.to_string().contains("10r/s") && err.to_string().contains("30r/m"),
+        "{err}"
+    );
     assert_eq!(parse_rate("0r/m"), Err(ConfigError::ZeroRate));
 }
 
@@ -233,7 +337,10 @@ fn a_bad_rate_is_refused_with_the_spelling_nginx_expects() {
 fn decide_and_decide_with_reply_agree_and_peek_changes_nothing() {
     let mut a = zone("2r/s", 3, NginxDelay::Delay(1));
     let mut b = zone("2r/s", 3, NginxDelay::Delay(1));
-    for (i, t) in [0u64, 0, 0, 0, 0, 120, 480, 481, 1_700, 1_700, 9_000].iter().enumerate() {
+    for (i, t) in [0u64, 0, 0, 0, 0, 120, 480, 481, 1_700, 1_700, 9_000]
+        .iter()
+        .enumerate()
+    {
         let now = Time::from_millis(*t);
         let peeked = a.peek(now, 1);
         assert_eq!(a.peek(now, 1), peeked, "step {i}");
@@ -251,22 +358,43 @@ fn time_going_backwards_is_read_as_the_latest_time_and_never_moves_state_back() 
     l.decide(Time::from_secs(5), 1);
     twin.decide(Time::from_secs(5), 1);
     // A request stamped 4 s earlier counts as one at 5 s: no leak is invented from the gap.
-    assert_eq!(l.decide(Time::from_secs(1), 1), twin.decide(Time::from_secs(5), 1));
+    assert_eq!(
+        l.decide(Time::from_secs(1), 1),
+        twin.decide(Time::from_secs(5), 1)
+    );
     assert_eq!(l.decide(Time::ZERO, 1), twin.decide(Time::from_secs(5), 1));
     assert_eq!(l.gauge(Time::ZERO), twin.gauge(Time::from_secs(5)));
-    assert_eq!(l.decide(Time::from_secs(7), 1), twin.decide(Time::from_secs(7), 1));
+    assert_eq!(
+        l.decide(Time::from_secs(7), 1),
+        twin.decide(Time::from_secs(7), 1)
+    );
 }
 
 #[test]
 fn extreme_rates_bursts_times_and_costs_never_panic() {
-    let huge = NginxParams { burst: 1_000_000_000, delay: NginxDelay::Delay(999_999_999), ..NginxParams::new(NginxRate::PerSecond(1_000_000_000)) };
+    let huge = NginxParams {
+        burst: 1_000_000_000,
+        delay: NginxDelay::Delay(999_999_999),
+        ..NginxParams::new(NginxRate::PerSecond(1_000_000_000))
+    };
     let tiny = NginxParams::new(NginxRate::PerMinute(1));
-    for params in [huge, tiny, NginxParams { delay: NginxDelay::NoDelay, ..huge }] {
+    for params in [
+        huge,
+        tiny,
+        NginxParams {
+            delay: NginxDelay::NoDelay,
+            ..huge
+        },
+    ] {
         let mut l = NginxLimitReq::new(params).unwrap();
         for &t in &[0, 1, 999, u64::MAX / 2, u64::MAX - 1, u64::MAX, 0, 17] {
             for &cost in &[0, 1, 2, 1_000_000_001, u64::MAX] {
                 let (d, reply) = l.decide_with_reply(Time(t), cost);
-                let _ = (l.peek(Time(t), cost), l.gauge(Time(t)), l.is_at_rest(Time(t)));
+                let _ = (
+                    l.peek(Time(t), cost),
+                    l.gauge(Time(t)),
+                    l.is_at_rest(Time(t)),
+                );
                 assert!(reply.get("status").is_some());
                 if cost > params.burst + 1 {
                     assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, None));
@@ -274,8 +402,20 @@ fn extreme_rates_bursts_times_and_costs_never_panic() {
             }
         }
     }
-    assert_eq!(NginxLimitReq::new(NginxParams::new(NginxRate::PerSecond(1_000_000_001))).unwrap_err(), ConfigError::TooLarge("rate"));
-    assert_eq!(NginxLimitReq::new(NginxParams::new(NginxRate::PerSecond(0))).unwrap_err(), ConfigError::ZeroRate);
-    let too_big_burst = NginxParams { burst: 1_000_000_001, ..tiny };
-    assert_eq!(NginxLimitReq::new(too_big_burst).unwrap_err(), ConfigError::TooLarge("burst"));
+    assert_eq!(
+        NginxLimitReq::new(NginxParams::new(NginxRate::PerSecond(1_000_000_001))).unwrap_err(),
+        ConfigError::TooLarge("rate")
+    );
+    assert_eq!(
+        NginxLimitReq::new(NginxParams::new(NginxRate::PerSecond(0))).unwrap_err(),
+        ConfigError::ZeroRate
+    );
+    let too_big_burst = NginxParams {
+        burst: 1_000_000_001,
+        ..tiny
+    };
+    assert_eq!(
+        NginxLimitReq::new(too_big_burst).unwrap_err(),
+        ConfigError::TooLarge("burst")
+    );
 }

@@ -14,8 +14,20 @@ use ratelab::core::time::{Span, Time};
 /// 1,700,000,000 s after the epoch, in microseconds: the lab's time 0 is the epoch.
 const T0: u64 = 1_700_000_000_000_000;
 
-fn reply(limited: i64, limit: i64, remaining: i64, retry_after: i64, reset_after: i64) -> ThrottleReply {
-    ThrottleReply { limited, limit, remaining, retry_after, reset_after }
+fn reply(
+    limited: i64,
+    limit: i64,
+    remaining: i64,
+    retry_after: i64,
+    reset_after: i64,
+) -> ThrottleReply {
+    ThrottleReply {
+        limited,
+        limit,
+        remaining,
+        retry_after,
+        reset_after,
+    }
 }
 
 /// `CL.THROTTLE k 15 30 60 1` at t, then `CL.THROTTLE k 15 30 60 17` at t + 600 s: the key
@@ -27,7 +39,10 @@ fn a_key_idle_past_its_expiry_is_answered_as_a_new_key() {
     assert_eq!(c.throttle(Time(T0), 1), reply(0, 16, 15, -1, 2));
     let key = c.key_at(Time(T0)).unwrap();
     assert_eq!((key.px_ms, key.gone_at()), (2_000, Time(T0 + 2_001_000)));
-    assert_eq!(c.throttle(Time(T0 + 600_000_000), 17), reply(1, 16, 16, -1, 0));
+    assert_eq!(
+        c.throttle(Time(T0 + 600_000_000), 17),
+        reply(1, 16, 16, -1, 0)
+    );
 }
 
 /// `CL.THROTTLE k 0 3 1 1` at 1,700,000,000.000900 s: the ttl of 333.33 ms is stored as PX 333
@@ -40,22 +55,44 @@ fn a_key_can_be_forgotten_up_to_a_millisecond_before_its_arrival_time() {
     let mut c = RedisCell::new(0, 3, Span::from_secs(1)).unwrap();
     assert_eq!(c.throttle(Time(T0 + 900), 1), reply(0, 1, 0, -1, 1));
     let key = c.key_at(Time(T0 + 900)).unwrap();
-    assert_eq!((key.tat_ns, key.set_at_ms, key.px_ms), (i128::from(T0 + 900) * 1_000 + 333_333_333, i128::from(T0 / 1_000), 333));
+    assert_eq!(
+        (key.tat_ns, key.set_at_ms, key.px_ms),
+        (
+            i128::from(T0 + 900) * 1_000 + 333_333_333,
+            i128::from(T0 / 1_000),
+            333
+        )
+    );
     assert_eq!(key.gone_at(), Time(T0 + 334_000));
     assert!(c.key_at(Time(T0 + 333_999)).is_some());
     assert!(c.key_at(Time(T0 + 334_000)).is_none());
     let held = c.peek(Time(T0 + 333_999), 1);
-    assert!(!held.allowed(), "held: its arrival time ...334.233 is still ahead");
-    assert_eq!(held.retry_after, Some(Span(1)), "but the key is gone a microsecond later, and a new key passes");
+    assert!(
+        !held.allowed(),
+        "held: its arrival time ...334.233 is still ahead"
+    );
+    assert_eq!(
+        held.retry_after,
+        Some(Span(1)),
+        "but the key is gone a microsecond later, and a new key passes"
+    );
     let (decision, product) = c.clone().decide_with_reply(Time(T0 + 334_100), 1);
     assert!(decision.allowed());
-    let five: Vec<&str> = product.fields.iter().take(5).map(|(_, v)| v.as_str()).collect();
+    let five: Vec<&str> = product
+        .fields
+        .iter()
+        .take(5)
+        .map(|(_, v)| v.as_str())
+        .collect();
     assert_eq!(five, ["0", "1", "0", "-1", "1"]);
     assert_eq!(
         product.get("key expired"),
         Some("gone from 1700000000.334 s (PX 333 set at 1700000000 s): the command found no key and started fresh")
     );
-    assert_eq!(product.get("key in Redis"), Some("TAT stored with PX 333, gone from 1700000000.668 s"));
+    assert_eq!(
+        product.get("key in Redis"),
+        Some("TAT stored with PX 333, gone from 1700000000.668 s")
+    );
     assert_eq!(c.throttle(Time(T0 + 334_100), 1), reply(0, 1, 0, -1, 1));
 }
 
@@ -103,7 +140,10 @@ fn the_expiry_edge_cases_answer_as_redis_and_the_module_do() {
     assert_eq!(c.key_at(Time(T0 + 500_000)), Some(before));
     let mut fresh = RedisCell::new(0, 1, Span::from_secs(1)).unwrap();
     let (_, product) = fresh.decide_with_reply(Time(T0), 2);
-    assert_eq!(product.get("key in Redis"), Some("none (a refusal stores nothing)"));
+    assert_eq!(
+        product.get("key in Redis"),
+        Some("none (a refusal stores nothing)")
+    );
     assert!(fresh.is_at_rest(Time(T0)));
 }
 
@@ -160,7 +200,14 @@ mod reference {
     }
 
     /// `CL.THROTTLE key max_burst count period quantity` at `now_us` (µs since the epoch).
-    pub fn throttle(redis: &mut Redis, max_burst: i64, count: i64, period_s: i64, quantity: i64, now_us: i64) -> [i64; 5] {
+    pub fn throttle(
+        redis: &mut Redis,
+        max_burst: i64,
+        count: i64,
+        period_s: i64,
+        quantity: i64,
+        now_us: i64,
+    ) -> [i64; 5] {
         let emission = ((period_s * NS_PER_S) as f64 / count as f64) as i64;
         let dvt = emission * (max_burst + 1);
         let limit = max_burst + 1;
@@ -168,25 +215,45 @@ mod reference {
         let (now, now_ms) = (now_us * 1_000, now_us / 1_000);
         let tat_val = redis.get(now_ms);
         let tat = tat_val.map_or(now, |v| v as i64);
-        let new_tat = if now > tat { now + increment } else { tat + increment };
+        let new_tat = if now > tat {
+            now + increment
+        } else {
+            tat + increment
+        };
         let diff = now - (new_tat - dvt);
         let (limited, ttl, retry_after) = if diff < 0 {
-            (true, tat - now, if increment <= dvt { -diff } else { -NS_PER_S })
+            (
+                true,
+                tat - now,
+                if increment <= dvt { -diff } else { -NS_PER_S },
+            )
         } else {
             let ttl = new_tat - now;
             redis.set_with_expire(now_ms, new_tat as u64, whole_milliseconds(ttl));
             (false, ttl, -NS_PER_S)
         };
         let next = dvt - ttl;
-        let remaining =
-            if next > -emission { (whole_microseconds(next) as f64 / whole_microseconds(emission) as f64) as i64 } else { 0 };
-        [i64::from(limited), limit, remaining, reply_seconds(retry_after), reply_seconds(ttl)]
+        let remaining = if next > -emission {
+            (whole_microseconds(next) as f64 / whole_microseconds(emission) as f64) as i64
+        } else {
+            0
+        };
+        [
+            i64::from(limited),
+            limit,
+            remaining,
+            reply_seconds(retry_after),
+            reply_seconds(ttl),
+        ]
     }
 }
 
 /// Gaps between calls: within a millisecond, around an interval, and idle far past any expiry.
 fn gaps() -> impl Strategy<Value = Vec<u64>> {
-    prop::collection::vec(prop_oneof![0..2_000u64, 0..3_000_000u64, 0..400_000_000u64], 1..60)
+    prop::collection::vec(
+        prop_oneof![0..2_000u64, 0..3_000_000u64, 0..400_000_000u64],
+        1..60,
+    )
 }
 
 proptest! {

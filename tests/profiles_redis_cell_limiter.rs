@@ -10,7 +10,12 @@ use ratelab::core::profiles::Product;
 use ratelab::core::time::{Span, Time};
 
 fn cell(max_burst: u64, count: u64, period: Span) -> RedisCell {
-    RedisCell::from_params(RedisCellParams { max_burst, count, period }).unwrap()
+    RedisCell::from_params(RedisCellParams {
+        max_burst,
+        count,
+        period,
+    })
+    .unwrap()
 }
 
 /// redis-cell's README: `CL.THROTTLE user123 15 30 60 1` answers `0, 16, 15, -1, 2`, and the
@@ -19,12 +24,32 @@ fn cell(max_burst: u64, count: u64, period: Span) -> RedisCell {
 fn the_reply_names_the_five_integers_of_the_readme_example() {
     let mut c = cell(15, 30, Span::from_secs(60));
     let (d, reply) = c.decide_with_reply(Time::from_secs(1_000), 1);
-    let fields: Vec<(&str, &str)> = reply.fields.iter().take(5).map(|(n, v)| (*n, v.as_str())).collect();
-    assert_eq!(fields, [("limited", "0"), ("limit", "16"), ("remaining", "15"), ("retry_after", "-1"), ("reset_after", "2")]);
+    let fields: Vec<(&str, &str)> = reply
+        .fields
+        .iter()
+        .take(5)
+        .map(|(n, v)| (*n, v.as_str()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("limited", "0"),
+            ("limit", "16"),
+            ("remaining", "15"),
+            ("retry_after", "-1"),
+            ("reset_after", "2")
+        ]
+    );
     // Then what became of the key: its TAT, kept for the ttl in whole milliseconds.
-    assert_eq!(reply.get("key in Redis"), Some("TAT stored with PX 2000, gone from 1002.001 s"));
+    assert_eq!(
+        reply.get("key in Redis"),
+        Some("TAT stored with PX 2000, gone from 1002.001 s")
+    );
     // The decision keeps the exact figures: 60 s / 30 = 2 s until the one request is forgotten.
-    assert_eq!((d.verdict, d.limit, d.remaining), (Verdict::Allowed, 16, 15));
+    assert_eq!(
+        (d.verdict, d.limit, d.remaining),
+        (Verdict::Allowed, 16, 15)
+    );
     assert_eq!((d.reset_after, d.retry_after), (Span::from_secs(2), None));
 }
 
@@ -33,9 +58,18 @@ fn the_reply_names_the_five_integers_of_the_readme_example() {
 #[test]
 fn defaults_for_a_limit_lets_exactly_that_many_through_at_once() {
     let params = RedisCellParams::defaults_for(5, Span::from_secs(10));
-    assert_eq!(params, RedisCellParams { max_burst: 4, count: 5, period: Span::from_secs(10) });
+    assert_eq!(
+        params,
+        RedisCellParams {
+            max_burst: 4,
+            count: 5,
+            period: Span::from_secs(10)
+        }
+    );
     let mut c = RedisCell::from_params(params).unwrap();
-    let passed = (0..10).filter(|_| c.decide(Time::ZERO, 1).allowed()).count();
+    let passed = (0..10)
+        .filter(|_| c.decide(Time::ZERO, 1).allowed())
+        .count();
     assert_eq!(passed, 5);
     assert_eq!(c.peek(Time::ZERO, 1).limit, 5);
 }
@@ -52,7 +86,14 @@ fn a_limited_request_names_the_exact_moment_it_would_pass() {
     }
     let (d, reply) = c.decide_with_reply(start, 1);
     assert_eq!(d.retry_after, Some(Span::from_secs(1)));
-    assert_eq!((reply.get("limited"), reply.get("retry_after"), reply.get("reset_after")), (Some("1"), Some("1"), Some("5")));
+    assert_eq!(
+        (
+            reply.get("limited"),
+            reply.get("retry_after"),
+            reply.get("reset_after")
+        ),
+        (Some("1"), Some("1"), Some("5"))
+    );
     let at = start.plus(Span::from_secs(1));
     assert!(c.peek(at, 1).allowed());
     assert!(!c.peek(Time(at.micros() - 1), 1).allowed());
@@ -75,11 +116,21 @@ fn a_request_larger_than_the_limit_is_refused_with_no_retry_time() {
 fn retry_times_are_exact_and_rest_means_forgettable_on_varied_traffic() {
     let mut seed: u64 = 3;
     let mut next = move |m: u64| {
-        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (seed >> 33) % m
     };
-    for (max_burst, count, period) in [(4, 1, Span::from_secs(1)), (0, 3, Span::from_millis(700)), (9, 7, Span(1_234_567))] {
-        let params = RedisCellParams { max_burst, count, period };
+    for (max_burst, count, period) in [
+        (4, 1, Span::from_secs(1)),
+        (0, 3, Span::from_millis(700)),
+        (9, 7, Span(1_234_567)),
+    ] {
+        let params = RedisCellParams {
+            max_burst,
+            count,
+            period,
+        };
         let mut c = RedisCell::from_params(params).unwrap();
         let mut now = 0u64;
         for _ in 0..300 {
@@ -107,7 +158,10 @@ fn time_going_backwards_neither_panics_nor_moves_the_state_back() {
     let mut c = cell(0, 1, Span::from_secs(1));
     assert!(c.decide(Time::from_secs(10), 1).allowed());
     let d = c.decide(Time::from_secs(1), 1);
-    assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, Some(Span::from_secs(1))));
+    assert_eq!(
+        (d.verdict, d.retry_after),
+        (Verdict::Rejected, Some(Span::from_secs(1)))
+    );
     assert!(!c.is_at_rest(Time::ZERO));
     // PX 1000 from millisecond 10,000: Redis holds the key through millisecond 11,000.
     assert!(!c.is_at_rest(Time::from_secs(11)));
@@ -119,17 +173,37 @@ fn time_going_backwards_neither_panics_nor_moves_the_state_back() {
 /// times and costs never panic.
 #[test]
 fn bad_rates_are_refused_and_extreme_values_never_panic() {
-    let zero = RedisCell::from_params(RedisCellParams { max_burst: 1, count: 0, period: Span::from_secs(1) });
+    let zero = RedisCell::from_params(RedisCellParams {
+        max_burst: 1,
+        count: 0,
+        period: Span::from_secs(1),
+    });
     assert!(matches!(zero, Err(ConfigError::Unsupported(_))));
     // 10^9 per microsecond is an emission interval of 0 ns: the module's zero rate.
-    let too_fast = RedisCell::from_params(RedisCellParams { max_burst: 1, count: 1_000_000_000, period: Span(1) });
+    let too_fast = RedisCell::from_params(RedisCellParams {
+        max_burst: 1,
+        count: 1_000_000_000,
+        period: Span(1),
+    });
     assert!(matches!(too_fast, Err(ConfigError::Unsupported(_))));
-    let too_big = RedisCell::from_params(RedisCellParams { max_burst: 1_000_000_001, count: 1, period: Span::from_secs(1) });
+    let too_big = RedisCell::from_params(RedisCellParams {
+        max_burst: 1_000_000_001,
+        count: 1,
+        period: Span::from_secs(1),
+    });
     assert_eq!(too_big.unwrap_err(), ConfigError::TooLarge("max_burst"));
 
     for params in [
-        RedisCellParams { max_burst: 1_000_000_000, count: 1_000_000, period: Span::from_millis(1) },
-        RedisCellParams { max_burst: 1_000_000_000, count: 1, period: MAX_WINDOW },
+        RedisCellParams {
+            max_burst: 1_000_000_000,
+            count: 1_000_000,
+            period: Span::from_millis(1),
+        },
+        RedisCellParams {
+            max_burst: 1_000_000_000,
+            count: 1,
+            period: MAX_WINDOW,
+        },
         RedisCellParams::defaults_for(1, Span::from_millis(1)),
     ] {
         let mut c = RedisCell::from_params(params).unwrap();
@@ -137,7 +211,11 @@ fn bad_rates_are_refused_and_extreme_values_never_panic() {
             for cost in [0, 1, 1_000_000_000, u64::MAX] {
                 let d = c.decide(Time(t), cost);
                 assert!(d.remaining <= d.limit);
-                let _ = (c.gauge(Time(t)), c.is_at_rest(Time(t)), c.decide_with_reply(Time(t), cost));
+                let _ = (
+                    c.gauge(Time(t)),
+                    c.is_at_rest(Time(t)),
+                    c.decide_with_reply(Time(t), cost),
+                );
             }
         }
     }

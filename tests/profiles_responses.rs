@@ -27,8 +27,15 @@ fn csv_rows(query: &str, slug: &str) -> Vec<(String, String, String)> {
             // time, key, limiter, outcome, status, then the headers (quoted when they hold a comma).
             let mut fields = line.splitn(6, ',');
             let (_, _, limiter) = (fields.next()?, fields.next()?, fields.next()?);
-            let (outcome, status, headers) = (fields.next()?, fields.next()?, fields.next().unwrap_or(""));
-            (limiter == slug).then(|| (outcome.to_string(), status.to_string(), headers.trim_matches('"').replace("\"\"", "\"")))
+            let (outcome, status, headers) =
+                (fields.next()?, fields.next()?, fields.next().unwrap_or(""));
+            (limiter == slug).then(|| {
+                (
+                    outcome.to_string(),
+                    status.to_string(),
+                    headers.trim_matches('"').replace("\"\"", "\""),
+                )
+            })
         })
         .collect()
 }
@@ -55,11 +62,23 @@ fn nginx_refuses_with_503_and_no_retry_after_unless_limit_req_status_says_otherw
     assert_eq!(rows[1], row("delayed", "200", ""));
     assert_eq!(rows[5], row("rejected", "503", ""));
     let shown = inspector_response(&query, Algorithm::Nginx, 5);
-    assert_eq!(shown.to_text(), "HTTP/1.1 503 Service Temporarily Unavailable\n");
+    assert_eq!(
+        shown.to_text(),
+        "HTTP/1.1 503 Service Temporarily Unavailable\n"
+    );
     // limit_req_status 429, and a code nginx has no text for (it writes the bare code).
-    assert_eq!(csv_rows(&format!("{query}&nginx-status=429"), "nginx")[5], row("rejected", "429", ""));
-    assert_eq!(inspector_response(&format!("{query}&nginx-status=429"), Algorithm::Nginx, 5).to_text(), "HTTP/1.1 429 Too Many Requests\n");
-    assert_eq!(inspector_response(&format!("{query}&nginx-status=418"), Algorithm::Nginx, 5).to_text(), "HTTP/1.1 418 \n");
+    assert_eq!(
+        csv_rows(&format!("{query}&nginx-status=429"), "nginx")[5],
+        row("rejected", "429", "")
+    );
+    assert_eq!(
+        inspector_response(&format!("{query}&nginx-status=429"), Algorithm::Nginx, 5).to_text(),
+        "HTTP/1.1 429 Too Many Requests\n"
+    );
+    assert_eq!(
+        inspector_response(&format!("{query}&nginx-status=418"), Algorithm::Nginx, 5).to_text(),
+        "HTTP/1.1 418 \n"
+    );
 }
 
 /// governor answers `NotUntil` (here one interval, 2 s, away): 429 with that wait as
@@ -70,7 +89,10 @@ fn governor_refuses_with_the_not_until_wait_and_no_remaining_count() {
     let rows = csv_rows(&query, "governor");
     assert_eq!(rows[0], row("allowed", "200", ""));
     assert_eq!(rows[5], row("rejected", "429", "Retry-After: 2"));
-    assert_eq!(inspector_response(&query, Algorithm::Governor, 5).to_text(), "HTTP/1.1 429 Too Many Requests\nRetry-After: 2\n");
+    assert_eq!(
+        inspector_response(&query, Algorithm::Governor, 5).to_text(),
+        "HTTP/1.1 429 Too Many Requests\nRetry-After: 2\n"
+    );
 }
 
 /// redis-cell's README: limit, remaining, retry after and reset after are `X-RateLimit-Limit`,
@@ -79,10 +101,24 @@ fn governor_refuses_with_the_not_until_wait_and_no_remaining_count() {
 #[test]
 fn redis_cell_sends_the_five_integers_as_its_readme_names_them() {
     let readme = "trace=1000&algos=redis-cell&cell-burst=15&cell-count=30&cell-period=60";
-    assert_eq!(csv_rows(readme, "redis-cell")[0], row("allowed", "200", "X-RateLimit-Limit: 16; X-RateLimit-Remaining: 15; X-RateLimit-Reset: 2"));
+    assert_eq!(
+        csv_rows(readme, "redis-cell")[0],
+        row(
+            "allowed",
+            "200",
+            "X-RateLimit-Limit: 16; X-RateLimit-Remaining: 15; X-RateLimit-Reset: 2"
+        )
+    );
     let query = format!("{SIX_AT_ONCE}&algos=redis-cell");
     let rows = csv_rows(&query, "redis-cell");
-    assert_eq!(rows[5], row("rejected", "429", "X-RateLimit-Limit: 5; X-RateLimit-Remaining: 0; Retry-After: 2; X-RateLimit-Reset: 10"));
+    assert_eq!(
+        rows[5],
+        row(
+            "rejected",
+            "429",
+            "X-RateLimit-Limit: 5; X-RateLimit-Remaining: 0; Retry-After: 2; X-RateLimit-Reset: 10"
+        )
+    );
     assert_eq!(
         inspector_response(&query, Algorithm::RedisCell, 5).to_text(),
         "HTTP/1.1 429 Too Many Requests\nX-RateLimit-Limit: 5\nX-RateLimit-Remaining: 0\nRetry-After: 2\nX-RateLimit-Reset: 10\n"
@@ -90,10 +126,27 @@ fn redis_cell_sends_the_five_integers_as_its_readme_names_them() {
     // A call that can never pass (the module's -1) gets no Retry-After. Every request on the
     // page costs 1, which always fits a limit, so that reply is written out here.
     let never = ProductReply {
-        fields: vec![("limited", "1".into()), ("limit", "1".into()), ("remaining", "1".into()), ("retry_after", "-1".into()), ("reset_after", "0".into())],
+        fields: vec![
+            ("limited", "1".into()),
+            ("limit", "1".into()),
+            ("remaining", "1".into()),
+            ("retry_after", "-1".into()),
+            ("reset_after", "0".into()),
+        ],
     };
-    let decision = Decision { verdict: Verdict::Rejected, limit: 1, remaining: 1, reset_after: Span::ZERO, retry_after: None };
-    let response = row_response(Algorithm::RedisCell, &Policy::new("default", 1, Span::from_secs(1)), &decision, Some(&never));
+    let decision = Decision {
+        verdict: Verdict::Rejected,
+        limit: 1,
+        remaining: 1,
+        reset_after: Span::ZERO,
+        retry_after: None,
+    };
+    let response = row_response(
+        Algorithm::RedisCell,
+        &Policy::new("default", 1, Span::from_secs(1)),
+        &decision,
+        Some(&never),
+    );
     assert_eq!(response.header("Retry-After"), None);
     assert_eq!(response.status, 429);
 }
@@ -101,12 +154,20 @@ fn redis_cell_sends_the_five_integers_as_its_readme_names_them() {
 /// Upstash's example answers 429 or 200 with the reply in the body: no rate-limit header.
 #[test]
 fn upstash_answers_429_or_200_without_rate_limit_headers() {
-    for (slug, algorithm) in [("upstash-fixed", Algorithm::UpstashFixed), ("upstash-sliding", Algorithm::UpstashSliding), ("upstash-token", Algorithm::UpstashToken)] {
+    for (slug, algorithm) in [
+        ("upstash-fixed", Algorithm::UpstashFixed),
+        ("upstash-sliding", Algorithm::UpstashSliding),
+        ("upstash-token", Algorithm::UpstashToken),
+    ] {
         let query = format!("{SIX_AT_ONCE}&algos={slug}");
         let rows = csv_rows(&query, slug);
         assert_eq!(rows[0], row("allowed", "200", ""), "{slug}");
         assert_eq!(rows[5], row("rejected", "429", ""), "{slug}");
-        assert_eq!(inspector_response(&query, algorithm, 5).to_text(), "HTTP/1.1 429 Too Many Requests\n", "{slug}");
+        assert_eq!(
+            inspector_response(&query, algorithm, 5).to_text(),
+            "HTTP/1.1 429 Too Many Requests\n",
+            "{slug}"
+        );
     }
 }
 
@@ -117,7 +178,10 @@ fn envoy_answers_its_local_reply() {
     let rows = csv_rows(&query, "envoy");
     assert_eq!(rows[0], row("allowed", "200", ""));
     assert_eq!(rows[5], row("rejected", "429", "x-envoy-ratelimited: true"));
-    assert_eq!(inspector_response(&query, Algorithm::Envoy, 5).to_text(), "HTTP/1.1 429 Too Many Requests\nx-envoy-ratelimited: true\n");
+    assert_eq!(
+        inspector_response(&query, Algorithm::Envoy, 5).to_text(),
+        "HTTP/1.1 429 Too Many Requests\nx-envoy-ratelimited: true\n"
+    );
 }
 
 /// The binding answers only `{ success }`; the seed's Worker sends a bare 429, with no remaining
@@ -139,21 +203,42 @@ fn the_textbook_rows_keep_the_common_response() {
     let query = format!("{SIX_AT_ONCE}&algos=fixed");
     let rows = csv_rows(&query, "fixed");
     assert_eq!(rows[5].1, "429");
-    assert!(rows[5].2.starts_with("Retry-After: 10; Cache-Control: no-store; RateLimit-Policy: "), "{}", rows[5].2);
+    assert!(
+        rows[5]
+            .2
+            .starts_with("Retry-After: 10; Cache-Control: no-store; RateLimit-Policy: "),
+        "{}",
+        rows[5].2
+    );
 }
 
 /// For every product and every request, the CSV's status and headers are what the inspector
 /// shows.
 #[test]
 fn the_csv_and_the_inspector_agree_for_every_product_and_request() {
-    let products: Vec<Algorithm> = Algorithm::ALL.into_iter().filter(|a| a.is_product()).collect();
+    let products: Vec<Algorithm> = Algorithm::ALL
+        .into_iter()
+        .filter(|a| a.is_product())
+        .collect();
     let slugs: Vec<&str> = products.iter().map(|a| a.slug()).collect();
-    let query = format!("limit=3&window=2&trace=0,0.1,0.2,0.3,0.4,1.9,2.05,4,4.001,9&algos={}", slugs.join(","));
+    let query = format!(
+        "limit=3&window=2&trace=0,0.1,0.2,0.3,0.4,1.9,2.05,4,4.001,9&algos={}",
+        slugs.join(",")
+    );
     for algorithm in products {
-        for (i, (_, status, headers)) in csv_rows(&query, algorithm.slug()).into_iter().enumerate() {
+        for (i, (_, status, headers)) in csv_rows(&query, algorithm.slug()).into_iter().enumerate()
+        {
             let shown = inspector_response(&query, algorithm, i);
-            let joined: Vec<String> = shown.headers.iter().map(|(n, v)| format!("{n}: {v}")).collect();
-            assert_eq!((status, headers), (shown.status.to_string(), joined.join("; ")), "{algorithm} request {i}");
+            let joined: Vec<String> = shown
+                .headers
+                .iter()
+                .map(|(n, v)| format!("{n}: {v}"))
+                .collect();
+            assert_eq!(
+                (status, headers),
+                (shown.status.to_string(), joined.join("; ")),
+                "{algorithm} request {i}"
+            );
         }
     }
 }

@@ -5,7 +5,9 @@
 use ratelab::core::algorithms::SlidingCounter;
 use ratelab::core::config::{ConfigError, Quota, MAX_WINDOW};
 use ratelab::core::decision::{Limiter, Verdict};
-use ratelab::core::profiles::upstash::{Upstash, UpstashKind, UpstashParams, UpstashReason, UpstashReply};
+use ratelab::core::profiles::upstash::{
+    Upstash, UpstashKind, UpstashParams, UpstashReason, UpstashReply,
+};
 use ratelab::core::profiles::Product;
 use ratelab::core::time::{Span, Time};
 
@@ -27,7 +29,13 @@ fn passes(limiter: &mut Upstash, at: Time, n: usize) -> usize {
 }
 
 fn reply(success: bool, limit: u64, remaining: u64, reset: u64) -> UpstashReply {
-    UpstashReply { success, limit, remaining, reset, reason: None }
+    UpstashReply {
+        success,
+        limit,
+        remaining,
+        reset,
+        reason: None,
+    }
 }
 
 // ---- fixedWindow ----------------------------------------------------------------------------
@@ -55,7 +63,11 @@ fn reset_is_the_end_of_the_epoch_aligned_window_in_milliseconds() {
     assert_eq!(fw.limit(ms(12_345), 1), reply(true, 3, 2, 20_000));
     let (d, r) = fw.decide_with_reply(ms(19_999), 1);
     assert_eq!(r.get("reset"), Some("20000"));
-    assert_eq!(d.reset_after, Span::from_millis(1), "the count is forgotten at 20 s");
+    assert_eq!(
+        d.reset_after,
+        Span::from_millis(1),
+        "the count is forgotten at 20 s"
+    );
 }
 
 /// The algorithms page: a fixed window "can cause high bursts at the window boundaries to leak
@@ -79,10 +91,23 @@ fn the_ephemeral_cache_answers_blocked_calls_locally_so_the_fixed_window_stops_c
         assert_eq!(passes(fw, ms(1_000), 10), 10);
     }
     let first = cached.limit(ms(1_000), 1);
-    assert_eq!((first.success, first.reason), (false, None), "the first refusal comes from Redis");
+    assert_eq!(
+        (first.success, first.reason),
+        (false, None),
+        "the first refusal comes from Redis"
+    );
     for _ in 0..4 {
         let blocked = cached.limit(ms(1_000), 1);
-        assert_eq!(blocked, UpstashReply { success: false, limit: 10, remaining: 0, reset: 10_000, reason: Some(UpstashReason::CacheBlock) });
+        assert_eq!(
+            blocked,
+            UpstashReply {
+                success: false,
+                limit: 10,
+                remaining: 0,
+                reset: 10_000,
+                reason: Some(UpstashReason::CacheBlock)
+            }
+        );
         assert_eq!(uncached.limit(ms(1_000), 1).reason, None);
     }
     assert_eq!(uncached.limit(ms(1_000), 1).reason, None);
@@ -93,9 +118,15 @@ fn the_ephemeral_cache_answers_blocked_calls_locally_so_the_fixed_window_stops_c
     let (d, r) = cached.decide_with_reply(ms(2_000), 1);
     assert_eq!(r.get("reason"), Some("cacheBlock"));
     assert_eq!(d.retry_after, Some(Span::from_millis(8_001)));
-    assert_eq!(uncached.decide(ms(2_000), 1).retry_after, Some(Span::from_millis(8_000)));
+    assert_eq!(
+        uncached.decide(ms(2_000), 1).retry_after,
+        Some(Span::from_millis(8_000))
+    );
 
-    assert_eq!(cached.limit(ms(10_000), 1).reason, Some(UpstashReason::CacheBlock));
+    assert_eq!(
+        cached.limit(ms(10_000), 1).reason,
+        Some(UpstashReason::CacheBlock)
+    );
     assert!(cached.limit(ms(10_001), 1).success);
     assert!(uncached.limit(ms(10_000), 1).success);
 }
@@ -135,9 +166,19 @@ fn lua_doubles_weigh_ten_previous_calls_as_zero_nine_tenths_into_the_window() {
     let mut sw = build(UpstashParams::sliding_window(10, secs(10)));
     let mut exact = SlidingCounter::new(Quota::new(10, secs(10)).unwrap());
     assert_eq!(passes(&mut sw, ms(5_000), 10), 10);
-    assert_eq!((0..10).filter(|_| exact.decide(ms(5_000), 1).allowed()).count(), 10);
+    assert_eq!(
+        (0..10)
+            .filter(|_| exact.decide(ms(5_000), 1).allowed())
+            .count(),
+        10
+    );
     assert_eq!(passes(&mut sw, ms(19_000), 12), 10);
-    assert_eq!((0..12).filter(|_| exact.decide(ms(19_000), 1).allowed()).count(), 9);
+    assert_eq!(
+        (0..12)
+            .filter(|_| exact.decide(ms(19_000), 1).allowed())
+            .count(),
+        9
+    );
 }
 
 // ---- costly calls: pull requests #156 and #161 -----------------------------------------------
@@ -148,19 +189,44 @@ fn lua_doubles_weigh_ten_previous_calls_as_zero_nine_tenths_into_the_window() {
 /// the ephemeral cache, which would refuse the follow-up locally in all three.
 #[test]
 fn a_refused_costly_call_burns_the_window_but_not_the_token_bucket() {
-    for kind in [UpstashKind::FixedWindow, UpstashKind::SlidingWindow, UpstashKind::TokenBucket] {
+    for kind in [
+        UpstashKind::FixedWindow,
+        UpstashKind::SlidingWindow,
+        UpstashKind::TokenBucket,
+    ] {
         let params = UpstashParams::defaults_for(kind, 10, secs(10));
         let mut plain = build(params.with_ephemeral_cache(false));
-        assert_eq!(plain.limit(ms(1_000), 8), reply(true, 10, 2, 10_000 + if kind == UpstashKind::TokenBucket { 1_000 } else { 0 }));
+        assert_eq!(
+            plain.limit(ms(1_000), 8),
+            reply(
+                true,
+                10,
+                2,
+                10_000
+                    + if kind == UpstashKind::TokenBucket {
+                        1_000
+                    } else {
+                        0
+                    }
+            )
+        );
         let refused = plain.limit(ms(1_000), 5);
         assert_eq!((refused.success, refused.remaining), (false, 0), "{kind:?}");
         let follow_up = plain.limit(ms(1_000), 1);
-        assert_eq!(follow_up.success, kind == UpstashKind::TokenBucket, "{kind:?}");
+        assert_eq!(
+            follow_up.success,
+            kind == UpstashKind::TokenBucket,
+            "{kind:?}"
+        );
 
         let mut cached = build(params);
         cached.limit(ms(1_000), 8);
         cached.limit(ms(1_000), 5);
-        assert_eq!(cached.limit(ms(1_000), 1).reason, Some(UpstashReason::CacheBlock), "{kind:?}");
+        assert_eq!(
+            cached.limit(ms(1_000), 1).reason,
+            Some(UpstashReason::CacheBlock),
+            "{kind:?}"
+        );
     }
 }
 
@@ -224,7 +290,10 @@ fn a_token_bucket_refuses_an_oversized_call_without_taking_tokens() {
 fn an_expired_token_bucket_comes_back_full_with_a_new_phase() {
     let mut tb = build(UpstashParams::token_bucket(1, secs(10), 2).with_ephemeral_cache(false));
     assert_eq!(tb.limit(Time::ZERO, 1), reply(true, 2, 1, 10_000));
-    assert!(!tb.is_at_rest(ms(10_000)), "Redis keeps a key until now > its expiry");
+    assert!(
+        !tb.is_at_rest(ms(10_000)),
+        "Redis keeps a key until now > its expiry"
+    );
     assert!(tb.is_at_rest(ms(10_001)));
     assert_eq!(tb.limit(ms(25_000), 1), reply(true, 2, 1, 35_000));
 }
@@ -236,8 +305,15 @@ fn a_cached_token_bucket_refusal_blocks_through_the_reset_millisecond() {
     let mut tb = build(UpstashParams::token_bucket(5, secs(10), 10));
     assert_eq!(passes(&mut tb, Time::ZERO, 11), 10);
     let (d, _) = tb.decide_with_reply(ms(1), 1);
-    assert_eq!(d.retry_after, Some(Span::from_millis(10_000)), "from 1 ms to the millisecond after the reset");
-    assert_eq!(tb.limit(ms(10_000), 1).reason, Some(UpstashReason::CacheBlock));
+    assert_eq!(
+        d.retry_after,
+        Some(Span::from_millis(10_000)),
+        "from 1 ms to the millisecond after the reset"
+    );
+    assert_eq!(
+        tb.limit(ms(10_000), 1).reason,
+        Some(UpstashReason::CacheBlock)
+    );
     assert_eq!(passes(&mut tb, ms(10_001), 6), 5);
 }
 
@@ -253,7 +329,13 @@ fn a_cached_token_bucket_refusal_blocks_through_the_reset_millisecond() {
 fn a_redis_round_trip_at_the_timeout_fails_open_while_the_script_still_counts() {
     let params = UpstashParams::fixed_window(2, secs(60)).with_redis_latency(secs(5));
     let mut fw = build(params);
-    let timeout = UpstashReply { success: true, limit: 0, remaining: 0, reset: 0, reason: Some(UpstashReason::Timeout) };
+    let timeout = UpstashReply {
+        success: true,
+        limit: 0,
+        remaining: 0,
+        reset: 0,
+        reason: Some(UpstashReason::Timeout),
+    };
     for t in [0, 1_000, 2_000, 3_000, 6_999] {
         assert_eq!(fw.limit(ms(t), 1), timeout, "at {t} ms");
     }
@@ -264,7 +346,9 @@ fn a_redis_round_trip_at_the_timeout_fails_open_while_the_script_still_counts() 
     assert_eq!(d.retry_after, Some(Span::from_millis(53_001)));
 
     let mut no_cache = build(params.with_ephemeral_cache(false));
-    assert!((0..20).all(|i| no_cache.limit(ms(i * 1_000), 1).reason == Some(UpstashReason::Timeout)));
+    assert!(
+        (0..20).all(|i| no_cache.limit(ms(i * 1_000), 1).reason == Some(UpstashReason::Timeout))
+    );
     assert_eq!(no_cache.gauge(ms(19_000)).level, 20.0);
 }
 
@@ -274,7 +358,9 @@ fn a_redis_round_trip_at_the_timeout_fails_open_while_the_script_still_counts() 
 fn redis_answers_when_it_beats_the_timeout_or_when_the_timeout_is_off() {
     for params in [
         UpstashParams::fixed_window(2, secs(60)).with_redis_latency(Span::from_millis(4_999)),
-        UpstashParams::fixed_window(2, secs(60)).with_redis_latency(secs(10)).with_timeout(Span::ZERO),
+        UpstashParams::fixed_window(2, secs(60))
+            .with_redis_latency(secs(10))
+            .with_timeout(Span::ZERO),
     ] {
         let mut fw = build(params);
         assert_eq!(fw.limit(Time::ZERO, 1), reply(true, 2, 1, 60_000));
@@ -290,13 +376,18 @@ fn redis_answers_when_it_beats_the_timeout_or_when_the_timeout_is_off() {
 #[test]
 fn the_reply_spells_the_librarys_fields_in_its_order() {
     let mut fw = build(UpstashParams::fixed_window(1, secs(10)));
-    let names = |r: &ratelab::core::profiles::ProductReply| r.fields.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+    let names = |r: &ratelab::core::profiles::ProductReply| {
+        r.fields.iter().map(|(n, _)| *n).collect::<Vec<_>>()
+    };
     let (_, first) = fw.decide_with_reply(Time::ZERO, 1);
     assert_eq!(names(&first), ["success", "limit", "remaining", "reset"]);
     assert_eq!(first.get("success"), Some("true"));
     fw.decide(Time::ZERO, 1);
     let (_, blocked) = fw.decide_with_reply(Time::ZERO, 1);
-    assert_eq!(names(&blocked), ["success", "limit", "remaining", "reset", "reason"]);
+    assert_eq!(
+        names(&blocked),
+        ["success", "limit", "remaining", "reset", "reason"]
+    );
 }
 
 /// The Features page: `ephemeralCache` "will be initialized with new Map() if no value is
@@ -306,13 +397,31 @@ fn the_reply_spells_the_librarys_fields_in_its_order() {
 fn defaults_for_keeps_the_librarys_defaults_and_maps_limit_per_window() {
     let fw = UpstashParams::defaults_for(UpstashKind::FixedWindow, 10, secs(60));
     assert_eq!(fw, UpstashParams::fixed_window(10, secs(60)));
-    assert_eq!((fw.timeout, fw.redis_latency, fw.ephemeral_cache), (secs(5), Span::ZERO, true));
-    assert_eq!(UpstashParams::defaults_for(UpstashKind::SlidingWindow, 10, secs(60)), UpstashParams::sliding_window(10, secs(60)));
-    assert_eq!(UpstashParams::defaults_for(UpstashKind::TokenBucket, 10, secs(60)), UpstashParams::token_bucket(10, secs(60), 10));
+    assert_eq!(
+        (fw.timeout, fw.redis_latency, fw.ephemeral_cache),
+        (secs(5), Span::ZERO, true)
+    );
+    assert_eq!(
+        UpstashParams::defaults_for(UpstashKind::SlidingWindow, 10, secs(60)),
+        UpstashParams::sliding_window(10, secs(60))
+    );
+    assert_eq!(
+        UpstashParams::defaults_for(UpstashKind::TokenBucket, 10, secs(60)),
+        UpstashParams::token_bucket(10, secs(60), 10)
+    );
     // Durations are whole milliseconds: a window with a fraction is rounded down, to 1 ms at least.
-    assert_eq!(UpstashParams::defaults_for(UpstashKind::FixedWindow, 5, Span(1_500)), UpstashParams::fixed_window(5, Span::from_millis(1)));
-    assert_eq!(UpstashParams::defaults_for(UpstashKind::FixedWindow, 5, Span(10)), UpstashParams::fixed_window(5, Span::from_millis(1)));
-    assert!(matches!(Upstash::new(UpstashParams::fixed_window(5, Span(1_500))), Err(ConfigError::Unsupported(_))));
+    assert_eq!(
+        UpstashParams::defaults_for(UpstashKind::FixedWindow, 5, Span(1_500)),
+        UpstashParams::fixed_window(5, Span::from_millis(1))
+    );
+    assert_eq!(
+        UpstashParams::defaults_for(UpstashKind::FixedWindow, 5, Span(10)),
+        UpstashParams::fixed_window(5, Span::from_millis(1))
+    );
+    assert!(matches!(
+        Upstash::new(UpstashParams::fixed_window(5, Span(1_500))),
+        Err(ConfigError::Unsupported(_))
+    ));
 }
 
 /// A tiny deterministic generator for the randomised checks.
@@ -320,7 +429,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn below(&mut self, m: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 33) % m
     }
 }
@@ -336,7 +448,10 @@ fn variety() -> Vec<UpstashParams> {
     ] {
         for cache in [true, false] {
             for latency in [0, 120_000, 5_000_000] {
-                all.push(base.with_ephemeral_cache(cache).with_redis_latency(Span(latency)));
+                all.push(
+                    base.with_ephemeral_cache(cache)
+                        .with_redis_latency(Span(latency)),
+                );
             }
         }
     }
@@ -356,12 +471,21 @@ fn a_refusal_names_the_exact_microsecond_the_same_call_would_pass() {
             now += rng.below(150_000);
             let cost = 1 + rng.below(3);
             let d = limiter.decide(Time(now), cost);
-            assert_eq!(limiter.peek(Time(now), cost), limiter.clone().decide(Time(now), cost));
+            assert_eq!(
+                limiter.peek(Time(now), cost),
+                limiter.clone().decide(Time(now), cost)
+            );
             if let Some(wait) = d.retry_after {
                 let at = Time(now).plus(wait);
-                assert!(limiter.peek(at, cost).allowed(), "{params:?}: not allowed at {at:?}");
+                assert!(
+                    limiter.peek(at, cost).allowed(),
+                    "{params:?}: not allowed at {at:?}"
+                );
                 if at.micros() > now {
-                    assert!(!limiter.peek(Time(at.micros() - 1), cost).allowed(), "{params:?}: allowed before {at:?}");
+                    assert!(
+                        !limiter.peek(Time(at.micros() - 1), cost).allowed(),
+                        "{params:?}: allowed before {at:?}"
+                    );
                 }
             }
         }
@@ -385,7 +509,11 @@ fn a_limiter_at_rest_decides_like_a_fresh_one() {
                 let mut fresh = build(params);
                 for step in 0..6u64 {
                     let at = Time(probe.micros() + step * 97_000);
-                    assert_eq!(remembered.decide(at, 1), fresh.decide(at, 1), "{params:?} at {at:?}");
+                    assert_eq!(
+                        remembered.decide(at, 1),
+                        fresh.decide(at, 1),
+                        "{params:?} at {at:?}"
+                    );
                 }
             }
         }
@@ -425,11 +553,22 @@ fn extreme_parameters_costs_and_times_never_panic_or_overflow() {
                 for cost in [0, 1, billion, billion + 1, u64::MAX] {
                     let d = limiter.decide(Time(t), cost);
                     assert!(d.remaining <= d.limit, "{params:?}");
-                    let _ = (limiter.gauge(Time(t)), limiter.is_at_rest(Time(t)), limiter.peek(Time(t), cost));
+                    let _ = (
+                        limiter.gauge(Time(t)),
+                        limiter.is_at_rest(Time(t)),
+                        limiter.peek(Time(t), cost),
+                    );
                 }
             }
         }
     }
-    assert_eq!(Upstash::new(UpstashParams::fixed_window(billion + 1, secs(1))).unwrap_err(), ConfigError::TooLarge("limit"));
-    assert!(Upstash::new(UpstashParams::fixed_window(1, Span(MAX_WINDOW.micros() + 1_000))).is_err());
+    assert_eq!(
+        Upstash::new(UpstashParams::fixed_window(billion + 1, secs(1))).unwrap_err(),
+        ConfigError::TooLarge("limit")
+    );
+    assert!(Upstash::new(UpstashParams::fixed_window(
+        1,
+        Span(MAX_WINDOW.micros() + 1_000)
+    ))
+    .is_err());
 }

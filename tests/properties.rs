@@ -11,16 +11,25 @@ use ratelab::core::traffic::Request;
 
 /// A request of `cost` at `t` (key 0).
 fn request(t: u64, cost: u64) -> Request {
-    Request { cost: u32::try_from(cost).unwrap_or(u32::MAX), ..Request::new(Time(t), 0) }
+    Request {
+        cost: u32::try_from(cost).unwrap_or(u32::MAX),
+        ..Request::new(Time(t), 0)
+    }
 }
 
 /// Decides `requests` with `admit_each` in runs (the lengths cycle through `runs`, a run of 0
 /// being one `decide`), and with `decide` alone, and checks that every verdict and the state
 /// after each run are the same.
 fn admit_each_agrees_with_decide(
-    algorithm: Algorithm, s: &Settings, requests: &[Request], runs: &[usize], probe: u64,
+    algorithm: Algorithm,
+    s: &Settings,
+    requests: &[Request],
+    runs: &[usize],
+    probe: u64,
 ) -> Result<(), TestCaseError> {
-    let Ok(mut deciding) = algorithm.build(s) else { return Ok(()) };
+    let Ok(mut deciding) = algorithm.build(s) else {
+        return Ok(());
+    };
     let mut running = deciding.clone();
     let mut rest = requests;
     for &run in runs.iter().cycle() {
@@ -28,7 +37,10 @@ fn admit_each_agrees_with_decide(
             break;
         }
         let (now, later) = rest.split_at(run.clamp(1, rest.len()));
-        let expected: Vec<Verdict> = now.iter().map(|r| deciding.decide(r.at, u64::from(r.cost)).verdict).collect();
+        let expected: Vec<Verdict> = now
+            .iter()
+            .map(|r| deciding.decide(r.at, u64::from(r.cost)).verdict)
+            .collect();
         let mut got = Vec::new();
         if run == 0 {
             got.push(running.decide(now[0].at, u64::from(now[0].cost)).verdict);
@@ -37,7 +49,12 @@ fn admit_each_agrees_with_decide(
         }
         prop_assert_eq!(got, expected, "{:?}", algorithm);
         let at = Time(now[now.len() - 1].at.micros().saturating_add(probe));
-        prop_assert_eq!(running.peek(at, 1), deciding.peek(at, 1), "{:?}: the states differ", algorithm);
+        prop_assert_eq!(
+            running.peek(at, 1),
+            deciding.peek(at, 1),
+            "{:?}: the states differ",
+            algorithm
+        );
         rest = later;
     }
     Ok(())
@@ -52,7 +69,11 @@ fn sorted_times(window_us: u64) -> impl Strategy<Value = Vec<u64>> {
 }
 
 fn settings(limit: u64, window_us: u64) -> Settings {
-    Settings { limit, window: Span(window_us), ..Settings::default() }
+    Settings {
+        limit,
+        window: Span(window_us),
+        ..Settings::default()
+    }
 }
 
 /// `settings` with one burst for the token bucket, GCRA and the leaky bucket, and a leaky-bucket
@@ -70,7 +91,11 @@ fn busy_settings(limit: u64, window_us: u64, burst: u64, delay: u64) -> Settings
 /// Runs unit-cost requests and returns the times of those let through (served at once).
 fn passed_times(algorithm: Algorithm, s: &Settings, times: &[u64]) -> Vec<u64> {
     let mut limiter = algorithm.build(s).expect("valid settings");
-    times.iter().copied().filter(|&t| limiter.decide(Time(t), 1).verdict == Verdict::Allowed).collect()
+    times
+        .iter()
+        .copied()
+        .filter(|&t| limiter.decide(Time(t), 1).verdict == Verdict::Allowed)
+        .collect()
 }
 
 /// The most of `times` (sorted) inside any window `(end - w, end]`.

@@ -12,7 +12,11 @@ use ratelab::core::traffic::Pattern;
 fn passed(pattern: Pattern) -> [u64; 3] {
     let settings = Settings::default(); // limit 5 per 10 s, as in the explainer
     let trace = pattern.generate(settings.limit, settings.window);
-    let algorithms = [Algorithm::FixedWindow, Algorithm::SlidingLog, Algorithm::TokenBucket];
+    let algorithms = [
+        Algorithm::FixedWindow,
+        Algorithm::SlidingLog,
+        Algorithm::TokenBucket,
+    ];
     let runs = run_all(&trace, &algorithms, &settings).expect("default settings are valid");
     [runs[0].passed(), runs[1].passed(), runs[2].passed()]
 }
@@ -46,7 +50,10 @@ fn explainer_worked_429_example() {
     let response = respond(&Policy::new("default", 5, Span::from_secs(10)), &denial);
     assert_eq!(response.status, 429);
     assert_eq!(response.header("retry-after"), Some("7"));
-    assert_eq!(response.header("ratelimit-policy"), Some("\"default\";q=5;w=10"));
+    assert_eq!(
+        response.header("ratelimit-policy"),
+        Some("\"default\";q=5;w=10")
+    );
     assert_eq!(response.header("ratelimit"), Some("\"default\";r=0;t=7"));
 }
 
@@ -59,7 +66,10 @@ fn a_real_fixed_window_denial_produces_the_worked_example() {
         limiter.decide(Time::from_millis(3_800), 1);
     }
     let denial = limiter.decide(Time::from_millis(3_800), 1);
-    let response = respond(&Policy::new("default", settings.limit, settings.window), &denial);
+    let response = respond(
+        &Policy::new("default", settings.limit, settings.window),
+        &denial,
+    );
     assert_eq!(response.header("Retry-After"), Some("7"));
     assert_eq!(response.header("RateLimit"), Some("\"default\";r=0;t=7"));
     assert_eq!(response.header("Cache-Control"), Some("no-store"));
@@ -69,12 +79,21 @@ fn a_real_fixed_window_denial_produces_the_worked_example() {
 /// 12:01:00.1 pass a fixed window of 100 per minute (200 in 600 ms); the sliding log lets 100.
 #[test]
 fn the_seam_lets_200_through_a_fixed_window_of_100_per_minute() {
-    let settings = Settings { limit: 100, window: Span::from_secs(60), ..Settings::default() };
+    let settings = Settings {
+        limit: 100,
+        window: Span::from_secs(60),
+        ..Settings::default()
+    };
     let base = 12 * 3600 * 1000; // 12:00:00.000 in ms
     let mut times = vec![Time::from_millis(base + 59_500); 100];
     times.extend(vec![Time::from_millis(base + 60_100); 100]);
     let trace = Pattern::Trace(times.into()).generate(settings.limit, settings.window);
-    let runs = run_all(&trace, &[Algorithm::FixedWindow, Algorithm::SlidingLog], &settings).unwrap();
+    let runs = run_all(
+        &trace,
+        &[Algorithm::FixedWindow, Algorithm::SlidingLog],
+        &settings,
+    )
+    .unwrap();
     assert_eq!((runs[0].passed(), runs[0].max_in_window), (200, 200));
     assert_eq!((runs[1].passed(), runs[1].max_in_window), (100, 100));
 }

@@ -17,7 +17,10 @@ pub enum ConfigError {
     ZeroRate,
     NegativeRate(String),
     BadRate(String),
-    DelayAboveBurst { delay: u64, burst: u64 },
+    DelayAboveBurst {
+        delay: u64,
+        burst: u64,
+    },
     TooLarge(&'static str),
     /// A value the product being profiled does not accept; the text says which and why.
     Unsupported(&'static str),
@@ -31,10 +34,18 @@ impl fmt::Display for ConfigError {
             ConfigError::ZeroCapacity => write!(f, "the bucket capacity must be at least 1 token"),
             ConfigError::ZeroBurst => write!(f, "the burst must be at least 1 request"),
             ConfigError::ZeroRate => write!(f, "the rate must be more than 0 per second"),
-            ConfigError::NegativeRate(s) => write!(f, "the rate \"{s}\" is negative; a rate counts requests let through"),
-            ConfigError::BadRate(s) => write!(f, "the rate \"{s}\" is not a number of requests per second"),
+            ConfigError::NegativeRate(s) => write!(
+                f,
+                "the rate \"{s}\" is negative; a rate counts requests let through"
+            ),
+            ConfigError::BadRate(s) => {
+                write!(f, "the rate \"{s}\" is not a number of requests per second")
+            }
             ConfigError::DelayAboveBurst { delay, burst } => {
-                write!(f, "the delay threshold ({delay}) cannot exceed the burst ({burst})")
+                write!(
+                    f,
+                    "the delay threshold ({delay}) cannot exceed the burst ({burst})"
+                )
             }
             ConfigError::TooLarge(what) => write!(f, "the {what} is too large"),
             ConfigError::Unsupported(why) => f.write_str(why),
@@ -122,7 +133,10 @@ impl Rate {
     /// The fraction in lowest terms, so equal rates compare equal and products stay small.
     fn reduced(amount: u64, per: Span) -> Rate {
         let g = gcd(amount, per.micros());
-        Rate { amount: amount / g, per: Span(per.micros() / g) }
+        Rate {
+            amount: amount / g,
+            per: Span(per.micros() / g),
+        }
     }
 
     /// Parses a decimal number of units per second ("0.5", "2", "1000").
@@ -131,7 +145,9 @@ impl Rate {
         match parse_seconds(t) {
             // The decimal is read with six places: 0.5 per second is 500000 per 10^6 seconds.
             Ok(micro_units) => Rate::new(micro_units, Span(MICROS_PER_SEC * MICROS_PER_SEC)),
-            Err(super::time::SecondsError::Negative(_)) => Err(ConfigError::NegativeRate(t.to_string())),
+            Err(super::time::SecondsError::Negative(_)) => {
+                Err(ConfigError::NegativeRate(t.to_string()))
+            }
             Err(_) => Err(ConfigError::BadRate(t.to_string())),
         }
     }
@@ -156,16 +172,18 @@ impl Rate {
 
     /// The rate as decimal units per second ("0.5"), rounded down to six decimals.
     pub fn per_second_text(&self) -> String {
-        let micro_per_sec = (u128::from(self.amount) * u128::from(MICROS_PER_SEC) * u128::from(MICROS_PER_SEC))
-            / u128::from(self.per.micros());
+        let micro_per_sec =
+            (u128::from(self.amount) * u128::from(MICROS_PER_SEC) * u128::from(MICROS_PER_SEC))
+                / u128::from(self.per.micros());
         format_seconds(u64::try_from(micro_per_sec).unwrap_or(u64::MAX))
     }
 
     /// Human form, e.g. "0.5 per second".
     pub fn describe(&self) -> String {
         // amount / per_us * 10^6 per second, shown with up to 6 decimals.
-        let micro_per_sec = (u128::from(self.amount) * u128::from(MICROS_PER_SEC) * u128::from(MICROS_PER_SEC))
-            / u128::from(self.per.micros());
+        let micro_per_sec =
+            (u128::from(self.amount) * u128::from(MICROS_PER_SEC) * u128::from(MICROS_PER_SEC))
+                / u128::from(self.per.micros());
         let value = u64::try_from(micro_per_sec).unwrap_or(u64::MAX);
         format!("{} per second", format_seconds(value))
     }
@@ -199,7 +217,18 @@ mod tests {
 
     #[test]
     fn the_quick_checked_product_agrees_with_the_checked_product_on_both_sides_of_2_to_the_32() {
-        let values = [0, 1, 2, 3, (1 << 32) - 1, 1 << 32, (1 << 32) + 1, u64::MAX / 3, u64::MAX - 1, u64::MAX];
+        let values = [
+            0,
+            1,
+            2,
+            3,
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 32) + 1,
+            u64::MAX / 3,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
         for a in values {
             for b in values {
                 assert_eq!(checked_mul_u64(a, b), a.checked_mul(b), "{a} × {b}");
@@ -209,7 +238,10 @@ mod tests {
 
     #[test]
     fn a_zero_limit_or_window_is_an_error_not_a_panic() {
-        assert_eq!(Quota::new(0, Span::from_secs(10)), Err(ConfigError::ZeroLimit));
+        assert_eq!(
+            Quota::new(0, Span::from_secs(10)),
+            Err(ConfigError::ZeroLimit)
+        );
         assert_eq!(Quota::new(5, Span::ZERO), Err(ConfigError::ZeroWindow));
         assert!(Quota::new(5, Span::from_secs(10)).is_ok());
     }
@@ -220,7 +252,10 @@ mod tests {
         assert_eq!(err, ConfigError::NegativeRate("-2".into()));
         assert!(err.to_string().contains("negative"));
         assert_eq!(Rate::parse_per_second("0"), Err(ConfigError::ZeroRate));
-        assert_eq!(Rate::parse_per_second("fast"), Err(ConfigError::BadRate("fast".into())));
+        assert_eq!(
+            Rate::parse_per_second("fast"),
+            Err(ConfigError::BadRate("fast".into()))
+        );
     }
 
     #[test]

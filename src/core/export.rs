@@ -37,9 +37,21 @@ pub struct CsvWriter {
 
 impl CsvWriter {
     pub fn new(run: &LabRun) -> CsvWriter {
-        let replays =
-            run.runs.iter().filter_map(|r| Some((r.algorithm, DecisionReplay::new(&run.trace, r.algorithm, &run.settings).ok()?))).collect();
-        CsvWriter { replays, next: 0, next_record: 0 }
+        let replays = run
+            .runs
+            .iter()
+            .filter_map(|r| {
+                Some((
+                    r.algorithm,
+                    DecisionReplay::new(&run.trace, r.algorithm, &run.settings).ok()?,
+                ))
+            })
+            .collect();
+        CsvWriter {
+            replays,
+            next: 0,
+            next_record: 0,
+        }
     }
 
     /// Appends the rows of up to `requests` more requests (or Durable Object records) of `run`,
@@ -58,19 +70,38 @@ impl CsvWriter {
             for (algorithm, replay) in &mut self.replays {
                 let (decision, reply) = replay.decide(request);
                 let response = row_response(*algorithm, &policy, &decision, reply.as_ref());
-                push_row(out, &time, run.trace.key_name(request.key), algorithm.slug(), decision.verdict.word(), &response);
+                push_row(
+                    out,
+                    &time,
+                    run.trace.key_name(request.key),
+                    algorithm.slug(),
+                    decision.verdict.word(),
+                    &response,
+                );
             }
         }
         let budget = requests - (to - self.next);
         self.next = to;
-        let Some(Ok(report)) = &run.durable else { return self.next < all.len() };
+        let Some(Ok(report)) = &run.durable else {
+            return self.next < all.len();
+        };
         if self.next < all.len() {
             return true;
         }
-        let to = self.next_record.saturating_add(budget).min(report.records.len());
+        let to = self
+            .next_record
+            .saturating_add(budget)
+            .min(report.records.len());
         for record in &report.records[self.next_record..to] {
             let time = format_seconds(record.sent.micros());
-            push_row(out, &time, run.trace.key_name(record.key), "do", record.outcome.word(), &report.response(record));
+            push_row(
+                out,
+                &time,
+                run.trace.key_name(record.key),
+                "do",
+                record.outcome.word(),
+                &report.response(record),
+            );
         }
         self.next_record = to;
         self.next_record < report.records.len()
@@ -78,12 +109,22 @@ impl CsvWriter {
 
     /// Requests and records written so far, and how many there are.
     pub fn progress(&self, run: &LabRun) -> (usize, usize) {
-        let records = run.durable.as_ref().map_or(0, |d| d.as_ref().map_or(0, |r| r.records.len()));
+        let records = run
+            .durable
+            .as_ref()
+            .map_or(0, |d| d.as_ref().map_or(0, |r| r.records.len()));
         (self.next + self.next_record, run.trace.len() + records)
     }
 }
 
-fn push_row(out: &mut String, time: &str, key: &str, limiter: &str, outcome: &str, response: &HttpResponse) {
+fn push_row(
+    out: &mut String,
+    time: &str,
+    key: &str,
+    limiter: &str,
+    outcome: &str,
+    response: &HttpResponse,
+) {
     let mut headers = String::new();
     for (name, value) in &response.headers {
         if !headers.is_empty() {
@@ -93,8 +134,22 @@ fn push_row(out: &mut String, time: &str, key: &str, limiter: &str, outcome: &st
         headers.push_str(": ");
         headers.push_str(value);
     }
-    let formula = if key.starts_with(['=', '+', '-', '@', '\t', '\r']) { "'" } else { "" };
-    for (i, field) in [time, &[formula, key].concat(), limiter, outcome, &response.status.to_string(), &headers].into_iter().enumerate() {
+    let formula = if key.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        "'"
+    } else {
+        ""
+    };
+    for (i, field) in [
+        time,
+        &[formula, key].concat(),
+        limiter,
+        outcome,
+        &response.status.to_string(),
+        &headers,
+    ]
+    .into_iter()
+    .enumerate()
+    {
         if i > 0 {
             out.push(',');
         }
@@ -130,23 +185,45 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], CSV_HEADER);
         assert_eq!(lines.len(), 1 + 3 * 2);
-        assert!(lines[1].starts_with("0,tenant:demo,fixed,allowed,200,\"RateLimit-Policy: \"\"default\"\";q=2;w=10; "), "{}", lines[1]);
-        assert!(lines[2].starts_with("0,tenant:demo,gcra,allowed,200,"), "{}", lines[2]);
+        assert!(
+            lines[1].starts_with(
+                "0,tenant:demo,fixed,allowed,200,\"RateLimit-Policy: \"\"default\"\";q=2;w=10; "
+            ),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].starts_with("0,tenant:demo,gcra,allowed,200,"),
+            "{}",
+            lines[2]
+        );
         // The third request is over the limit of 2 in the fixed window that started at 0.
-        assert!(lines[5].starts_with("2,tenant:demo,fixed,rejected,429,\"Retry-After: 8; "), "{}", lines[5]);
+        assert!(
+            lines[5].starts_with("2,tenant:demo,fixed,rejected,429,\"Retry-After: 8; "),
+            "{}",
+            lines[5]
+        );
     }
 
     #[test]
     fn the_durable_objects_rows_follow_with_its_own_outcomes() {
         let csv = csv_for("limit=2&window=10&trace=0,1,2&algos=fixed&do=1");
-        let do_rows: Vec<&str> = csv.lines().filter(|l| l.split(',').nth(2) == Some("do")).collect();
+        let do_rows: Vec<&str> = csv
+            .lines()
+            .filter(|l| l.split(',').nth(2) == Some("do"))
+            .collect();
         assert_eq!(do_rows.len(), 3);
         assert!(do_rows[2].contains(",rejected,429,"), "{}", do_rows[2]);
     }
 
     #[test]
     fn written_a_few_requests_at_a_time_the_csv_is_the_same_as_written_at_once() {
-        let run = LabRun::compute(&parse_query("limit=2&window=10&pattern=several-keys&algos=fixed,gcra,leaky-bucket&do=1").state);
+        let run = LabRun::compute(
+            &parse_query(
+                "limit=2&window=10&pattern=several-keys&algos=fixed,gcra,leaky-bucket&do=1",
+            )
+            .state,
+        );
         let whole = decisions_csv(&run);
         let mut pieces = String::new();
         let mut writer = CsvWriter::new(&run);
@@ -158,7 +235,11 @@ mod tests {
         }
         let (done, total) = writer.progress(&run);
         assert_eq!(done, total);
-        let records = run.durable.as_ref().and_then(|d| d.as_ref().ok()).map_or(0, |r| r.records.len());
+        let records = run
+            .durable
+            .as_ref()
+            .and_then(|d| d.as_ref().ok())
+            .map_or(0, |r| r.records.len());
         assert_eq!(steps, (run.trace.len() + records).div_ceil(3));
         assert_eq!(pieces, whole);
         assert_eq!(whole.lines().count(), 1 + run.trace.len() * 3 + records);
@@ -167,7 +248,13 @@ mod tests {
     #[test]
     fn keys_that_look_like_formulas_or_hold_commas_are_made_harmless() {
         let mut state = parse_query("limit=2&window=10&algos=fixed").state;
-        state.pattern = Pattern::Keyed(vec![Point::new(Time::ZERO, "=cmd()"), Point::new(Time::from_secs(1), "a,b")].into());
+        state.pattern = Pattern::Keyed(
+            vec![
+                Point::new(Time::ZERO, "=cmd()"),
+                Point::new(Time::from_secs(1), "a,b"),
+            ]
+            .into(),
+        );
         let csv = decisions_csv(&LabRun::compute(&state));
         assert!(csv.contains("\n0,'=cmd(),fixed,"), "{csv}");
         assert!(csv.contains("\n1,\"a,b\",fixed,"), "{csv}");

@@ -28,7 +28,11 @@ pub struct Policy {
 
 impl Policy {
     pub fn new(name: impl Into<String>, quota: u64, window: Span) -> Policy {
-        Policy { name: name.into(), quota, window }
+        Policy {
+            name: name.into(),
+            quota,
+            window,
+        }
     }
 }
 
@@ -43,7 +47,10 @@ pub struct HttpResponse {
 impl HttpResponse {
     /// The value of a header, compared without regard to case as HTTP does.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// The response as text, one header a line.
@@ -63,7 +70,12 @@ pub fn retry_after_seconds(wait: Span) -> u64 {
 
 /// `RateLimit-Policy: "<name>";q=<quota>;w=<window seconds>`.
 pub fn ratelimit_policy_field(policy: &Policy) -> String {
-    format!("\"{}\";q={};w={}", policy.name, policy.quota, format_seconds(policy.window.micros()))
+    format!(
+        "\"{}\";q={};w={}",
+        policy.name,
+        policy.quota,
+        format_seconds(policy.window.micros())
+    )
 }
 
 /// `RateLimit: "<name>";r=<remaining>;t=<seconds>`.
@@ -91,14 +103,25 @@ pub fn respond(policy: &Policy, decision: &Decision) -> HttpResponse {
             push("RateLimit", ratelimit_field(policy, decision.remaining, t));
             push("x-ratelimit-limit", policy.quota.to_string());
             push("x-ratelimit-remaining", decision.remaining.to_string());
-            HttpResponse { status: 429, reason: "Too Many Requests", headers }
+            HttpResponse {
+                status: 429,
+                reason: "Too Many Requests",
+                headers,
+            }
         }
         Verdict::Allowed | Verdict::Delayed { .. } => {
             push("RateLimit-Policy", ratelimit_policy_field(policy));
-            push("RateLimit", ratelimit_field(policy, decision.remaining, decision.reset_after.ceil_secs()));
+            push(
+                "RateLimit",
+                ratelimit_field(policy, decision.remaining, decision.reset_after.ceil_secs()),
+            );
             push("x-ratelimit-limit", policy.quota.to_string());
             push("x-ratelimit-remaining", decision.remaining.to_string());
-            HttpResponse { status: 200, reason: "OK", headers }
+            HttpResponse {
+                status: 200,
+                reason: "OK",
+                headers,
+            }
         }
     }
 }
@@ -120,10 +143,16 @@ mod tests {
     #[test]
     fn the_explainer_worked_example_comes_out_exactly_as_printed() {
         // limit 5, window 10 s, retry after 6.2 s.
-        let response = respond(&Policy::new("default", 5, Span::from_secs(10)), &denial(6_200));
+        let response = respond(
+            &Policy::new("default", 5, Span::from_secs(10)),
+            &denial(6_200),
+        );
         assert_eq!(response.status, 429);
         assert_eq!(response.header("retry-after"), Some("7"));
-        assert_eq!(response.header("ratelimit-policy"), Some("\"default\";q=5;w=10"));
+        assert_eq!(
+            response.header("ratelimit-policy"),
+            Some("\"default\";q=5;w=10")
+        );
         assert_eq!(response.header("ratelimit"), Some("\"default\";r=0;t=7"));
         assert_eq!(response.header("cache-control"), Some("no-store"));
     }

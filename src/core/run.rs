@@ -44,7 +44,11 @@ impl AlgorithmRun {
 
     /// The most any one key had served inside the window `(end - window, end]`.
     pub fn busiest_key_in_window(&self, end: Time, window: Span) -> u64 {
-        self.served.per_key().map(|times| count_in_window(times, end, window)).max().unwrap_or(0)
+        self.served
+            .per_key()
+            .map(|times| count_in_window(times, end, window))
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -63,7 +67,10 @@ const REJECTED: u8 = 2;
 
 impl Verdicts {
     fn with_capacity(n: usize) -> Verdicts {
-        Verdicts { kinds: Vec::with_capacity(n), delays: Vec::new() }
+        Verdicts {
+            kinds: Vec::with_capacity(n),
+            delays: Vec::new(),
+        }
     }
 
     fn push(&mut self, verdict: Verdict) {
@@ -94,7 +101,9 @@ impl Verdicts {
     pub fn get(&self, index: usize) -> Option<Verdict> {
         Some(match *self.kinds.get(index)? {
             ALLOWED => Verdict::Allowed,
-            DELAYED => Verdict::Delayed { by: self.delays.get(index).copied().unwrap_or(Span::ZERO) },
+            DELAYED => Verdict::Delayed {
+                by: self.delays.get(index).copied().unwrap_or(Span::ZERO),
+            },
             _ => Verdict::Rejected,
         })
     }
@@ -169,25 +178,45 @@ pub fn count_in_window(times: &[Time], end: Time, window: Span) -> u64 {
 }
 
 /// Runs `trace` through every algorithm in `algorithms` under `settings`.
-pub fn run_all(trace: &Trace, algorithms: &[Algorithm], settings: &Settings) -> Result<Vec<AlgorithmRun>, ConfigError> {
-    algorithms.iter().map(|&a| run_one(trace, a, settings)).collect()
+pub fn run_all(
+    trace: &Trace,
+    algorithms: &[Algorithm],
+    settings: &Settings,
+) -> Result<Vec<AlgorithmRun>, ConfigError> {
+    algorithms
+        .iter()
+        .map(|&a| run_one(trace, a, settings))
+        .collect()
 }
 
 /// The full decision `algorithm` made on request `index` of `trace`, and for a product its own
 /// reply. The key's earlier requests are replayed through a fresh limiter (verdicts only, the
 /// fast path), so the answer is exactly the one the run's verdict came with. `None` for an index
 /// past the end or settings the algorithm refuses.
-pub fn decision_at(trace: &Trace, algorithm: Algorithm, settings: &Settings, index: usize) -> Option<(Decision, Option<ProductReply>)> {
+pub fn decision_at(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    index: usize,
+) -> Option<(Decision, Option<ProductReply>)> {
     let requests = trace.requests();
     let target = requests.get(index)?;
     let mut limiter = algorithm.build(settings).ok()?;
-    limiter.admit_each(requests[..index].iter().filter(|r| r.key == target.key), |_| ());
+    limiter.admit_each(
+        requests[..index].iter().filter(|r| r.key == target.key),
+        |_| (),
+    );
     Some(limiter.decide_with_reply(target.at, u64::from(target.cost)))
 }
 
 /// What the product behind `algorithm` answered to request `index` of `trace` (see
 /// [`decision_at`]). `None` for the textbook algorithms, which have no product reply.
-pub fn product_reply(trace: &Trace, algorithm: Algorithm, settings: &Settings, index: usize) -> Option<ProductReply> {
+pub fn product_reply(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    index: usize,
+) -> Option<ProductReply> {
     if !algorithm.is_product() {
         return None;
     }
@@ -202,8 +231,15 @@ struct PerKeyLimiters {
 }
 
 impl PerKeyLimiters {
-    fn new(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<PerKeyLimiters, ConfigError> {
-        Ok(PerKeyLimiters { fresh: algorithm.build(settings)?, per_key: vec![None; trace.keys().len()] })
+    fn new(
+        trace: &Trace,
+        algorithm: Algorithm,
+        settings: &Settings,
+    ) -> Result<PerKeyLimiters, ConfigError> {
+        Ok(PerKeyLimiters {
+            fresh: algorithm.build(settings)?,
+            per_key: vec![None; trace.keys().len()],
+        })
     }
 
     /// How many keys the trace names.
@@ -225,19 +261,31 @@ impl PerKeyLimiters {
 pub struct DecisionReplay(PerKeyLimiters);
 
 impl DecisionReplay {
-    pub fn new(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<DecisionReplay, ConfigError> {
-        Ok(DecisionReplay(PerKeyLimiters::new(trace, algorithm, settings)?))
+    pub fn new(
+        trace: &Trace,
+        algorithm: Algorithm,
+        settings: &Settings,
+    ) -> Result<DecisionReplay, ConfigError> {
+        Ok(DecisionReplay(PerKeyLimiters::new(
+            trace, algorithm, settings,
+        )?))
     }
 
     /// The decision on `request`, which must come after the ones already asked for, and for a
     /// product its own reply.
     pub fn decide(&mut self, request: &Request) -> (Decision, Option<ProductReply>) {
-        self.0.with(request.key, |limiter| limiter.decide_with_reply(request.at, u64::from(request.cost)))
+        self.0.with(request.key, |limiter| {
+            limiter.decide_with_reply(request.at, u64::from(request.cost))
+        })
     }
 }
 
 /// Runs `trace` through one algorithm, keeping a separate limiter per key.
-pub fn run_one(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<AlgorithmRun, ConfigError> {
+pub fn run_one(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+) -> Result<AlgorithmRun, ConfigError> {
     let mut builder = RunBuilder::new(trace, algorithm, settings)?;
     builder.advance(trace, usize::MAX);
     Ok(builder.finish(settings.window))
@@ -255,7 +303,11 @@ pub struct RunBuilder {
 }
 
 impl RunBuilder {
-    pub fn new(trace: &Trace, algorithm: Algorithm, settings: &Settings) -> Result<RunBuilder, ConfigError> {
+    pub fn new(
+        trace: &Trace,
+        algorithm: Algorithm,
+        settings: &Settings,
+    ) -> Result<RunBuilder, ConfigError> {
         Ok(RunBuilder {
             algorithm,
             limiters: PerKeyLimiters::new(trace, algorithm, settings)?,
@@ -277,7 +329,9 @@ impl RunBuilder {
         let from = self.verdicts.len();
         let to = from.saturating_add(budget).min(trace.len());
         for request in &trace.requests()[from..to] {
-            let verdict = self.limiters.with(request.key, |limiter| limiter.admit(request.at, u64::from(request.cost)));
+            let verdict = self.limiters.with(request.key, |limiter| {
+                limiter.admit(request.at, u64::from(request.cost))
+            });
             let served_at = match verdict {
                 Verdict::Allowed => {
                     self.counts.0 += 1;
@@ -296,7 +350,10 @@ impl RunBuilder {
             if request.cost == 1 {
                 self.served.push((request.key, served_at));
             } else {
-                self.served.extend(std::iter::repeat_n((request.key, served_at), request.cost as usize));
+                self.served.extend(std::iter::repeat_n(
+                    (request.key, served_at),
+                    request.cost as usize,
+                ));
             }
             self.verdicts.push(verdict);
         }
@@ -334,7 +391,11 @@ pub fn busiest_window(times: &[Time], window: Span) -> (u64, Time) {
     let mut best = (0u64, Time::ZERO);
     let mut first = 0usize;
     for (last, &end) in times.iter().enumerate() {
-        while end.micros().checked_sub(window.micros()).is_some_and(|cutoff| times[first].micros() <= cutoff) {
+        while end
+            .micros()
+            .checked_sub(window.micros())
+            .is_some_and(|cutoff| times[first].micros() <= cutoff)
+        {
             first += 1;
         }
         let count = (last - first + 1) as u64;
@@ -353,7 +414,11 @@ mod tests {
     fn counts(pattern: Pattern) -> Vec<(Algorithm, u64)> {
         let settings = Settings::default();
         let trace = pattern.generate(settings.limit, settings.window);
-        run_all(&trace, &Algorithm::ALL, &settings).unwrap().iter().map(|r| (r.algorithm, r.passed())).collect()
+        run_all(&trace, &Algorithm::ALL, &settings)
+            .unwrap()
+            .iter()
+            .map(|r| (r.algorithm, r.passed()))
+            .collect()
     }
 
     #[test]
@@ -387,34 +452,74 @@ mod tests {
         let settings = Settings::default();
         let trace = Pattern::Edge.generate(5, settings.window);
         let fixed = run_one(&trace, Algorithm::FixedWindow, &settings).unwrap();
-        assert_eq!(fixed.served_in_window(0, Time::from_millis(11_592), settings.window), 10);
-        assert_eq!(fixed.served_in_window(0, Time::from_millis(9_999), settings.window), 5);
-        assert_eq!(fixed.served_in_window(0, Time::from_secs(18), settings.window), 9, "(8, 18] leaves out the one at 8");
-        assert_eq!(fixed.served_in_window(7, Time::from_secs(18), settings.window), 0, "an unknown key");
-        assert_eq!((fixed.max_window_end, fixed.max_window_key), (Time::from_millis(11_592), 0));
+        assert_eq!(
+            fixed.served_in_window(0, Time::from_millis(11_592), settings.window),
+            10
+        );
+        assert_eq!(
+            fixed.served_in_window(0, Time::from_millis(9_999), settings.window),
+            5
+        );
+        assert_eq!(
+            fixed.served_in_window(0, Time::from_secs(18), settings.window),
+            9,
+            "(8, 18] leaves out the one at 8"
+        );
+        assert_eq!(
+            fixed.served_in_window(7, Time::from_secs(18), settings.window),
+            0,
+            "an unknown key"
+        );
+        assert_eq!(
+            (fixed.max_window_end, fixed.max_window_key),
+            (Time::from_millis(11_592), 0)
+        );
     }
 
     #[test]
     fn the_busiest_window_is_half_open() {
         let times = [Time::ZERO, Time::from_secs(10), Time::from_secs(10)];
-        assert_eq!(busiest_window(&times, Span::from_secs(10)), (2, Time::from_secs(10)));
-        assert_eq!(busiest_window(&times, Span(10_000_001)), (3, Time::from_secs(10)));
+        assert_eq!(
+            busiest_window(&times, Span::from_secs(10)),
+            (2, Time::from_secs(10))
+        );
+        assert_eq!(
+            busiest_window(&times, Span(10_000_001)),
+            (3, Time::from_secs(10))
+        );
         assert_eq!(busiest_window(&[], Span::from_secs(1)), (0, Time::ZERO));
     }
 
     #[test]
     fn a_decision_made_again_on_demand_is_the_one_the_verdict_came_with() {
-        let settings = Settings { limit: 3, window: Span::from_secs(2), ..Settings::default() };
+        let settings = Settings {
+            limit: 3,
+            window: Span::from_secs(2),
+            ..Settings::default()
+        };
         let mut trace = Pattern::BurstTrickle.generate(settings.limit, settings.window);
-        trace.push_key_requests("b", &(0..40).map(|i| Time::from_millis(i * 170)).collect::<Vec<_>>());
+        trace.push_key_requests(
+            "b",
+            &(0..40)
+                .map(|i| Time::from_millis(i * 170))
+                .collect::<Vec<_>>(),
+        );
         for algorithm in Algorithm::ALL {
             let run = run_one(&trace, algorithm, &settings).unwrap();
             let mut replay = DecisionReplay::new(&trace, algorithm, &settings).unwrap();
             for (index, request) in trace.requests().iter().enumerate() {
                 let (in_order, replied) = replay.decide(request);
-                assert_eq!(Some(in_order.verdict), run.verdicts.get(index), "{algorithm:?} #{index}");
+                assert_eq!(
+                    Some(in_order.verdict),
+                    run.verdicts.get(index),
+                    "{algorithm:?} #{index}"
+                );
                 let (on_demand, reply) = decision_at(&trace, algorithm, &settings, index).unwrap();
-                assert_eq!((on_demand, &reply), (in_order, &replied), "{algorithm:?} #{index}");
+                assert_eq!(
+                    (on_demand, &reply),
+                    (in_order, &replied),
+                    "{algorithm:?} #{index}"
+                );
                 assert_eq!(reply.is_some(), algorithm.is_product());
             }
             assert!(decision_at(&trace, algorithm, &settings, trace.len()).is_none());
@@ -426,7 +531,9 @@ mod tests {
         let given = [
             Verdict::Allowed,
             Verdict::Rejected,
-            Verdict::Delayed { by: Span::from_millis(250) },
+            Verdict::Delayed {
+                by: Span::from_millis(250),
+            },
             Verdict::Allowed,
             Verdict::Delayed { by: Span(1) },
         ];
@@ -438,13 +545,17 @@ mod tests {
         assert_eq!((verdicts.len(), verdicts.get(5)), (5, None));
         let mut plain = Verdicts::default();
         plain.push(Verdict::Rejected);
-        assert!(plain.delays.is_empty(), "a run that never delays keeps no delays");
+        assert!(
+            plain.delays.is_empty(),
+            "a run that never delays keeps no delays"
+        );
     }
 
     #[test]
     fn served_times_are_grouped_by_key_in_order_and_an_unknown_key_has_none() {
         let t = |ms| Time::from_millis(ms);
-        let grouped = ServedTimes::group(3, &[(2, t(5)), (0, t(1)), (2, t(3)), (9, t(4)), (0, t(7))]);
+        let grouped =
+            ServedTimes::group(3, &[(2, t(5)), (0, t(1)), (2, t(3)), (9, t(4)), (0, t(7))]);
         assert_eq!(grouped.of(0), &[t(1), t(7)]);
         assert_eq!(grouped.of(1), &[] as &[Time]);
         assert_eq!(grouped.of(2), &[t(3), t(5)]);
@@ -456,11 +567,21 @@ mod tests {
     fn a_second_key_is_never_affected_by_the_first() {
         let settings = Settings::default();
         let mut trace_a = Pattern::Edge.generate(5, settings.window);
-        let alone = run_one(&trace_a, Algorithm::SlidingLog, &settings).unwrap().passed();
+        let alone = run_one(&trace_a, Algorithm::SlidingLog, &settings)
+            .unwrap()
+            .passed();
         // Same requests, plus a heavy second key interleaved.
-        trace_a = crate::core::traffic::Trace::single_key("a", trace_a.requests().iter().map(|r| r.at).collect());
+        trace_a = crate::core::traffic::Trace::single_key(
+            "a",
+            trace_a.requests().iter().map(|r| r.at).collect(),
+        );
         let mut both = trace_a.clone();
-        both.push_key_requests("b", &(0..50).map(|i| Time::from_millis(8_000 + i * 10)).collect::<Vec<_>>());
+        both.push_key_requests(
+            "b",
+            &(0..50)
+                .map(|i| Time::from_millis(8_000 + i * 10))
+                .collect::<Vec<_>>(),
+        );
         let runs = run_one(&both, Algorithm::SlidingLog, &settings).unwrap();
         let a_passed = both
             .requests()

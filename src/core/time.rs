@@ -121,9 +121,14 @@ impl fmt::Display for SecondsError {
             SecondsError::NotANumber(s) => write!(f, "\"{s}\" is not a number of seconds"),
             SecondsError::Negative(s) => write!(f, "\"{s}\" is negative; times start at 0"),
             SecondsError::TooPrecise(s) => {
-                write!(f, "\"{s}\" has more than 6 decimals (1 µs is the finest step)")
+                write!(
+                    f,
+                    "\"{s}\" has more than 6 decimals (1 µs is the finest step)"
+                )
             }
-            SecondsError::TooLarge(s) => write!(f, "\"{s}\" is too large (more than 10^12 seconds)"),
+            SecondsError::TooLarge(s) => {
+                write!(f, "\"{s}\" is too large (more than 10^12 seconds)")
+            }
         }
     }
 }
@@ -182,7 +187,11 @@ fn parse_unsigned_seconds(unsigned: &str, original: &str) -> Result<u64, Seconds
     }
     let mut frac_value: u64 = 0;
     for i in 0..6 {
-        let digit = frac_trimmed.as_bytes().get(i).map(|b| u64::from(b - b'0')).unwrap_or(0);
+        let digit = frac_trimmed
+            .as_bytes()
+            .get(i)
+            .map(|b| u64::from(b - b'0'))
+            .unwrap_or(0);
         frac_value = frac_value * 10 + digit;
     }
     Ok(whole_value * MICROS_PER_SEC + frac_value)
@@ -205,19 +214,58 @@ mod tests {
 
     #[test]
     fn text_that_is_not_plain_decimal_seconds_is_refused_with_a_reason() {
-        assert!(matches!(parse_seconds("abc"), Err(SecondsError::NotANumber(_))));
-        assert!(matches!(parse_seconds("1e3"), Err(SecondsError::NotANumber(_))));
-        assert!(matches!(parse_seconds("NaN"), Err(SecondsError::NotANumber(_))));
-        assert!(matches!(parse_seconds("."), Err(SecondsError::NotANumber(_))));
-        assert!(matches!(parse_seconds("1.2.3"), Err(SecondsError::NotANumber(_))));
-        assert!(matches!(parse_seconds("-1"), Err(SecondsError::Negative(_))));
-        assert!(matches!(parse_seconds("--0"), Err(SecondsError::NotANumber(_))));
-        assert!(matches!(parse_seconds("+-1"), Err(SecondsError::NotANumber(_))));
-        assert!(matches!(parse_seconds("-"), Err(SecondsError::NotANumber(_))));
+        assert!(matches!(
+            parse_seconds("abc"),
+            Err(SecondsError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_seconds("1e3"),
+            Err(SecondsError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_seconds("NaN"),
+            Err(SecondsError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_seconds("."),
+            Err(SecondsError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_seconds("1.2.3"),
+            Err(SecondsError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_seconds("-1"),
+            Err(SecondsError::Negative(_))
+        ));
+        assert!(matches!(
+            parse_seconds("--0"),
+            Err(SecondsError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_seconds("+-1"),
+            Err(SecondsError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_seconds("-"),
+            Err(SecondsError::NotANumber(_))
+        ));
         let many_dashes = format!("{}1", "-".repeat(200_000));
-        assert!(matches!(parse_seconds(&many_dashes), Err(SecondsError::NotANumber(_))), "no recursion, no stack overflow");
-        assert!(matches!(parse_seconds("0.0000001"), Err(SecondsError::TooPrecise(_))));
-        assert!(matches!(parse_seconds("99999999999999999999"), Err(SecondsError::TooLarge(_))));
+        assert!(
+            matches!(
+                parse_seconds(&many_dashes),
+                Err(SecondsError::NotANumber(_))
+            ),
+            "no recursion, no stack overflow"
+        );
+        assert!(matches!(
+            parse_seconds("0.0000001"),
+            Err(SecondsError::TooPrecise(_))
+        ));
+        assert!(matches!(
+            parse_seconds("99999999999999999999"),
+            Err(SecondsError::TooLarge(_))
+        ));
         assert_eq!(parse_seconds(""), Err(SecondsError::Empty));
     }
 

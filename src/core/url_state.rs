@@ -24,8 +24,8 @@
 //! The page's own form may instead send `algo=` once per ticked algorithm. Unknown parameters
 //! are ignored, so links made by later versions still open.
 
-use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy, Tier};
 use super::config::Rate;
+use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy, Tier};
 use super::limiter::{Algorithm, LeakDelay, Settings};
 use super::profiles::settings::FIELDS;
 use super::time::{format_seconds, parse_seconds, Span, Time};
@@ -215,7 +215,13 @@ impl Notes {
 
     /// A field that names one of `names`: its index.
     #[inline(never)]
-    fn choice(&mut self, field: &'static str, raw: &str, names: &[&str], hint: &str) -> Option<usize> {
+    fn choice(
+        &mut self,
+        field: &'static str,
+        raw: &str,
+        names: &[&str],
+        hint: &str,
+    ) -> Option<usize> {
         let other = raw.trim();
         let found = names.iter().position(|n| *n == other);
         if found.is_none() {
@@ -226,7 +232,13 @@ impl Notes {
 
     /// Milliseconds (up to three decimals) within `range` microseconds.
     #[inline(never)]
-    fn millis(&mut self, field: &'static str, raw: &str, range: std::ops::RangeInclusive<u64>, hint: &str) -> Option<Span> {
+    fn millis(
+        &mut self,
+        field: &'static str,
+        raw: &str,
+        range: std::ops::RangeInclusive<u64>,
+        hint: &str,
+    ) -> Option<Span> {
         match parse_millis(raw) {
             Some(us) if range.contains(&us) => Some(Span(us)),
             _ => {
@@ -242,7 +254,12 @@ impl Notes {
         match raw.trim().parse::<u64>() {
             Ok(n) if (min..=MAX_LIMIT).contains(&n) => Some(n),
             _ => {
-                self.refuse(field, raw, &format_args!("a whole number from {min} to {MAX_LIMIT}"), "; using the default.");
+                self.refuse(
+                    field,
+                    raw,
+                    &format_args!("a whole number from {min} to {MAX_LIMIT}"),
+                    "; using the default.",
+                );
                 None
             }
         }
@@ -253,7 +270,12 @@ impl Notes {
     fn region(&mut self, field: &'static str, raw: &str) -> Option<Region> {
         let found = Region::from_code(raw.trim());
         if found.is_none() {
-            self.refuse(field, raw, &"not a known region (fra, iad, gru, sin, syd, nrt).", "");
+            self.refuse(
+                field,
+                raw,
+                &"not a known region (fra, iad, gru, sin, syd, nrt).",
+                "",
+            );
         }
         found
     }
@@ -261,11 +283,18 @@ impl Notes {
     /// `start-end` in seconds, start before end.
     #[inline(never)]
     fn period(&mut self, field: &'static str, raw: &str) -> Option<(Span, Span)> {
-        let parsed = raw.split_once('-').and_then(|(a, b)| Some((parse_seconds(a).ok()?, parse_seconds(b).ok()?)));
+        let parsed = raw
+            .split_once('-')
+            .and_then(|(a, b)| Some((parse_seconds(a).ok()?, parse_seconds(b).ok()?)));
         match parsed {
             Some((start, end)) if start < end => Some((Span(start), Span(end))),
             _ => {
-                self.refuse(field, raw, &format_args!("write it as start-end in seconds, e.g. {field}=20-30"), "; none scheduled.");
+                self.refuse(
+                    field,
+                    raw,
+                    &format_args!("write it as start-end in seconds, e.g. {field}=20-30"),
+                    "; none scheduled.",
+                );
                 None
             }
         }
@@ -275,7 +304,11 @@ impl Notes {
 /// The value of field `name` in `pairs`; the last occurrence of a field wins, as in most servers.
 #[inline(never)]
 fn field_value<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    pairs.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    pairs
+        .iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 /// Reads the page state from a URL query.
@@ -288,17 +321,41 @@ pub fn parse_query(query: &str) -> Parsed {
     if let Some(raw) = get("limit") {
         match raw.trim().parse::<u64>() {
             Ok(n) if (1..=MAX_LIMIT).contains(&n) => state.settings.limit = n,
-            Ok(0) => notes.add("limit", "limit=0: the limit must be at least 1 request; using the default, 5.".into()),
-            Ok(_) => notes.refuse("limit", raw, &format_args!("the largest limit is {MAX_LIMIT}"), "; using the default, 5."),
-            Err(_) => notes.refuse("limit", raw, &"the limit must be a whole number of requests, like 5", "; using the default, 5."),
+            Ok(0) => notes.add(
+                "limit",
+                "limit=0: the limit must be at least 1 request; using the default, 5.".into(),
+            ),
+            Ok(_) => notes.refuse(
+                "limit",
+                raw,
+                &format_args!("the largest limit is {MAX_LIMIT}"),
+                "; using the default, 5.",
+            ),
+            Err(_) => notes.refuse(
+                "limit",
+                raw,
+                &"the limit must be a whole number of requests, like 5",
+                "; using the default, 5.",
+            ),
         }
     }
 
     if let Some(raw) = get("window") {
         match parse_seconds(raw) {
-            Ok(us) if us >= MIN_WINDOW.micros() && us <= MAX_WINDOW.micros() => state.settings.window = Span(us),
-            Ok(0) => notes.add("window", "window=0: the window must be longer than 0 seconds; using the default, 10 s.".into()),
-            Ok(_) => notes.refuse("window", raw, &"the window must be between 0.001 and 86400 seconds", "; using the default, 10 s."),
+            Ok(us) if us >= MIN_WINDOW.micros() && us <= MAX_WINDOW.micros() => {
+                state.settings.window = Span(us)
+            }
+            Ok(0) => notes.add(
+                "window",
+                "window=0: the window must be longer than 0 seconds; using the default, 10 s."
+                    .into(),
+            ),
+            Ok(_) => notes.refuse(
+                "window",
+                raw,
+                &"the window must be between 0.001 and 86400 seconds",
+                "; using the default, 10 s.",
+            ),
             Err(e) => notes.refuse("window", raw, &e, "; using the default, 10 s."),
         }
     }
@@ -313,12 +370,19 @@ pub fn parse_query(query: &str) -> Parsed {
             Ok(points) => {
                 state.pattern = Pattern::from_points(points);
                 if pattern_field.is_some_and(|p| p != "trace") {
-                    notes.add("pattern", "trace= was given, so pattern= is ignored: the page shows your trace.".into());
+                    notes.add(
+                        "pattern",
+                        "trace= was given, so pattern= is ignored: the page shows your trace."
+                            .into(),
+                    );
                 }
                 pattern_field = None;
             }
             Err(message) => {
-                notes.add("trace", format!("trace: {message}; showing the default pattern instead."));
+                notes.add(
+                    "trace",
+                    format!("trace: {message}; showing the default pattern instead."),
+                );
                 if pattern_field == Some("trace") {
                     pattern_field = None;
                 }
@@ -346,8 +410,14 @@ pub fn parse_query(query: &str) -> Parsed {
     }
 
     // The page's form sends one `algo=` per ticked box; links use the `algos=` list.
-    let ticked: Vec<&str> = pairs.iter().filter(|(k, _)| k == "algo").map(|(_, v)| v.as_str()).collect();
-    let algos_field = get("algos").filter(|v| !v.is_empty() || ticked.is_empty()).map(str::to_string);
+    let ticked: Vec<&str> = pairs
+        .iter()
+        .filter(|(k, _)| k == "algo")
+        .map(|(_, v)| v.as_str())
+        .collect();
+    let algos_field = get("algos")
+        .filter(|v| !v.is_empty() || ticked.is_empty())
+        .map(str::to_string);
     let algos_field = algos_field.or_else(|| (!ticked.is_empty()).then(|| ticked.join(",")));
     if let Some(raw) = algos_field.as_deref() {
         let mut chosen: Vec<Algorithm> = Vec::new();
@@ -370,7 +440,10 @@ pub fn parse_query(query: &str) -> Parsed {
         }
         if chosen.is_empty() {
             if unknown.is_empty() {
-                notes.add("algos", "algos= is empty; showing the six algorithms.".into());
+                notes.add(
+                    "algos",
+                    "algos= is empty; showing the six algorithms.".into(),
+                );
             }
         } else {
             state.algorithms = Algorithm::in_row_order(&chosen);
@@ -392,7 +465,12 @@ pub fn parse_query(query: &str) -> Parsed {
         }
     }
     if let Some(raw) = get("theme") {
-        if let Some(i) = notes.choice("theme", raw, &["auto", "light", "dark"], "use light, dark or auto.") {
+        if let Some(i) = notes.choice(
+            "theme",
+            raw,
+            &["auto", "light", "dark"],
+            "use light, dark or auto.",
+        ) {
             state.theme = [Theme::Auto, Theme::Light, Theme::Dark][i];
         }
     }
@@ -400,7 +478,10 @@ pub fn parse_query(query: &str) -> Parsed {
         *seed = state.durable.seed;
     }
 
-    Parsed { state, notices: notes.0 }
+    Parsed {
+        state,
+        notices: notes.0,
+    }
 }
 
 /// The per-algorithm knobs: token bucket capacity and refill, GCRA burst, leaky bucket burst and
@@ -450,7 +531,11 @@ fn parse_durable(pairs: &[(String, String)], d: &mut DurableParams, notes: &mut 
     let get = |name: &str| field_value(pairs, name);
     let defaults = DurableParams::default();
     if let Some(raw) = get("do") {
-        if let Some(on) = notes.flag("do", raw, "use do=1 to show the Durable Object row, or do=0.") {
+        if let Some(on) = notes.flag(
+            "do",
+            raw,
+            "use do=1 to show the Durable Object row, or do=0.",
+        ) {
             d.enabled = on;
         }
     }
@@ -466,23 +551,47 @@ fn parse_durable(pairs: &[(String, String)], d: &mut DurableParams, notes: &mut 
         }
     }
     if let Some(raw) = get("from") {
-        let regions: Vec<Region> = raw.split(',').filter(|c| !c.trim().is_empty()).filter_map(|c| notes.region("from", c)).collect();
+        let regions: Vec<Region> = raw
+            .split(',')
+            .filter(|c| !c.trim().is_empty())
+            .filter_map(|c| notes.region("from", c))
+            .collect();
         if !regions.is_empty() {
             d.from = regions.into_iter().take(12).collect();
         }
     }
     if let Some(raw) = get("cache") {
-        if let Some(on) = notes.flag("cache", raw, "use cache=1 for the first-tier cache, or cache=0.") {
+        if let Some(on) = notes.flag(
+            "cache",
+            raw,
+            "use cache=1 for the first-tier cache, or cache=0.",
+        ) {
             d.cache = on;
         }
     }
     let period = get("period").map(|raw| {
-        notes.choice("period", raw, &["10", "60"], "the binding's period can only be 10 or 60 seconds; using 10.").map(|i| [10, 60][i])
+        notes
+            .choice(
+                "period",
+                raw,
+                &["10", "60"],
+                "the binding's period can only be 10 or 60 seconds; using 10.",
+            )
+            .map(|i| [10, 60][i])
     });
     if let Some(raw) = get("tier") {
-        match notes.choice("tier", raw, &["do", "binding"], "use do (a Durable Object) or binding (the Rate Limiting binding).") {
+        match notes.choice(
+            "tier",
+            raw,
+            &["do", "binding"],
+            "use do (a Durable Object) or binding (the Rate Limiting binding).",
+        ) {
             Some(0) => d.tier = Tier::DurableObject,
-            Some(_) => d.tier = Tier::Binding { period_secs: period.flatten().unwrap_or(10) },
+            Some(_) => {
+                d.tier = Tier::Binding {
+                    period_secs: period.flatten().unwrap_or(10),
+                }
+            }
             None => {}
         }
     }
@@ -492,19 +601,44 @@ fn parse_durable(pairs: &[(String, String)], d: &mut DurableParams, notes: &mut 
         }
     }
     if let Some(raw) = get("timeout") {
-        d.timeout = notes.millis("timeout", raw, 1_000..=60_000_000, "the timeout is in milliseconds, 1 to 60000; using 120 ms.").unwrap_or(d.timeout);
+        d.timeout = notes
+            .millis(
+                "timeout",
+                raw,
+                1_000..=60_000_000,
+                "the timeout is in milliseconds, 1 to 60000; using 120 ms.",
+            )
+            .unwrap_or(d.timeout);
     }
     if let Some(raw) = get("fail") {
-        if let Some(i) = notes.choice("fail", raw, &["open", "closed"], "use fail=open or fail=closed; failing open.") {
+        if let Some(i) = notes.choice(
+            "fail",
+            raw,
+            &["open", "closed"],
+            "use fail=open or fail=closed; failing open.",
+        ) {
             d.fail = [FailMode::Open, FailMode::Closed][i];
         }
     }
     if let Some(raw) = get("closed-routes") {
         // Route names come from a CSV's route column, so they hold no comma.
-        d.closed_routes = raw.split(',').map(str::trim).filter(|r| !r.is_empty()).take(64).map(|r| r.chars().take(200).collect()).collect();
+        d.closed_routes = raw
+            .split(',')
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .take(64)
+            .map(|r| r.chars().take(200).collect())
+            .collect();
     }
     if let Some(raw) = get("service") {
-        d.service = notes.millis("service", raw, 1..=10_000_000, "the service time is in milliseconds, 0.001 to 10000; using 0.25 ms.").unwrap_or(d.service);
+        d.service = notes
+            .millis(
+                "service",
+                raw,
+                1..=10_000_000,
+                "the service time is in milliseconds, 0.001 to 10000; using 0.25 ms.",
+            )
+            .unwrap_or(d.service);
     }
     if let Some(raw) = get("persist") {
         if let Some(on) = notes.flag("persist", raw, "use persist=1 or persist=0; persisting.") {
@@ -514,7 +648,12 @@ fn parse_durable(pairs: &[(String, String)], d: &mut DurableParams, notes: &mut 
     if let Some(raw) = get("evict") {
         match parse_seconds(raw) {
             Ok(us) if (1_000..=86_400_000_000).contains(&us) => d.evict = Span(us),
-            _ => notes.refuse("evict", raw, &"idle seconds before eviction, 0.001 to 86400; using 60 s.", ""),
+            _ => notes.refuse(
+                "evict",
+                raw,
+                &"idle seconds before eviction, 0.001 to 86400; using 60 s.",
+                "",
+            ),
         }
     }
     if let Some(raw) = get("outage") {
@@ -530,7 +669,14 @@ fn parse_durable(pairs: &[(String, String)], d: &mut DurableParams, notes: &mut 
         }
     }
     if let Some(raw) = get("jitter") {
-        d.jitter = notes.millis("jitter", raw, 0..=1_000_000, "milliseconds of extra delay per hop, 0 to 1000; using 5 ms.").unwrap_or(d.jitter);
+        d.jitter = notes
+            .millis(
+                "jitter",
+                raw,
+                0..=1_000_000,
+                "milliseconds of extra delay per hop, 0 to 1000; using 5 ms.",
+            )
+            .unwrap_or(d.jitter);
     }
     if let Some(raw) = get("shards") {
         match raw.trim().parse::<u32>() {
@@ -540,19 +686,34 @@ fn parse_durable(pairs: &[(String, String)], d: &mut DurableParams, notes: &mut 
         }
     }
     if let Some(raw) = get("shard-by") {
-        if let Some(i) = notes.choice("shard-by", raw, &["key", "request"], "use key or request; sharding by key.") {
+        if let Some(i) = notes.choice(
+            "shard-by",
+            raw,
+            &["key", "request"],
+            "use key or request; sharding by key.",
+        ) {
             d.shard_by = [ShardBy::Key, ShardBy::Request][i];
         }
     }
     if let Some(raw) = get("placement") {
-        if let Some(i) = notes.choice("placement", raw, &["first", "smart"], "use first or smart; placing at the first caller.") {
+        if let Some(i) = notes.choice(
+            "placement",
+            raw,
+            &["first", "smart"],
+            "use first or smart; placing at the first caller.",
+        ) {
             d.placement = [Placement::First, Placement::Smart][i];
         }
     }
     if let Some(raw) = get("seed") {
         match raw.trim().parse::<u64>() {
             Ok(n) => d.seed = n,
-            Err(_) => notes.refuse("seed", raw, &format_args!("a whole number, 0 or more; using {}.", defaults.seed), ""),
+            Err(_) => notes.refuse(
+                "seed",
+                raw,
+                &format_args!("a whole number, 0 or more; using {}.", defaults.seed),
+                "",
+            ),
         }
     }
 }
@@ -564,7 +725,10 @@ pub fn durable_pairs(d: &DurableParams) -> Vec<(String, String)> {
     durable_query(d, &mut parts);
     parts
         .into_iter()
-        .filter_map(|p| p.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .filter_map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
         .collect()
 }
 
@@ -576,7 +740,11 @@ fn put(parts: &mut Vec<String>, name: &str, value: &dyn std::fmt::Display) {
 
 /// Seconds (from microseconds) as the link writes them: `start-end` for a period.
 fn period_text((start, end): (Span, Span)) -> String {
-    format!("{}-{}", format_seconds(start.micros()), format_seconds(end.micros()))
+    format!(
+        "{}-{}",
+        format_seconds(start.micros()),
+        format_seconds(end.micros())
+    )
 }
 
 /// The Durable Object fields of a query, defaults left out.
@@ -638,7 +806,12 @@ fn durable_query(d: &DurableParams, parts: &mut Vec<String>) {
         put(parts, "outage", &period_text(outage));
     }
     if d.shards != defaults.shards {
-        put(parts, "shards", &d.shards.map_or_else(|| "seed".to_string(), |n| n.to_string()));
+        put(
+            parts,
+            "shards",
+            &d.shards
+                .map_or_else(|| "seed".to_string(), |n| n.to_string()),
+        );
     }
     if d.shard_by != defaults.shard_by {
         put(parts, "shard-by", &d.shard_by.slug());
@@ -669,7 +842,10 @@ pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<Point>, String> {
         return Err("the list of request times is empty".into());
     }
     if items.len() > max {
-        return Err(format!("{} request times is more than a link can carry ({max} at most)", items.len()));
+        return Err(format!(
+            "{} request times is more than a link can carry ({max} at most)",
+            items.len()
+        ));
     }
     let mut points = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -679,16 +855,27 @@ pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<Point>, String> {
         let mut parts = item.splitn(4, '@');
         let time_text = parts.next().unwrap_or_default();
         let key = parts.next().map(str::trim).unwrap_or(DEFAULT_KEY);
-        if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control) {
+        if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control)
+        {
             return Err(format!("item {} of the list: the key after @ must be 1 to {MAX_KEY_LEN} printable characters", i + 1));
         }
-        let at = parse_seconds(time_text).map_err(|e| format!("item {} of the list: {e}", i + 1))?;
+        let at =
+            parse_seconds(time_text).map_err(|e| format!("item {} of the list: {e}", i + 1))?;
         let origin = match parts.next().map(str::trim).filter(|r| !r.is_empty()) {
             Some(code) => Some(Region::from_code(code).ok_or_else(|| format!("item {} of the list: \"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)", i + 1))?),
             None => None,
         };
-        let route = parts.next().map(str::trim).filter(|r| !r.is_empty()).map(str::to_string);
-        points.push(Point { at: Time(at), key: key.to_string(), origin, route });
+        let route = parts
+            .next()
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_string);
+        points.push(Point {
+            at: Time(at),
+            key: key.to_string(),
+            origin,
+            route,
+        });
     }
     Ok(points)
 }
@@ -746,7 +933,11 @@ pub fn to_query(state: &LabState) -> String {
         put(parts, "limit", &state.settings.limit);
     }
     if state.settings.window != defaults.settings.window {
-        put(parts, "window", &format_seconds(state.settings.window.micros()));
+        put(
+            parts,
+            "window",
+            &format_seconds(state.settings.window.micros()),
+        );
     }
     match &state.pattern {
         // Not yet brought back from storage: the link still says where the trace is.
@@ -813,7 +1004,9 @@ mod tests {
         let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
         assert_eq!(fields, ["limit", "window"]);
         assert!(parsed.notices[0].message.contains("at least 1"));
-        assert!(parsed.notices[1].message.contains("\"abc\" is not a number"));
+        assert!(parsed.notices[1]
+            .message
+            .contains("\"abc\" is not a number"));
     }
 
     #[test]
@@ -821,13 +1014,20 @@ mod tests {
         let parsed = parse_query("trace=1,2,x,4");
         assert_eq!(parsed.state.pattern, Pattern::Edge);
         assert_eq!(parsed.notices.len(), 1);
-        assert!(parsed.notices[0].message.contains("item 3"), "{}", parsed.notices[0].message);
+        assert!(
+            parsed.notices[0].message.contains("item 3"),
+            "{}",
+            parsed.notices[0].message
+        );
     }
 
     #[test]
     fn a_trace_implies_pattern_trace_with_exact_times() {
         let parsed = parse_query("trace=0.5,1.25,9.592");
-        assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time(500_000), Time(1_250_000), Time(9_592_000)].into()));
+        assert_eq!(
+            parsed.state.pattern,
+            Pattern::Trace(vec![Time(500_000), Time(1_250_000), Time(9_592_000)].into())
+        );
         assert!(parsed.notices.is_empty());
     }
 
@@ -835,67 +1035,124 @@ mod tests {
     fn trace_items_may_name_their_key_and_keys_survive_the_round_trip() {
         let parsed = parse_query("trace=0,1@tenant:a,2@ip:10.0.0.1,3@odd%20key%2Fx");
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
-        let Pattern::Keyed(points) = &parsed.state.pattern else { panic!("a keyed trace") };
+        let Pattern::Keyed(points) = &parsed.state.pattern else {
+            panic!("a keyed trace")
+        };
         assert_eq!(points[0], Point::new(Time::ZERO, DEFAULT_KEY));
         assert_eq!(points[3], Point::new(Time::from_secs(3), "odd key/x"));
         assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
-        assert!(parse_query("trace=1@").notices[0].message.contains("key after @"));
+        assert!(parse_query("trace=1@").notices[0]
+            .message
+            .contains("key after @"));
     }
 
     #[test]
-    fn trace_items_may_name_their_region_and_route_and_the_link_keeps_them_with_the_closed_routes() {
+    fn trace_items_may_name_their_region_and_route_and_the_link_keeps_them_with_the_closed_routes()
+    {
         let parsed = parse_query("trace=0@a@syd@POST%20%2Flogin,1@a@@GET%20%2F,2@b@fra&do=1&closed-routes=POST%20%2Flogin");
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
-        let Pattern::Keyed(points) = &parsed.state.pattern else { panic!("a keyed trace") };
-        assert_eq!(points[0], Point { at: Time::ZERO, key: "a".into(), origin: Some(Region::Sydney), route: Some("POST /login".into()) });
-        assert_eq!(points[1], Point { at: Time::from_secs(1), key: "a".into(), origin: None, route: Some("GET /".into()) });
-        assert_eq!(points[2], Point { at: Time::from_secs(2), key: "b".into(), origin: Some(Region::Frankfurt), route: None });
+        let Pattern::Keyed(points) = &parsed.state.pattern else {
+            panic!("a keyed trace")
+        };
+        assert_eq!(
+            points[0],
+            Point {
+                at: Time::ZERO,
+                key: "a".into(),
+                origin: Some(Region::Sydney),
+                route: Some("POST /login".into())
+            }
+        );
+        assert_eq!(
+            points[1],
+            Point {
+                at: Time::from_secs(1),
+                key: "a".into(),
+                origin: None,
+                route: Some("GET /".into())
+            }
+        );
+        assert_eq!(
+            points[2],
+            Point {
+                at: Time::from_secs(2),
+                key: "b".into(),
+                origin: Some(Region::Frankfurt),
+                route: None
+            }
+        );
         assert_eq!(parsed.state.durable.closed_routes, ["POST /login"]);
         let query = to_query(&parsed.state);
         assert_eq!(query, "trace=0@a@syd@POST%20%2Flogin,1@a@@GET%20%2F,2@b@fra&do=1&closed-routes=POST%20%2Flogin");
         assert_eq!(parse_query(&query).state, parsed.state);
-        assert!(parse_query("trace=1@a@mars").notices[0].message.contains("\"mars\" is not a region"));
+        assert!(parse_query("trace=1@a@mars").notices[0]
+            .message
+            .contains("\"mars\" is not a region"));
     }
 
     #[test]
     fn percent_encoded_commas_and_plus_signs_are_understood() {
         let parsed = parse_query("trace=1%2C2%2C3&algos=fixed%2Cgcra");
-        assert_eq!(parsed.state.pattern, Pattern::Trace(vec![Time::from_secs(1), Time::from_secs(2), Time::from_secs(3)].into()));
-        assert_eq!(parsed.state.algorithms, [Algorithm::FixedWindow, Algorithm::Gcra]);
+        assert_eq!(
+            parsed.state.pattern,
+            Pattern::Trace(vec![Time::from_secs(1), Time::from_secs(2), Time::from_secs(3)].into())
+        );
+        assert_eq!(
+            parsed.state.algorithms,
+            [Algorithm::FixedWindow, Algorithm::Gcra]
+        );
         assert_eq!(percent_decode("a+b%20c%zz%"), "a b c%zz%");
     }
 
     #[test]
     fn the_forms_one_field_per_ticked_algorithm_is_understood() {
         let parsed = parse_query("limit=5&algo=gcra&algo=fixed");
-        assert_eq!(parsed.state.algorithms, [Algorithm::FixedWindow, Algorithm::Gcra]);
+        assert_eq!(
+            parsed.state.algorithms,
+            [Algorithm::FixedWindow, Algorithm::Gcra]
+        );
         assert!(parsed.notices.is_empty());
     }
 
     #[test]
     fn unknown_algorithms_are_named_and_known_ones_kept() {
         let parsed = parse_query("algos=gcra,bogus,fixed");
-        assert_eq!(parsed.state.algorithms, [Algorithm::FixedWindow, Algorithm::Gcra]);
+        assert_eq!(
+            parsed.state.algorithms,
+            [Algorithm::FixedWindow, Algorithm::Gcra]
+        );
         assert!(parsed.notices[0].message.contains("\"bogus\""));
     }
 
     #[test]
     fn the_state_survives_a_round_trip_through_the_query() {
         let state = LabState {
-            settings: Settings { limit: 7, window: Span::from_millis(2_500), ..Settings::default() },
+            settings: Settings {
+                limit: 7,
+                window: Span::from_millis(2_500),
+                ..Settings::default()
+            },
             pattern: Pattern::Trace(vec![Time(1), Time::from_secs(3)].into()),
             algorithms: vec![Algorithm::SlidingLog, Algorithm::LeakyBucket],
             ..LabState::default()
         };
         let query = to_query(&state);
-        assert_eq!(query, "limit=7&window=2.5&trace=0.000001,3&algos=sliding-log,leaky-bucket");
+        assert_eq!(
+            query,
+            "limit=7&window=2.5&trace=0.000001,3&algos=sliding-log,leaky-bucket"
+        );
         assert_eq!(parse_query(&query).state, state);
     }
 
     #[test]
     fn a_trace_too_long_for_a_link_is_written_as_stored_and_reads_back_from_storage() {
-        let points: Vec<Point> = (0..MAX_REQUESTS_IN_LINK as u64 + 1).map(|i| Point::new(Time(i * 1000), if i % 2 == 0 { "a b" } else { DEFAULT_KEY })).collect();
-        let state = LabState { pattern: Pattern::from_points(points.clone()), ..LabState::default() };
+        let points: Vec<Point> = (0..MAX_REQUESTS_IN_LINK as u64 + 1)
+            .map(|i| Point::new(Time(i * 1000), if i % 2 == 0 { "a b" } else { DEFAULT_KEY }))
+            .collect();
+        let state = LabState {
+            pattern: Pattern::from_points(points.clone()),
+            ..LabState::default()
+        };
         assert_eq!(to_query(&state), "trace=stored");
         let parsed = parse_query("trace=stored&limit=3");
         assert!(parsed.state.trace_in_storage && parsed.notices.is_empty());
@@ -904,12 +1161,22 @@ mod tests {
         // where it is (writing it back is a fixed point).
         assert_eq!(to_query(&parsed.state), "limit=3&trace=stored");
         let kept = trace_list(&state.pattern).unwrap();
-        assert!(kept.starts_with("0@a%20b,0.001,0.002@a%20b"), "{}", &kept[..40]);
+        assert!(
+            kept.starts_with("0@a%20b,0.001,0.002@a%20b"),
+            "{}",
+            &kept[..40]
+        );
         assert_eq!(parse_stored_trace(&kept).unwrap(), points);
-        assert_eq!(trace_list_within(&state.pattern, kept.len()).as_deref(), Some(kept.as_str()));
+        assert_eq!(
+            trace_list_within(&state.pattern, kept.len()).as_deref(),
+            Some(kept.as_str())
+        );
         assert_eq!(trace_list_within(&state.pattern, kept.len() - 1), None);
         // A link-sized trace still goes in the link.
-        let short = LabState { pattern: Pattern::from_points(points[..3].to_vec()), ..LabState::default() };
+        let short = LabState {
+            pattern: Pattern::from_points(points[..3].to_vec()),
+            ..LabState::default()
+        };
         assert_eq!(to_query(&short), "trace=0@a%20b,0.001,0.002@a%20b");
     }
 
@@ -919,7 +1186,15 @@ mod tests {
         let parsed = parse_query(query);
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
         let state = parsed.state;
-        assert_eq!(state.algorithms, [Algorithm::FixedWindow, Algorithm::Nginx, Algorithm::UpstashSliding, Algorithm::CfBinding]);
+        assert_eq!(
+            state.algorithms,
+            [
+                Algorithm::FixedWindow,
+                Algorithm::Nginx,
+                Algorithm::UpstashSliding,
+                Algorithm::CfBinding
+            ]
+        );
         assert_eq!(state.settings.products.cf_period, Some(60));
         assert_eq!(to_query(&state), query);
     }
@@ -928,8 +1203,14 @@ mod tests {
     fn a_bad_product_field_is_named_with_what_it_accepts_and_the_rest_applies() {
         let parsed = parse_query("algos=cf-binding&cf-period=30&cf-limit=7&do-algo=nginx");
         let messages: Vec<&str> = parsed.notices.iter().map(|n| n.message.as_str()).collect();
-        assert!(messages[0].starts_with("cf-period=\"30\": 10 or 60"), "{messages:?}");
-        assert!(messages[1].contains("one of the six algorithms"), "{messages:?}");
+        assert!(
+            messages[0].starts_with("cf-period=\"30\": 10 or 60"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].contains("one of the six algorithms"),
+            "{messages:?}"
+        );
         assert_eq!(parsed.state.settings.products.cf_limit, Some(7));
         assert_eq!(parsed.state.settings.products.cf_period, None);
         assert_eq!(parsed.state.durable.algorithm, Algorithm::SlidingLog);
@@ -941,7 +1222,14 @@ mod tests {
         let parsed = parse_query(query);
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
         let d = &parsed.state.durable;
-        assert_eq!((d.jitter, d.slow, d.evict_at), (Span::from_millis(20), Some((Span::from_secs(10), Span::from_millis(20_500))), Some(Span::from_secs(30))));
+        assert_eq!(
+            (d.jitter, d.slow, d.evict_at),
+            (
+                Span::from_millis(20),
+                Some((Span::from_secs(10), Span::from_millis(20_500))),
+                Some(Span::from_secs(30))
+            )
+        );
         assert_eq!(to_query(&parsed.state), query);
         let config = d.sim_config(&parsed.state.settings, &[]);
         assert_eq!(config.jitter, Span::from_millis(20));
@@ -958,18 +1246,33 @@ mod tests {
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
         let d = &parsed.state.durable;
         assert!(d.enabled);
-        assert_eq!((d.from.clone(), d.home), (vec![Region::Frankfurt], Some(Region::SaoPaulo)));
+        assert_eq!(
+            (d.from.clone(), d.home),
+            (vec![Region::Frankfurt], Some(Region::SaoPaulo))
+        );
         assert_eq!((d.timeout, d.service), (Span::from_millis(300), Span(500)));
-        assert_eq!((d.fail, d.persist, d.evict), (FailMode::Closed, false, Span::from_secs(30)));
-        assert_eq!(d.outage, Some((Span::from_secs(20), Span::from_millis(30_500))));
-        assert_eq!((d.shards, d.shard_by, d.placement, d.seed), (Some(4), ShardBy::Request, Placement::Smart, 7));
+        assert_eq!(
+            (d.fail, d.persist, d.evict),
+            (FailMode::Closed, false, Span::from_secs(30))
+        );
+        assert_eq!(
+            d.outage,
+            Some((Span::from_secs(20), Span::from_millis(30_500)))
+        );
+        assert_eq!(
+            (d.shards, d.shard_by, d.placement, d.seed),
+            (Some(4), ShardBy::Request, Placement::Smart, 7)
+        );
         assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
     }
 
     #[test]
     fn one_object_per_key_is_the_default_and_shards_seed_is_the_seeds_prefix_rule() {
         assert_eq!(parse_query("do=1").state.durable.shards, Some(1));
-        assert_eq!(parse_query("do=1&shards=1").state, parse_query("do=1").state);
+        assert_eq!(
+            parse_query("do=1&shards=1").state,
+            parse_query("do=1").state
+        );
         assert!(!to_query(&parse_query("do=1&shards=1").state).contains("shards"));
         let seed = parse_query("do=1&shards=seed");
         assert!(seed.notices.is_empty(), "{:?}", seed.notices);
@@ -978,7 +1281,9 @@ mod tests {
         assert_eq!(parse_query(&to_query(&seed.state)).state, seed.state);
         let config = seed.state.durable.sim_config(&seed.state.settings, &[]);
         assert_eq!(config.shards.shards_for("tenant:demo"), 4);
-        assert!(parse_query("do=1&shards=prefix").notices[0].message.contains("or seed"));
+        assert!(parse_query("do=1&shards=prefix").notices[0]
+            .message
+            .contains("or seed"));
     }
 
     #[test]
@@ -990,23 +1295,45 @@ mod tests {
         assert!(d.cache);
         assert_eq!(d.tier, Tier::Binding { period_secs: 60 });
         assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
-        assert!(parse_query("tier=binding&period=30").notices[0].message.contains("10 or 60"));
+        assert!(parse_query("tier=binding&period=30").notices[0]
+            .message
+            .contains("10 or 60"));
     }
 
     #[test]
     fn bad_durable_object_fields_each_get_a_message() {
         let parsed = parse_query("do=yes&from=mars&timeout=0&fail=maybe&outage=30-20&shards=0&shard-by=x&placement=y&seed=-1&service=abc&evict=0");
         let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
-        assert_eq!(fields, ["do", "from", "timeout", "fail", "service", "evict", "outage", "shards", "shard-by", "placement", "seed"]);
+        assert_eq!(
+            fields,
+            [
+                "do",
+                "from",
+                "timeout",
+                "fail",
+                "service",
+                "evict",
+                "outage",
+                "shards",
+                "shard-by",
+                "placement",
+                "seed"
+            ]
+        );
         assert_eq!(parsed.state.durable, DurableParams::default());
     }
 
     #[test]
     fn the_per_algorithm_knobs_embed_and_theme_round_trip() {
-        let parsed = parse_query("capacity=8&refill=0.25&burst=3&leak-burst=6&leak-delay=2&embed=1&theme=dark");
+        let parsed = parse_query(
+            "capacity=8&refill=0.25&burst=3&leak-burst=6&leak-delay=2&embed=1&theme=dark",
+        );
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
         let s = &parsed.state.settings;
-        assert_eq!((s.capacity, s.gcra_burst, s.leak_burst, s.leak_delay), (Some(8), Some(3), Some(6), LeakDelay::After(2)));
+        assert_eq!(
+            (s.capacity, s.gcra_burst, s.leak_burst, s.leak_delay),
+            (Some(8), Some(3), Some(6), LeakDelay::After(2))
+        );
         assert_eq!(s.refill, Some(Rate::parse_per_second("0.25").unwrap()));
         assert!(parsed.state.embed);
         assert_eq!(parsed.state.theme, Theme::Dark);
@@ -1021,23 +1348,43 @@ mod tests {
         let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
         assert_eq!(fields, ["capacity", "refill", "burst", "leak-delay"]);
         assert!(parsed.notices[1].message.contains("negative"));
-        assert_eq!(parsed.state.settings.leak_delay, LeakDelay::NoDelay, "a delay above the burst means serve the whole burst");
+        assert_eq!(
+            parsed.state.settings.leak_delay,
+            LeakDelay::NoDelay,
+            "a delay above the burst means serve the whole burst"
+        );
     }
 
     #[test]
     fn every_preset_round_trips_through_the_query() {
         for pattern in Pattern::presets(7) {
-            let mut state = LabState { pattern, ..LabState::default() };
+            let mut state = LabState {
+                pattern,
+                ..LabState::default()
+            };
             state.durable.seed = 7;
-            assert_eq!(parse_query(&to_query(&state)).state, state, "{}", to_query(&state));
+            assert_eq!(
+                parse_query(&to_query(&state)).state,
+                state,
+                "{}",
+                to_query(&state)
+            );
         }
     }
 
     #[test]
     fn out_of_range_values_are_refused_with_the_range() {
-        assert!(parse_query("limit=1000001").notices[0].message.contains("1000000"));
-        assert!(parse_query("window=0.0001").notices[0].message.contains("0.001 and 86400"));
-        assert!(parse_query("window=-3").notices[0].message.contains("negative"));
-        assert!(parse_query("limit=-1").notices[0].message.contains("whole number"));
+        assert!(parse_query("limit=1000001").notices[0]
+            .message
+            .contains("1000000"));
+        assert!(parse_query("window=0.0001").notices[0]
+            .message
+            .contains("0.001 and 86400"));
+        assert!(parse_query("window=-3").notices[0]
+            .message
+            .contains("negative"));
+        assert!(parse_query("limit=-1").notices[0]
+            .message
+            .contains("whole number"));
     }
 }

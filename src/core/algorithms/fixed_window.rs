@@ -22,7 +22,13 @@ pub struct FixedWindow {
 
 impl FixedWindow {
     pub fn new(quota: Quota) -> FixedWindow {
-        FixedWindow { quota, slice: 0, slice_end: quota.window().micros(), count: 0, latest: Time::ZERO }
+        FixedWindow {
+            quota,
+            slice: 0,
+            slice_end: quota.window().micros(),
+            count: 0,
+            latest: Time::ZERO,
+        }
     }
 
     /// The slice `now` falls in, and how many passed in it so far.
@@ -33,7 +39,9 @@ impl FixedWindow {
     }
 
     fn end_of(&self, slice: u64) -> u64 {
-        slice.saturating_add(1).saturating_mul(self.quota.window().micros())
+        slice
+            .saturating_add(1)
+            .saturating_mul(self.quota.window().micros())
     }
 
     fn assess(&self, now: Time, cost: u64) -> (Decision, u64, u64) {
@@ -45,10 +53,18 @@ impl FixedWindow {
         let passes = count.saturating_add(cost) <= limit;
         let used = if passes { count + cost } else { count };
         let decision = Decision {
-            verdict: if passes { Verdict::Allowed } else { Verdict::Rejected },
+            verdict: if passes {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
             limit,
             remaining: limit - used,
-            reset_after: if used == 0 { Span::ZERO } else { until_next_slice },
+            reset_after: if used == 0 {
+                Span::ZERO
+            } else {
+                until_next_slice
+            },
             retry_after: match (passes, cost <= limit) {
                 (true, _) => None,
                 (false, true) => Some(until_next_slice),
@@ -101,7 +117,11 @@ impl Limiter for FixedWindow {
 
     fn gauge(&self, now: Time) -> Gauge {
         let (_, count) = self.current(now.max(self.latest));
-        Gauge { level: count as f64, max: self.quota.limit() as f64, unit: "in this window" }
+        Gauge {
+            level: count as f64,
+            max: self.quota.limit() as f64,
+            unit: "in this window",
+        }
     }
 }
 
@@ -116,9 +136,21 @@ mod tests {
     #[test]
     fn lets_a_full_slice_through_on_each_side_of_the_seam() {
         let mut limiter = five_per_ten();
-        let before: Vec<bool> = (0..6).map(|i| limiter.decide(Time::from_millis(9_000 + i * 100), 1).allowed()).collect();
+        let before: Vec<bool> = (0..6)
+            .map(|i| {
+                limiter
+                    .decide(Time::from_millis(9_000 + i * 100), 1)
+                    .allowed()
+            })
+            .collect();
         assert_eq!(before, [true, true, true, true, true, false]);
-        let after: Vec<bool> = (0..5).map(|i| limiter.decide(Time::from_millis(10_000 + i * 100), 1).allowed()).collect();
+        let after: Vec<bool> = (0..5)
+            .map(|i| {
+                limiter
+                    .decide(Time::from_millis(10_000 + i * 100), 1)
+                    .allowed()
+            })
+            .collect();
         assert_eq!(after, [true; 5]);
     }
 

@@ -40,7 +40,14 @@ struct View {
 
 impl SlidingCounter {
     pub fn new(quota: Quota) -> SlidingCounter {
-        SlidingCounter { quota, bucket: 0, start: 0, current: 0, previous: 0, latest: Time::ZERO }
+        SlidingCounter {
+            quota,
+            bucket: 0,
+            start: 0,
+            current: 0,
+            previous: 0,
+            latest: Time::ZERO,
+        }
     }
 
     fn view(&self, now: Time) -> View {
@@ -54,7 +61,12 @@ impl SlidingCounter {
         } else {
             (0, 0)
         };
-        View { bucket, current, previous, elapsed }
+        View {
+            bucket,
+            current,
+            previous,
+            elapsed,
+        }
     }
 
     /// The estimate times the window: `previous × (window - elapsed) + current × window`.
@@ -71,7 +83,11 @@ impl SlidingCounter {
             return None;
         }
         let w = u128::from(self.quota.window().micros());
-        let (prev, cur, elapsed) = (u128::from(v.previous), u128::from(v.current), u128::from(v.elapsed));
+        let (prev, cur, elapsed) = (
+            u128::from(v.previous),
+            u128::from(v.current),
+            u128::from(v.elapsed),
+        );
         if cur + cost <= limit {
             // Wait within this bucket until prev × (w - e') <= (limit - cur - cost) × w.
             let room = (limit - cur - cost) * w;
@@ -94,7 +110,11 @@ impl SlidingCounter {
         let w = u128::from(self.quota.window().micros());
         let limit = self.quota.limit();
         let passes = self.scaled_estimate(&v) + u128::from(cost) * w <= u128::from(limit) * w;
-        let retry_after = if passes { None } else { self.wait_for(&v, cost) };
+        let retry_after = if passes {
+            None
+        } else {
+            self.wait_for(&v, cost)
+        };
         if passes {
             v.current += cost;
         }
@@ -109,7 +129,11 @@ impl SlidingCounter {
             0
         };
         let decision = Decision {
-            verdict: if passes { Verdict::Allowed } else { Verdict::Rejected },
+            verdict: if passes {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
             limit,
             remaining: u64::try_from(remaining).unwrap_or(limit),
             reset_after: span_from_u128(reset_after),
@@ -144,7 +168,11 @@ impl Limiter for SlidingCounter {
         let mut elapsed = now.micros() - self.start;
         if elapsed >= w {
             let bucket = now.micros() / w;
-            self.previous = if Some(bucket) == self.bucket.checked_add(1) { self.current } else { 0 };
+            self.previous = if Some(bucket) == self.bucket.checked_add(1) {
+                self.current
+            } else {
+                0
+            };
             self.current = 0;
             self.bucket = bucket;
             elapsed = now.micros() % w;
@@ -160,7 +188,8 @@ impl Limiter for SlidingCounter {
             previous * (w - elapsed) + after * w <= limit * w
         } else {
             let w = u128::from(w);
-            u128::from(previous) * (w - u128::from(elapsed)) + u128::from(after) * w <= u128::from(limit) * w
+            u128::from(previous) * (w - u128::from(elapsed)) + u128::from(after) * w
+                <= u128::from(limit) * w
         };
         if fits {
             self.current += cost;
@@ -180,7 +209,11 @@ impl Limiter for SlidingCounter {
     }
 
     fn gauge(&self, now: Time) -> Gauge {
-        Gauge { level: self.estimate(now), max: self.quota.limit() as f64, unit: "estimated in the window" }
+        Gauge {
+            level: self.estimate(now),
+            max: self.quota.limit() as f64,
+            unit: "estimated in the window",
+        }
     }
 }
 
@@ -198,7 +231,10 @@ mod tests {
         for _ in 0..10 {
             assert!(limiter.decide(Time::from_millis(59_500), 1).allowed());
         }
-        assert!(!limiter.decide(Time::from_millis(60_000), 1).allowed(), "no double burst at the seam");
+        assert!(
+            !limiter.decide(Time::from_millis(60_000), 1).allowed(),
+            "no double burst at the seam"
+        );
     }
 
     #[test]

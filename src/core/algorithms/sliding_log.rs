@@ -32,12 +32,18 @@ pub struct SlidingLog {
 
 impl SlidingLog {
     pub fn new(quota: Quota) -> SlidingLog {
-        SlidingLog { quota, log: VecDeque::new(), latest: Time::ZERO }
+        SlidingLog {
+            quota,
+            log: VecDeque::new(),
+            latest: Time::ZERO,
+        }
     }
 
     /// Entries at or before this time have left the window.
     fn cutoff(&self, now: Time) -> Option<Time> {
-        now.micros().checked_sub(self.quota.window().micros()).map(Time)
+        now.micros()
+            .checked_sub(self.quota.window().micros())
+            .map(Time)
     }
 
     /// Index of the first entry still inside the window at `now`.
@@ -58,7 +64,11 @@ impl SlidingLog {
         let mut log: Vec<Time> = entries.into_iter().collect();
         log.sort_unstable();
         let latest = log.last().copied().unwrap_or(Time::ZERO);
-        SlidingLog { quota, log: log.into(), latest }
+        SlidingLog {
+            quota,
+            log: log.into(),
+            latest,
+        }
     }
 
     fn answer(&self, now: Time, passes: bool, live_after: usize, oldest: Option<Time>) -> Decision {
@@ -66,11 +76,19 @@ impl SlidingLog {
         let oldest = oldest.unwrap_or(now);
         let reset_after = oldest.plus(self.quota.window()).since(now);
         Decision {
-            verdict: if passes { Verdict::Allowed } else { Verdict::Rejected },
+            verdict: if passes {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
             limit,
             remaining: limit.saturating_sub(live_after as u64),
             reset_after,
-            retry_after: if passes { None } else { Some(reset_after.max(MIN_RETRY)) },
+            retry_after: if passes {
+                None
+            } else {
+                Some(reset_after.max(MIN_RETRY))
+            },
         }
     }
 }
@@ -110,7 +128,11 @@ impl Limiter for SlidingLog {
         let live = self.log.len() - first;
         let passes = (live as u64).saturating_add(cost) <= self.quota.limit();
         let live_after = if passes { live + cost as usize } else { live };
-        let oldest = self.log.get(first).copied().or(if passes && cost > 0 { Some(now) } else { None });
+        let oldest =
+            self.log
+                .get(first)
+                .copied()
+                .or(if passes && cost > 0 { Some(now) } else { None });
         self.answer(now, passes, live_after, oldest)
     }
 
@@ -121,7 +143,11 @@ impl Limiter for SlidingLog {
     fn gauge(&self, now: Time) -> Gauge {
         let now = now.max(self.latest);
         let live = self.log.len() - self.first_live(now);
-        Gauge { level: live as f64, max: self.quota.limit() as f64, unit: "entries in the log" }
+        Gauge {
+            level: live as f64,
+            max: self.quota.limit() as f64,
+            unit: "entries in the log",
+        }
     }
 }
 
@@ -156,7 +182,9 @@ mod tests {
         for _ in 0..3 {
             assert!(limiter.decide(before, 1).allowed());
         }
-        assert!(!limiter.decide(Time::from_millis(NOON + 60_100), 1).allowed());
+        assert!(!limiter
+            .decide(Time::from_millis(NOON + 60_100), 1)
+            .allowed());
     }
 
     #[test]
@@ -198,12 +226,20 @@ mod tests {
         limiter.decide(Time::from_millis(NOON + 200), 1);
         limiter.decide(Time::from_millis(NOON + 400), 1);
         let denied = limiter.decide(Time::from_millis(NOON + 500), 1);
-        let wait = denied.retry_after.expect("a rejection carries a retry time");
+        let wait = denied
+            .retry_after
+            .expect("a rejection carries a retry time");
         assert!(wait > Span::ZERO && wait <= Span::from_millis(1000));
         assert_eq!(wait, Span::from_millis(500));
         let at = Time::from_millis(NOON + 500).plus(wait);
-        assert!(!limiter.peek(Time(at.micros() - 1), 1).allowed(), "not a microsecond early");
-        assert!(limiter.decide(at, 1).allowed(), "capacity is back exactly then");
+        assert!(
+            !limiter.peek(Time(at.micros() - 1), 1).allowed(),
+            "not a microsecond early"
+        );
+        assert!(
+            limiter.decide(at, 1).allowed(),
+            "capacity is back exactly then"
+        );
     }
 
     #[test]
@@ -233,7 +269,8 @@ mod tests {
             first.decide(Time::from_millis(NOON), 1);
         }
         let saved: Vec<Time> = first.entries().collect();
-        let mut revived = SlidingLog::restore(Quota::new(3, Span::from_millis(1000)).unwrap(), saved);
+        let mut revived =
+            SlidingLog::restore(Quota::new(3, Span::from_millis(1000)).unwrap(), saved);
         assert!(!revived.decide(Time::from_millis(NOON + 10), 1).allowed());
     }
 }

@@ -162,8 +162,14 @@ impl Default for SimConfig {
             shards: ShardRule::default(),
             shard_by: ShardBy::Key,
             routes: vec![
-                Route { name: "GET /products".into(), fail: FailMode::Open },
-                Route { name: "POST /login".into(), fail: FailMode::Closed },
+                Route {
+                    name: "GET /products".into(),
+                    fail: FailMode::Open,
+                },
+                Route {
+                    name: "POST /login".into(),
+                    fail: FailMode::Closed,
+                },
             ],
             faults: Vec::new(),
             first_tier_cache: false,
@@ -189,11 +195,16 @@ impl std::fmt::Display for SimConfigError {
         match self {
             SimConfigError::Limiter(e) => write!(f, "{e}"),
             SimConfigError::BindingPeriod(p) => {
-                write!(f, "the Rate Limiting binding's period can only be 10 or 60 seconds, not {p}")
+                write!(
+                    f,
+                    "the Rate Limiting binding's period can only be 10 or 60 seconds, not {p}"
+                )
             }
             SimConfigError::NoRoutes => write!(f, "at least one route is needed"),
             SimConfigError::ZeroTimeout => write!(f, "the timeout must be longer than 0 ms"),
-            SimConfigError::AlarmTooSoon => write!(f, "the alarm's cleanup delay must be at least 1 second"),
+            SimConfigError::AlarmTooSoon => {
+                write!(f, "the alarm's cleanup delay must be at least 1 second")
+            }
         }
     }
 }
@@ -203,7 +214,9 @@ impl SimConfig {
         self.settings.quota().map_err(SimConfigError::Limiter)?;
         // Every shard count in use must give settings the algorithm accepts.
         for shards in [1, self.shards.ip, self.shards.global, self.shards.other] {
-            self.algorithm.build(&self.settings.per_shard(shards)).map_err(SimConfigError::Limiter)?;
+            self.algorithm
+                .build(&self.settings.per_shard(shards))
+                .map_err(SimConfigError::Limiter)?;
         }
         if self.alarm_cleanup < Span::from_secs(1) {
             return Err(SimConfigError::AlarmTooSoon);
@@ -224,7 +237,11 @@ impl SimConfig {
 
     /// The fail mode of route `index` (the first route's when out of range).
     pub fn fail_mode(&self, route: u16) -> FailMode {
-        self.routes.get(usize::from(route)).or(self.routes.first()).map(|r| r.fail).unwrap_or(FailMode::Open)
+        self.routes
+            .get(usize::from(route))
+            .or(self.routes.first())
+            .map(|r| r.fail)
+            .unwrap_or(FailMode::Open)
     }
 
     /// Extra service time from `Slow` faults active at `at`.

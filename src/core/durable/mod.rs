@@ -11,8 +11,10 @@ pub mod shard;
 pub mod sim;
 pub mod traffic;
 
+pub use config::{
+    FailMode, Fault, FaultKind, Placement, RetryPolicy, Route, SimConfig, SimConfigError, Tier,
+};
 pub use params::DurableParams;
-pub use config::{FailMode, Fault, FaultKind, Placement, RetryPolicy, Route, SimConfig, SimConfigError, Tier};
 pub use regions::Region;
 pub use report::{KeyStats, Outcome, RequestRecord, SimReport};
 pub use shard::{ShardBy, ShardRule};

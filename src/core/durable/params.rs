@@ -109,16 +109,32 @@ impl DurableParams {
         config.routes.truncate(1);
         config.routes.extend(routes.iter().map(|name| Route {
             name: name.clone(),
-            fail: if self.closed_routes.contains(name) { FailMode::Closed } else { self.fail },
+            fail: if self.closed_routes.contains(name) {
+                FailMode::Closed
+            } else {
+                self.fail
+            },
         }));
         if let Some((start, end)) = self.outage {
-            config.faults.push(Fault { kind: FaultKind::Unreachable, start, end });
+            config.faults.push(Fault {
+                kind: FaultKind::Unreachable,
+                start,
+                end,
+            });
         }
         if let Some((start, end)) = self.slow {
-            config.faults.push(Fault { kind: FaultKind::Slow(SLOW_BY), start, end });
+            config.faults.push(Fault {
+                kind: FaultKind::Slow(SLOW_BY),
+                start,
+                end,
+            });
         }
         if let Some(at) = self.evict_at {
-            config.faults.push(Fault { kind: FaultKind::Evict, start: at, end: at });
+            config.faults.push(Fault {
+                kind: FaultKind::Evict,
+                start: at,
+                end: at,
+            });
         }
         config.jitter = self.jitter;
         config
@@ -130,8 +146,17 @@ impl DurableParams {
     pub fn traffic(&self, trace: &Trace) -> SimTraffic {
         let first = self.origin();
         let mut traffic = SimTraffic::from_trace(trace, first, 0);
-        for (i, (sim, request)) in traffic.requests.iter_mut().zip(trace.requests()).enumerate() {
-            let turn = self.from.get(i % self.from.len().max(1)).copied().unwrap_or(first);
+        for (i, (sim, request)) in traffic
+            .requests
+            .iter_mut()
+            .zip(trace.requests())
+            .enumerate()
+        {
+            let turn = self
+                .from
+                .get(i % self.from.len().max(1))
+                .copied()
+                .unwrap_or(first);
             sim.origin = request.origin.unwrap_or(turn);
             sim.route = request.route;
         }
@@ -143,4 +168,3 @@ impl DurableParams {
         self.from.first().copied().unwrap_or(Region::Frankfurt)
     }
 }
-

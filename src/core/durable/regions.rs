@@ -23,7 +23,14 @@ pub enum Region {
 }
 
 impl Region {
-    pub const ALL: [Region; 6] = [Region::Frankfurt, Region::Ashburn, Region::SaoPaulo, Region::Singapore, Region::Sydney, Region::Tokyo];
+    pub const ALL: [Region; 6] = [
+        Region::Frankfurt,
+        Region::Ashburn,
+        Region::SaoPaulo,
+        Region::Singapore,
+        Region::Sydney,
+        Region::Tokyo,
+    ];
 
     /// The short code used in URLs (airport codes).
     pub fn code(self) -> &'static str {

@@ -40,13 +40,21 @@ impl Default for ShardRule {
 impl ShardRule {
     /// The sliding-window seed's `shardsFor`: by key prefix, `ip:` 1, `global:` 16, others 4.
     pub fn seed() -> ShardRule {
-        ShardRule { ip: 1, global: 16, other: 4 }
+        ShardRule {
+            ip: 1,
+            global: 16,
+            other: 4,
+        }
     }
 
     /// Every key gets the same number of shards.
     pub fn uniform(shards: u32) -> ShardRule {
         let n = shards.max(1);
-        ShardRule { ip: n, global: n, other: n }
+        ShardRule {
+            ip: n,
+            global: n,
+            other: n,
+        }
     }
 
     pub fn shards_for(&self, key: &str) -> u32 {
@@ -118,13 +126,22 @@ pub struct ShardingNote {
 /// on one object, or shards that add up to the limit exactly). By key, all of a key's requests
 /// reach one shard, which allows `ceil(limit / shards)`; per request, a key's shards together let
 /// through `shards × ceil(limit / shards)`.
-pub fn sharding_note(objects: &[ObjectInfo], limit: u64, window: Span, by: ShardBy) -> Option<ShardingNote> {
+pub fn sharding_note(
+    objects: &[ObjectInfo],
+    limit: u64,
+    window: Span,
+    by: ShardBy,
+) -> Option<ShardingNote> {
     // The distinct shard counts that change the limit, in increasing order (a handful at most:
     // the seed's rule has two, so a plain insertion keeps the sort code out of the page).
     let mut counts: Vec<u32> = Vec::new();
     for n in objects.iter().map(|o| o.shards) {
         let per_shard = per_shard_limit(limit, n);
-        let reaches = if by == ShardBy::Key { per_shard } else { u64::from(n) * per_shard };
+        let reaches = if by == ShardBy::Key {
+            per_shard
+        } else {
+            u64::from(n) * per_shard
+        };
         if let (true, Err(at)) = (n > 1 && reaches != limit, counts.binary_search(&n)) {
             counts.insert(at, n);
         }
@@ -135,35 +152,56 @@ pub fn sharding_note(objects: &[ObjectInfo], limit: u64, window: Span, by: Shard
             let per_shard = per_shard_limit(limit, n);
             match by {
                 ShardBy::Key => format!("ceil({limit} / {n}) = {per_shard}"),
-                ShardBy::Request => format!("{n} shards × ceil({limit} / {n}) = {}", u64::from(n) * per_shard),
+                ShardBy::Request => format!(
+                    "{n} shards × ceil({limit} / {n}) = {}",
+                    u64::from(n) * per_shard
+                ),
             }
         })
         .collect();
     let (label, how) = match (by, counts.as_slice()) {
         (_, []) => return None,
-        (ShardBy::Key, [n]) => (format!("one of {n} shards: "), "Sharded by key: all of a key's requests reach one shard, which allows"),
-        (ShardBy::Key, _) => ("one shard: ".to_string(), "Sharded by key: all of a key's requests reach one shard, which allows"),
-        (ShardBy::Request, _) => (String::new(), "Sharded per request: a key's shards together let through up to"),
+        (ShardBy::Key, [n]) => (
+            format!("one of {n} shards: "),
+            "Sharded by key: all of a key's requests reach one shard, which allows",
+        ),
+        (ShardBy::Key, _) => (
+            "one shard: ".to_string(),
+            "Sharded by key: all of a key's requests reach one shard, which allows",
+        ),
+        (ShardBy::Request, _) => (
+            String::new(),
+            "Sharded per request: a key's shards together let through up to",
+        ),
     };
     let items = each.join(" or ");
     Some(ShardingNote {
         label: format!("{label}{items}"),
-        sentence: format!("{how} {items} per {} s, not {limit}.", format_seconds(window.micros())),
+        sentence: format!(
+            "{how} {items} per {} s, not {limit}.",
+            format_seconds(window.micros())
+        ),
     })
 }
 
 /// SHA-256 (FIPS 180-4), enough of it to hash short keys.
 pub fn sha256(message: &[u8]) -> [u8; 32] {
     const K: [u32; 64] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-        0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-        0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-        0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-        0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-        0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
     ];
-    let mut h: [u32; 8] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    let mut h: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
     let mut padded = message.to_vec();
     padded.push(0x80);
     while padded.len() % 64 != 56 {
@@ -178,13 +216,20 @@ pub fn sha256(message: &[u8]) -> [u8; 32] {
         for i in 16..64 {
             let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
             let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
         }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
         for i in 0..64 {
             let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
             let ch = (e & f) ^ (!e & g);
-            let t1 = hh.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
+            let t1 = hh
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
             let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
             let maj = (a & b) ^ (a & c) ^ (b & c);
             let t2 = s0.wrapping_add(maj);
@@ -218,10 +263,18 @@ mod tests {
 
     #[test]
     fn sha256_matches_the_standard_test_vectors() {
-        assert_eq!(hex(&sha256(b"")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-        assert_eq!(hex(&sha256(b"abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         assert_eq!(
-            hex(&sha256(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            hex(&sha256(b"")),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            hex(&sha256(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            hex(&sha256(
+                b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+            )),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
         );
     }
@@ -246,7 +299,10 @@ mod tests {
         let mut rng = SeededRng::new(1);
         let first = pick_shard("tenant:acme", 4, ShardBy::Key, &mut rng);
         assert!((0..100).all(|_| pick_shard("tenant:acme", 4, ShardBy::Key, &mut rng) == first));
-        assert_eq!(object_name("tenant:acme", first), format!("tenant:acme#{first}"));
+        assert_eq!(
+            object_name("tenant:acme", first),
+            format!("tenant:acme#{first}")
+        );
     }
 
     #[test]
@@ -278,7 +334,9 @@ mod tests {
     #[test]
     fn the_row_says_what_sharding_did_to_the_limit_and_nothing_when_it_did_nothing() {
         let ten = Span::from_secs(10);
-        let note = |shards: &[u32], limit: u64, by: ShardBy| sharding_note(&objects(shards), limit, ten, by).map(|n| (n.label, n.sentence));
+        let note = |shards: &[u32], limit: u64, by: ShardBy| {
+            sharding_note(&objects(shards), limit, ten, by).map(|n| (n.label, n.sentence))
+        };
         let pair = |label: &str, sentence: &str| Some((label.to_string(), sentence.to_string()));
         assert_eq!(note(&[1, 1], 5, ShardBy::Key), None);
         assert_eq!(
@@ -297,7 +355,11 @@ mod tests {
             note(&[4], 5, ShardBy::Request),
             pair("4 shards × ceil(5 / 4) = 8", "Sharded per request: a key's shards together let through up to 4 shards × ceil(5 / 4) = 8 per 10 s, not 5.")
         );
-        assert_eq!(note(&[4], 20, ShardBy::Request), None, "4 shards of 5 are 20");
+        assert_eq!(
+            note(&[4], 20, ShardBy::Request),
+            None,
+            "4 shards of 5 are 20"
+        );
     }
 
     #[test]

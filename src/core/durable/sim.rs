@@ -32,9 +32,9 @@ use crate::core::time::{Span, Time};
 use super::config::{FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimConfigError, Tier};
 use super::regions::Region;
 use super::report::{Outcome, ReportWalk, RequestRecord, SimReport};
-use crate::core::rng::SeededRng;
 use super::shard::{object_name, per_shard_limit, pick_shard, shard_of_key, ShardBy};
 use super::traffic::SimTraffic;
+use crate::core::rng::SeededRng;
 
 /// One object's identity, fixed when it is created.
 #[derive(Clone, Debug)]
@@ -135,9 +135,10 @@ impl Simulation {
     pub fn new(config: SimConfig, traffic: SimTraffic) -> Result<Simulation, SimConfigError> {
         config.validate()?;
         let binding_quota = match config.tier {
-            Tier::Binding { period_secs } => {
-                Some(Quota::new(config.settings.limit, Span::from_secs(period_secs)).map_err(SimConfigError::Limiter)?)
-            }
+            Tier::Binding { period_secs } => Some(
+                Quota::new(config.settings.limit, Span::from_secs(period_secs))
+                    .map_err(SimConfigError::Limiter)?,
+            ),
             Tier::DurableObject => None,
         };
         let keys = traffic.keys.len();
@@ -151,9 +152,21 @@ impl Simulation {
             objects: Vec::new(),
             states: Vec::new(),
             by_name: vec![Vec::new(); keys],
-            smart_home: if config.placement == Placement::Smart { heaviest_origins(&traffic) } else { Vec::new() },
-            blocked_until: if config.first_tier_cache { vec![[None; REGIONS]; keys] } else { Vec::new() },
-            binding: if binding_quota.is_some() { vec![Default::default(); keys] } else { Vec::new() },
+            smart_home: if config.placement == Placement::Smart {
+                heaviest_origins(&traffic)
+            } else {
+                Vec::new()
+            },
+            blocked_until: if config.first_tier_cache {
+                vec![[None; REGIONS]; keys]
+            } else {
+                Vec::new()
+            },
+            binding: if binding_quota.is_some() {
+                vec![Default::default(); keys]
+            } else {
+                Vec::new()
+            },
             binding_quota,
             stored_changes: Vec::new(),
             key_shards: vec![None; keys],
@@ -162,7 +175,13 @@ impl Simulation {
             config,
             traffic,
         };
-        Ok(Simulation { sim, next_original: 0, ended: false, walk: None, walked: false })
+        Ok(Simulation {
+            sim,
+            next_original: 0,
+            ended: false,
+            walk: None,
+            walked: false,
+        })
     }
 
     /// Requests of the traffic sent so far, and how many there are.
@@ -187,7 +206,8 @@ impl Simulation {
                     let request = sim.traffic.requests[self.next_original];
                     self.next_original += 1;
                     sim.now = request.at;
-                    let id = sim.new_record(request.key, request.origin, request.route, 0, request.at);
+                    let id =
+                        sim.new_record(request.key, request.origin, request.route, 0, request.at);
                     sim.send(id, request.at);
                 }
                 (None, Some(_)) => sim.step(),
@@ -197,7 +217,9 @@ impl Simulation {
         if !self.ended || used == budget {
             return !self.has_ended();
         }
-        let walk = self.walk.get_or_insert_with(|| ReportWalk::new(sim.traffic.keys.len(), sim.records.len()));
+        let walk = self
+            .walk
+            .get_or_insert_with(|| ReportWalk::new(sim.traffic.keys.len(), sim.records.len()));
         if !self.walked {
             self.walked = !walk.walk(&sim.records, budget - used);
             return true;
@@ -222,9 +244,23 @@ impl Simulation {
     pub fn finish(mut self) -> SimReport {
         while self.advance(usize::MAX) {}
         let walk = self.walk.take();
-        let Sim { config, traffic, records, objects, stored_changes, .. } = self.sim;
+        let Sim {
+            config,
+            traffic,
+            records,
+            objects,
+            stored_changes,
+            ..
+        } = self.sim;
         let walk = walk.unwrap_or_else(|| ReportWalk::new(traffic.keys.len(), records.len()));
-        SimReport::from_walk(walk, &config, &traffic, records, objects, stored_series(stored_changes))
+        SimReport::from_walk(
+            walk,
+            &config,
+            &traffic,
+            records,
+            objects,
+            stored_series(stored_changes),
+        )
     }
 }
 
@@ -247,7 +283,8 @@ const REGIONS: usize = Region::ALL.len();
 /// sent first).
 fn heaviest_origins(traffic: &SimTraffic) -> Vec<Option<Region>> {
     // Per key and region: (requests, index of the first one).
-    let mut counts: Vec<[(u64, usize); REGIONS]> = vec![[(0, usize::MAX); REGIONS]; traffic.keys.len()];
+    let mut counts: Vec<[(u64, usize); REGIONS]> =
+        vec![[(0, usize::MAX); REGIONS]; traffic.keys.len()];
     for (i, r) in traffic.requests.iter().enumerate() {
         if let Some(slots) = counts.get_mut(r.key as usize) {
             let slot = &mut slots[r.origin as usize];
@@ -284,13 +321,16 @@ impl Sim {
     }
 
     fn new_record(&mut self, key: u32, origin: Region, route: u16, attempt: u8, sent: Time) -> u32 {
-        self.records.push(RequestRecord::new(key, origin, route, attempt, sent));
+        self.records
+            .push(RequestRecord::new(key, origin, route, attempt, sent));
         self.finalized.push(false);
         (self.records.len() - 1) as u32
     }
 
     fn step(&mut self) {
-        let Some(Reverse((at, _, event))) = self.events.pop() else { return };
+        let Some(Reverse((at, _, event))) = self.events.pop() else {
+            return;
+        };
         self.now = at;
         match event {
             Event::Send(id) => self.send(id, at),
@@ -304,19 +344,28 @@ impl Sim {
 
     /// A call crossing the network at `at` between these regions is lost.
     fn lost(&self, at: Time, from: Region, to: Region) -> bool {
-        self.config.faults.iter().filter(|f| f.covers(at)).any(|f| match f.kind {
-            FaultKind::Unreachable => true,
-            FaultKind::RegionDown(region) => from != to && (region == from || region == to),
-            _ => false,
-        })
+        self.config
+            .faults
+            .iter()
+            .filter(|f| f.covers(at))
+            .any(|f| match f.kind {
+                FaultKind::Unreachable => true,
+                FaultKind::RegionDown(region) => from != to && (region == from || region == to),
+                _ => false,
+            })
     }
 
     fn send(&mut self, id: u32, at: Time) {
-        let (origin, key) = (self.records[id as usize].origin, self.records[id as usize].key);
+        let (origin, key) = (
+            self.records[id as usize].origin,
+            self.records[id as usize].key,
+        );
 
         if let Some(quota) = self.binding_quota {
             let decision = match self.binding.get_mut(key as usize) {
-                Some(slots) => slots[origin as usize].get_or_insert_with(|| FixedWindow::new(quota)).decide(at, 1),
+                Some(slots) => slots[origin as usize]
+                    .get_or_insert_with(|| FixedWindow::new(quota))
+                    .decide(at, 1),
                 // A key outside the traffic's table: counted alone, but still answered.
                 None => FixedWindow::new(quota).decide(at, 1),
             };
@@ -326,7 +375,11 @@ impl Sim {
         }
 
         if self.config.first_tier_cache {
-            if let Some(until) = self.blocked_until.get(key as usize).and_then(|slots| slots[origin as usize]) {
+            if let Some(until) = self
+                .blocked_until
+                .get(key as usize)
+                .and_then(|slots| slots[origin as usize])
+            {
                 if at < until {
                     let decision = Decision {
                         verdict: Verdict::Rejected,
@@ -350,7 +403,10 @@ impl Sim {
         if self.causal {
             // One microsecond past the deadline: an answer arriving exactly at it is in time,
             // the same rule `respond` applies when no timeout event is scheduled.
-            self.schedule(at.plus(self.config.timeout).plus(Span(1)), Event::Timeout(id));
+            self.schedule(
+                at.plus(self.config.timeout).plus(Span(1)),
+                Event::Timeout(id),
+            );
         } else if lost {
             // Nothing acts on this answer's timing: settle it now, as the timeout would.
             self.finish(id, at.plus(self.config.timeout), None);
@@ -377,12 +433,19 @@ impl Sim {
         };
         match self.config.shard_by {
             ShardBy::Key => (shards, by_key),
-            ShardBy::Request => (shards, pick_shard("", shards, ShardBy::Request, &mut self.rng)),
+            ShardBy::Request => (
+                shards,
+                pick_shard("", shards, ShardBy::Request, &mut self.rng),
+            ),
         }
     }
 
     fn object_for(&mut self, key: u32, shard: u32, shards: u32, origin: Region) -> u32 {
-        if let Some(Some(index)) = self.by_name.get(key as usize).and_then(|shards| shards.get(shard as usize)) {
+        if let Some(Some(index)) = self
+            .by_name
+            .get(key as usize)
+            .and_then(|shards| shards.get(shard as usize))
+        {
             return *index;
         }
         let region = self
@@ -424,14 +487,20 @@ impl Sim {
 
     fn arrive(&mut self, id: u32, at: Time) {
         self.records[id as usize].arrived = Some(at);
-        let Some(object) = self.records[id as usize].object else { return };
+        let Some(object) = self.records[id as usize].object else {
+            return;
+        };
         let o = object as usize;
         let evict_after = self.config.evict_after;
         let persist = self.config.persist;
         let faults = &self.config.faults;
         let state = &mut self.states[o];
         let seen = state.evictions_seen_until;
-        if faults.iter().any(|f| matches!(f.kind, FaultKind::Evict) && f.start.micros() > seen.micros() && f.start.micros() <= at.micros()) {
+        if faults.iter().any(|f| {
+            matches!(f.kind, FaultKind::Evict)
+                && f.start.micros() > seen.micros()
+                && f.start.micros() <= at.micros()
+        }) {
             // A scheduled eviction (a restart) happened since we last looked; a busy object
             // finishes what it holds first.
             state.eviction_due = true;
@@ -458,12 +527,16 @@ impl Sim {
     }
 
     fn limiter_settings(&self, object: u32) -> Settings {
-        self.config.settings.per_shard(self.objects[object as usize].shards)
+        self.config
+            .settings
+            .per_shard(self.objects[object as usize].shards)
     }
 
     fn start_next(&mut self, object: u32, now: Time) {
         let o = object as usize;
-        let Some(id) = self.states[o].queue.pop_front() else { return };
+        let Some(id) = self.states[o].queue.pop_front() else {
+            return;
+        };
         let mut start = now;
         if !self.states[o].in_memory {
             self.objects[o].cold_starts += 1;
@@ -493,7 +566,9 @@ impl Sim {
             return;
         };
         let decision = limiter.decide(start, 1);
-        let done = start.plus(self.config.service).plus(self.config.slowdown_at(start));
+        let done = start
+            .plus(self.config.service)
+            .plus(self.config.slowdown_at(start));
         let mut depart = done;
         if self.config.persist {
             if decision.allowed() {
@@ -503,7 +578,9 @@ impl Sim {
                     self.stored_changes.push((depart, 1));
                 }
             }
-            let alarm_at = start.plus(self.config.settings.window).plus(self.config.alarm_cleanup);
+            let alarm_at = start
+                .plus(self.config.settings.window)
+                .plus(self.config.alarm_cleanup);
             self.states[o].alarm_at = Some(alarm_at);
             if self.states[o].alarm_pending.is_none() {
                 self.states[o].alarm_pending = Some(alarm_at);
@@ -593,11 +670,21 @@ impl Sim {
                 FailMode::Closed => Outcome::FailedClosed,
             },
         };
-        let (outcome, origin, key, route, attempt) = (record.outcome, record.origin, record.key, record.route, record.attempt);
+        let (outcome, origin, key, route, attempt) = (
+            record.outcome,
+            record.origin,
+            record.key,
+            record.route,
+            record.attempt,
+        );
         // The cache holds a key as one client over its limit, which is only true when one object
         // enforces the key's limit: with requests spread over shards, another shard may say yes.
         let decided = record.decided;
-        if outcome == Outcome::Rejected && self.config.first_tier_cache && !record.local && self.config.shard_by == ShardBy::Key {
+        if outcome == Outcome::Rejected
+            && self.config.first_tier_cache
+            && !record.local
+            && self.config.shard_by == ShardBy::Key
+        {
             if let (Some(wait), Some(decided)) = (decision.and_then(|d| d.retry_after), decided) {
                 // Blocked until the object's own retry time, counted from when it decided.
                 if let Some(slots) = self.blocked_until.get_mut(key as usize) {
@@ -608,12 +695,20 @@ impl Sim {
         if matches!(outcome, Outcome::Rejected | Outcome::FailedClosed) {
             let wait = match self.config.retry {
                 RetryPolicy::Never => None,
-                RetryPolicy::Immediately { max_retries } => (attempt < max_retries).then_some(Span::ZERO),
-                RetryPolicy::AfterRetryAfter { max_retries, jitter } => (attempt < max_retries).then(|| {
+                RetryPolicy::Immediately { max_retries } => {
+                    (attempt < max_retries).then_some(Span::ZERO)
+                }
+                RetryPolicy::AfterRetryAfter {
+                    max_retries,
+                    jitter,
+                } => (attempt < max_retries).then(|| {
                     let told = match (outcome, self.config.tier) {
                         (Outcome::FailedClosed, _) => Span::from_secs(1),
                         (_, Tier::Binding { period_secs }) => Span::from_secs(period_secs),
-                        _ => decision.and_then(|d| d.retry_after).map(|w| Span::from_secs(w.ceil_secs().max(1))).unwrap_or(Span::from_secs(1)),
+                        _ => decision
+                            .and_then(|d| d.retry_after)
+                            .map(|w| Span::from_secs(w.ceil_secs().max(1)))
+                            .unwrap_or(Span::from_secs(1)),
                     };
                     Span(told.micros() + self.rng.up_to(jitter.micros()))
                 }),
@@ -621,7 +716,8 @@ impl Sim {
             if let Some(wait) = wait {
                 // Never schedule into the past (a timeout is handled a microsecond after its deadline).
                 let retry_at = at.plus(wait).max(self.now);
-                let retry = self.new_record(key, origin, route, attempt.saturating_add(1), retry_at);
+                let retry =
+                    self.new_record(key, origin, route, attempt.saturating_add(1), retry_at);
                 self.schedule(retry_at, Event::Send(retry));
             }
         }
@@ -630,7 +726,9 @@ impl Sim {
     fn alarm(&mut self, object: u32, at: Time) {
         let o = object as usize;
         self.states[o].alarm_pending = None;
-        let Some(alarm_at) = self.states[o].alarm_at else { return };
+        let Some(alarm_at) = self.states[o].alarm_at else {
+            return;
+        };
         if alarm_at > at {
             // A later decision moved the alarm: wake up then instead.
             self.states[o].alarm_pending = Some(alarm_at);
@@ -641,7 +739,10 @@ impl Sim {
         if !self.states[o].stored {
             return;
         }
-        let at_rest = self.states[o].limiter.as_ref().is_none_or(|l| l.is_at_rest(at));
+        let at_rest = self.states[o]
+            .limiter
+            .as_ref()
+            .is_none_or(|l| l.is_at_rest(at));
         if at_rest {
             self.states[o].stored = false;
             if !self.states[o].in_memory {
@@ -656,4 +757,3 @@ impl Sim {
         }
     }
 }
-

@@ -26,14 +26,37 @@ pub struct SimTraffic {
 impl SimTraffic {
     /// A lab trace sent from one region on one route.
     pub fn from_trace(trace: &Trace, origin: Region, route: u16) -> SimTraffic {
-        let requests = trace.requests().iter().map(|r| SimRequest { at: r.at, key: r.key, origin, route }).collect();
-        SimTraffic { keys: trace.keys().to_vec(), requests }
+        let requests = trace
+            .requests()
+            .iter()
+            .map(|r| SimRequest {
+                at: r.at,
+                key: r.key,
+                origin,
+                route,
+            })
+            .collect();
+        SimTraffic {
+            keys: trace.keys().to_vec(),
+            requests,
+        }
     }
 
     /// Adds requests (any order) and keeps the whole in arrival order.
-    pub fn push(&mut self, key: &str, origin: Region, route: u16, times: impl IntoIterator<Item = Time>) {
+    pub fn push(
+        &mut self,
+        key: &str,
+        origin: Region,
+        route: u16,
+        times: impl IntoIterator<Item = Time>,
+    ) {
         let id = self.key_id(key);
-        self.requests.extend(times.into_iter().map(|at| SimRequest { at, key: id, origin, route }));
+        self.requests.extend(times.into_iter().map(|at| SimRequest {
+            at,
+            key: id,
+            origin,
+            route,
+        }));
         self.requests.sort_by_key(|r| r.at);
     }
 
@@ -49,7 +72,14 @@ impl SimTraffic {
 
     /// Seeded Poisson arrivals: on average `per_second` requests a second for `duration`, each
     /// for one of `keys` chosen uniformly, from origins chosen uniformly.
-    pub fn poisson(per_second: u64, duration: Span, keys: &[String], origins: &[Region], route: u16, seed: u64) -> SimTraffic {
+    pub fn poisson(
+        per_second: u64,
+        duration: Span,
+        keys: &[String],
+        origins: &[Region],
+        route: u16,
+        seed: u64,
+    ) -> SimTraffic {
         let mut rng = SeededRng::new(seed);
         let mut traffic = SimTraffic::default();
         let ids: Vec<u32> = keys.iter().map(|k| traffic.key_id(k)).collect();
@@ -65,12 +95,20 @@ impl SimTraffic {
             }
             let key = ids[rng.up_to(ids.len() as u64 - 1) as usize];
             let origin = origins[rng.up_to(origins.len() as u64 - 1) as usize];
-            traffic.requests.push(SimRequest { at: Time(t), key, origin, route });
+            traffic.requests.push(SimRequest {
+                at: Time(t),
+                key,
+                origin,
+                route,
+            });
         }
         traffic
     }
 
     pub fn key_name(&self, key: u32) -> &str {
-        self.keys.get(key as usize).map(String::as_str).unwrap_or("?")
+        self.keys
+            .get(key as usize)
+            .map(String::as_str)
+            .unwrap_or("?")
     }
 }

@@ -52,9 +52,17 @@ impl CfBindingParams {
     /// quota is exactly `{ limit: 5, period: 10 }`; 1 per second becomes 10 per 10 s, a coarser
     /// promise that allows all 10 in one moment.
     pub fn defaults_for(limit: u64, window: Span) -> CfBindingParams {
-        let period_secs = if window <= Span::from_secs(10) { 10 } else { 60 };
-        let scaled = u128::from(limit) * u128::from(period_secs * MICROS_PER_SEC) / u128::from(window.micros().max(1));
-        CfBindingParams { limit: scaled.clamp(1, u128::from(MAX_COUNT)) as u64, period_secs }
+        let period_secs = if window <= Span::from_secs(10) {
+            10
+        } else {
+            60
+        };
+        let scaled = u128::from(limit) * u128::from(period_secs * MICROS_PER_SEC)
+            / u128::from(window.micros().max(1));
+        CfBindingParams {
+            limit: scaled.clamp(1, u128::from(MAX_COUNT)) as u64,
+            period_secs,
+        }
     }
 }
 
@@ -68,10 +76,15 @@ pub struct CfRateLimitBinding {
 impl CfRateLimitBinding {
     pub fn new(params: CfBindingParams) -> Result<CfRateLimitBinding, ConfigError> {
         if !PERIODS.contains(&params.period_secs) {
-            return Err(ConfigError::Unsupported("the Rate Limiting binding's period can only be 10 or 60 seconds"));
+            return Err(ConfigError::Unsupported(
+                "the Rate Limiting binding's period can only be 10 or 60 seconds",
+            ));
         }
         let quota = Quota::new(params.limit, Span::from_secs(params.period_secs))?;
-        Ok(CfRateLimitBinding { params, window: FixedWindow::new(quota) })
+        Ok(CfRateLimitBinding {
+            params,
+            window: FixedWindow::new(quota),
+        })
     }
 
     pub fn params(&self) -> CfBindingParams {
@@ -100,7 +113,12 @@ impl Limiter for CfRateLimitBinding {
 impl Product for CfRateLimitBinding {
     fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
         let decision = self.decide(now, cost);
-        (decision, ProductReply { fields: vec![("success", decision.allowed().to_string())] })
+        (
+            decision,
+            ProductReply {
+                fields: vec![("success", decision.allowed().to_string())],
+            },
+        )
     }
 }
 
@@ -112,27 +130,58 @@ mod tests {
     #[test]
     fn only_periods_of_10_and_60_seconds_are_accepted() {
         for period_secs in [0, 1, 9, 11, 15, 30, 59, 61, 3600] {
-            let err = CfRateLimitBinding::new(CfBindingParams { limit: 5, period_secs }).unwrap_err();
+            let err = CfRateLimitBinding::new(CfBindingParams {
+                limit: 5,
+                period_secs,
+            })
+            .unwrap_err();
             assert!(err.to_string().contains("10 or 60"), "{period_secs}: {err}");
         }
         for period_secs in PERIODS {
-            assert!(CfRateLimitBinding::new(CfBindingParams { limit: 5, period_secs }).is_ok());
+            assert!(CfRateLimitBinding::new(CfBindingParams {
+                limit: 5,
+                period_secs
+            })
+            .is_ok());
         }
     }
 
     #[test]
     fn a_zero_or_huge_limit_is_refused() {
-        assert_eq!(CfRateLimitBinding::new(CfBindingParams { limit: 0, period_secs: 10 }).unwrap_err(), ConfigError::ZeroLimit);
-        let huge = CfBindingParams { limit: MAX_COUNT + 1, period_secs: 60 };
-        assert_eq!(CfRateLimitBinding::new(huge).unwrap_err(), ConfigError::TooLarge("limit"));
+        assert_eq!(
+            CfRateLimitBinding::new(CfBindingParams {
+                limit: 0,
+                period_secs: 10
+            })
+            .unwrap_err(),
+            ConfigError::ZeroLimit
+        );
+        let huge = CfBindingParams {
+            limit: MAX_COUNT + 1,
+            period_secs: 60,
+        };
+        assert_eq!(
+            CfRateLimitBinding::new(huge).unwrap_err(),
+            ConfigError::TooLarge("limit")
+        );
     }
 
     #[test]
     fn the_reply_is_success_only() {
-        let mut b = CfRateLimitBinding::new(CfBindingParams { limit: 1, period_secs: 10 }).unwrap();
+        let mut b = CfRateLimitBinding::new(CfBindingParams {
+            limit: 1,
+            period_secs: 10,
+        })
+        .unwrap();
         let (d, reply) = b.decide_with_reply(Time::ZERO, 1);
-        assert_eq!((d.verdict, reply.fields.clone()), (Verdict::Allowed, vec![("success", "true".to_string())]));
+        assert_eq!(
+            (d.verdict, reply.fields.clone()),
+            (Verdict::Allowed, vec![("success", "true".to_string())])
+        );
         let (d, reply) = b.decide_with_reply(Time::ZERO, 1);
-        assert_eq!((d.verdict, reply.fields), (Verdict::Rejected, vec![("success", "false".to_string())]));
+        assert_eq!(
+            (d.verdict, reply.fields),
+            (Verdict::Rejected, vec![("success", "false".to_string())])
+        );
     }
 }

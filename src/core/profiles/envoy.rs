@@ -81,7 +81,12 @@ impl EnvoyParams {
     /// `max_tokens` and `fill_interval`, with `tokens_per_fill` at its default of 1 and the
     /// refill of current Envoy.
     pub fn new(max_tokens: u64, fill_interval: Span) -> EnvoyParams {
-        EnvoyParams { max_tokens, tokens_per_fill: 1, fill_interval, refill: EnvoyRefill::default() }
+        EnvoyParams {
+            max_tokens,
+            tokens_per_fill: 1,
+            fill_interval,
+            refill: EnvoyRefill::default(),
+        }
     }
 
     /// The lab's "`limit` per `window`" as a token bucket: `max_tokens = tokens_per_fill = limit`
@@ -91,14 +96,20 @@ impl EnvoyParams {
     /// (capacity = limit, refill = limit per window). A window under 50 ms cannot be written for
     /// Envoy, and [`EnvoyLocalRateLimit::new`] refuses it.
     pub fn defaults_for(limit: u64, window: Span) -> EnvoyParams {
-        EnvoyParams { tokens_per_fill: limit, ..EnvoyParams::new(limit, window) }
+        EnvoyParams {
+            tokens_per_fill: limit,
+            ..EnvoyParams::new(limit, window)
+        }
     }
 
     /// The `token_bucket` block as it would be written in YAML (flow style).
     pub fn token_bucket_yaml(&self) -> String {
         let ms = self.fill_interval.micros() / MICROS_PER_MILLI;
         let interval = format!("{}s", format_seconds(ms * MICROS_PER_MILLI));
-        format!("{{max_tokens: {}, tokens_per_fill: {}, fill_interval: {interval}}}", self.max_tokens, self.tokens_per_fill)
+        format!(
+            "{{max_tokens: {}, tokens_per_fill: {}, fill_interval: {interval}}}",
+            self.max_tokens, self.tokens_per_fill
+        )
     }
 }
 
@@ -133,10 +144,22 @@ impl TimerBucket {
         let (tokens, ticks, now) = self.level_at(now);
         let passes = tokens >= cost;
         let after = if passes { tokens - cost } else { tokens };
-        let reset_after = if after >= self.max { Span::ZERO } else { self.after_ticks(now, ticks, (self.max - after).div_ceil(self.per_fill)) };
-        let retry_after = if passes || cost > self.max { None } else { Some(self.after_ticks(now, ticks, (cost - tokens).div_ceil(self.per_fill))) };
+        let reset_after = if after >= self.max {
+            Span::ZERO
+        } else {
+            self.after_ticks(now, ticks, (self.max - after).div_ceil(self.per_fill))
+        };
+        let retry_after = if passes || cost > self.max {
+            None
+        } else {
+            Some(self.after_ticks(now, ticks, (cost - tokens).div_ceil(self.per_fill)))
+        };
         let decision = Decision {
-            verdict: if passes { Verdict::Allowed } else { Verdict::Rejected },
+            verdict: if passes {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
             limit: self.max,
             remaining: after,
             reset_after,
@@ -168,7 +191,9 @@ impl EnvoyLocalRateLimit {
             return Err(ConfigError::TooLarge("max_tokens"));
         }
         if params.tokens_per_fill == 0 {
-            return Err(ConfigError::Unsupported("Envoy requires tokens_per_fill to be at least 1"));
+            return Err(ConfigError::Unsupported(
+                "Envoy requires tokens_per_fill to be at least 1",
+            ));
         }
         if params.tokens_per_fill > MAX_COUNT {
             return Err(ConfigError::TooLarge("tokens_per_fill"));
@@ -179,10 +204,15 @@ impl EnvoyLocalRateLimit {
         // Envoy reads the duration in whole milliseconds.
         let interval = Span::from_millis(params.fill_interval.micros() / MICROS_PER_MILLI);
         if interval < MIN_FILL_INTERVAL {
-            return Err(ConfigError::Unsupported("Envoy requires the token bucket's fill_interval to be at least 50 ms"));
+            return Err(ConfigError::Unsupported(
+                "Envoy requires the token bucket's fill_interval to be at least 50 ms",
+            ));
         }
         let bucket = match params.refill {
-            EnvoyRefill::Continuous => Bucket::Continuous(TokenBucket::new(params.max_tokens, Rate::new(params.tokens_per_fill, interval)?)?),
+            EnvoyRefill::Continuous => Bucket::Continuous(TokenBucket::new(
+                params.max_tokens,
+                Rate::new(params.tokens_per_fill, interval)?,
+            )?),
             EnvoyRefill::Timer => Bucket::Timer(TimerBucket {
                 max: params.max_tokens,
                 per_fill: params.tokens_per_fill,
@@ -248,7 +278,11 @@ impl Limiter for EnvoyLocalRateLimit {
     }
 
     fn gauge(&self, now: Time) -> Gauge {
-        Gauge { level: self.tokens(now), max: self.params.max_tokens as f64, unit: "tokens" }
+        Gauge {
+            level: self.tokens(now),
+            max: self.params.max_tokens as f64,
+            unit: "tokens",
+        }
     }
 
     fn is_at_rest(&self, now: Time) -> bool {
@@ -271,7 +305,12 @@ mod tests {
     use super::*;
 
     fn timer(max: u64, per_fill: u64, interval_ms: u64) -> EnvoyLocalRateLimit {
-        let p = EnvoyParams { max_tokens: max, tokens_per_fill: per_fill, fill_interval: Span::from_millis(interval_ms), refill: EnvoyRefill::Timer };
+        let p = EnvoyParams {
+            max_tokens: max,
+            tokens_per_fill: per_fill,
+            fill_interval: Span::from_millis(interval_ms),
+            refill: EnvoyRefill::Timer,
+        };
         EnvoyLocalRateLimit::new(p).unwrap()
     }
 
@@ -295,29 +334,58 @@ mod tests {
         assert!(l.decide(Time::from_millis(200), 6).allowed());
         let d = l.decide(Time::from_millis(400), 5);
         // 5 tokens need 3 ticks of 2: at 1 s, 2 s and 3 s.
-        assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, Some(Span::from_millis(2_600))));
+        assert_eq!(
+            (d.verdict, d.retry_after),
+            (Verdict::Rejected, Some(Span::from_millis(2_600)))
+        );
         assert_eq!(d.reset_after, Span::from_millis(2_600));
-        assert_eq!(l.decide(Time::from_millis(400), 7).retry_after, None, "more than max_tokens never passes");
+        assert_eq!(
+            l.decide(Time::from_millis(400), 7).retry_after,
+            None,
+            "more than max_tokens never passes"
+        );
     }
 
     #[test]
     fn the_fill_interval_is_read_in_whole_milliseconds() {
-        let p = EnvoyParams { fill_interval: Span(50_999), ..EnvoyParams::new(1, Span::ZERO) };
-        assert_eq!(EnvoyLocalRateLimit::new(p).unwrap().fill_interval(), Span::from_millis(50));
-        let p = EnvoyParams { fill_interval: Span(49_999), ..p };
-        assert!(EnvoyLocalRateLimit::new(p).is_err(), "49.999 ms is 49 ms to Envoy");
+        let p = EnvoyParams {
+            fill_interval: Span(50_999),
+            ..EnvoyParams::new(1, Span::ZERO)
+        };
+        assert_eq!(
+            EnvoyLocalRateLimit::new(p).unwrap().fill_interval(),
+            Span::from_millis(50)
+        );
+        let p = EnvoyParams {
+            fill_interval: Span(49_999),
+            ..p
+        };
+        assert!(
+            EnvoyLocalRateLimit::new(p).is_err(),
+            "49.999 ms is 49 ms to Envoy"
+        );
     }
 
     #[test]
     fn the_token_bucket_is_written_as_the_yaml_block() {
-        assert_eq!(EnvoyParams::defaults_for(5, Span::from_secs(10)).token_bucket_yaml(), "{max_tokens: 5, tokens_per_fill: 5, fill_interval: 10s}");
-        assert_eq!(EnvoyParams::new(3, Span::from_millis(250)).token_bucket_yaml(), "{max_tokens: 3, tokens_per_fill: 1, fill_interval: 0.25s}");
+        assert_eq!(
+            EnvoyParams::defaults_for(5, Span::from_secs(10)).token_bucket_yaml(),
+            "{max_tokens: 5, tokens_per_fill: 5, fill_interval: 10s}"
+        );
+        assert_eq!(
+            EnvoyParams::new(3, Span::from_millis(250)).token_bucket_yaml(),
+            "{max_tokens: 3, tokens_per_fill: 1, fill_interval: 0.25s}"
+        );
     }
 
     #[test]
     fn peek_and_cost_zero_take_nothing() {
         for refill in [EnvoyRefill::Timer, EnvoyRefill::Continuous] {
-            let mut l = EnvoyLocalRateLimit::new(EnvoyParams { refill, ..EnvoyParams::new(2, Span::from_secs(1)) }).unwrap();
+            let mut l = EnvoyLocalRateLimit::new(EnvoyParams {
+                refill,
+                ..EnvoyParams::new(2, Span::from_secs(1))
+            })
+            .unwrap();
             assert_eq!(l.peek(Time::ZERO, 1).remaining, 1);
             assert_eq!(l.decide(Time::ZERO, 0).remaining, 2);
             assert_eq!(l.decide(Time::ZERO, 1).remaining, 1);

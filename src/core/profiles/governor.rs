@@ -71,7 +71,10 @@ impl GovernorParams {
     pub fn per_period(n: u64, period: Span) -> GovernorParams {
         let period_ns = u128::from(period.micros()) * NANOS_PER_MICRO;
         let replenish = period_ns / u128::from(n.max(1));
-        GovernorParams { replenish_1_per_ns: u64::try_from(replenish).unwrap_or(u64::MAX), burst: n }
+        GovernorParams {
+            replenish_1_per_ns: u64::try_from(replenish).unwrap_or(u64::MAX),
+            burst: n,
+        }
     }
 
     /// `Quota::per_second(n)`.
@@ -82,7 +85,10 @@ impl GovernorParams {
     /// `Quota::with_period(d)`: one cell per `d` nanoseconds with a burst of 1; `None` for a zero
     /// period, as governor answers.
     pub fn with_period_ns(replenish_1_per_ns: u64) -> Option<GovernorParams> {
-        (replenish_1_per_ns > 0).then_some(GovernorParams { replenish_1_per_ns, burst: 1 })
+        (replenish_1_per_ns > 0).then_some(GovernorParams {
+            replenish_1_per_ns,
+            burst: 1,
+        })
     }
 
     /// `Quota::allow_burst(b)`.
@@ -125,7 +131,9 @@ impl GovernorAnswer {
     /// first lab time at which the same call conforms).
     pub fn earliest_possible(&self) -> Option<Time> {
         match self {
-            GovernorAnswer::NotUntil { earliest_possible_ns } => Some(micros_up(*earliest_possible_ns)),
+            GovernorAnswer::NotUntil {
+                earliest_possible_ns,
+            } => Some(micros_up(*earliest_possible_ns)),
             _ => None,
         }
     }
@@ -174,7 +182,13 @@ impl Governor {
             ));
         }
         let burst = u32::try_from(params.burst).map_err(|_| ConfigError::TooLarge("burst"))?;
-        Ok(Governor { t, tau, burst, tat: None, latest: Time::ZERO })
+        Ok(Governor {
+            t,
+            tau,
+            burst,
+            tat: None,
+            latest: Time::ZERO,
+        })
     }
 
     /// The replenish interval governor actually uses, in nanoseconds.
@@ -204,7 +218,8 @@ impl Governor {
 
     /// `check_n_only(n)` at `now`: the same answer, nothing taken.
     pub fn check_n_only(&self, now: Time, n: NonZeroU32) -> GovernorAnswer {
-        self.assess(nanos(now.max(self.latest)), u128::from(n.get())).0
+        self.assess(nanos(now.max(self.latest)), u128::from(n.get()))
+            .0
     }
 
     /// The answer for `n` cells at `now_ns`, and the TAT to store when they conform.
@@ -213,14 +228,25 @@ impl Governor {
         if additional > self.tau {
             // 1 + tau / T, which is the burst size since tau = T × (b - 1).
             let capacity = 1 + self.tau / self.t;
-            return (GovernorAnswer::InsufficientCapacity(u32::try_from(capacity).unwrap_or(u32::MAX)), None);
+            return (
+                GovernorAnswer::InsufficientCapacity(u32::try_from(capacity).unwrap_or(u32::MAX)),
+                None,
+            );
         }
         let tat = self.tat.unwrap_or(now_ns);
         let earliest = (tat + additional).saturating_sub(self.tau);
         if now_ns < earliest {
-            return (GovernorAnswer::NotUntil { earliest_possible_ns: earliest }, None);
+            return (
+                GovernorAnswer::NotUntil {
+                    earliest_possible_ns: earliest,
+                },
+                None,
+            );
         }
-        (GovernorAnswer::Ok, Some(tat.max(now_ns) + self.t + additional))
+        (
+            GovernorAnswer::Ok,
+            Some(tat.max(now_ns) + self.t + additional),
+        )
     }
 
     /// Cells that would conform right now with this TAT, at most the burst.
@@ -230,13 +256,17 @@ impl Governor {
             return 0;
         }
         let cells = (now_ns + self.tau - tat) / self.t + 1;
-        u64::try_from(cells).unwrap_or(u64::MAX).min(u64::from(self.burst))
+        u64::try_from(cells)
+            .unwrap_or(u64::MAX)
+            .min(u64::from(self.burst))
     }
 
     /// `StateSnapshot::remaining_burst_capacity()` after an allowed call at `now_ns` that stored
     /// `tat`.
     fn remaining_burst_capacity(&self, now_ns: u128, tat: u128) -> u64 {
-        let room = (now_ns + self.tau + self.t).saturating_sub(tat).min(self.tau + self.t);
+        let room = (now_ns + self.tau + self.t)
+            .saturating_sub(tat)
+            .min(self.tau + self.t);
         u64::try_from(room / self.t).unwrap_or(u64::MAX)
     }
 
@@ -285,19 +315,34 @@ impl Governor {
     }
 
     /// What governor returned, in its own words, for `check_n(cost)` at `now_ns`.
-    fn reply(&self, cost: u64, now_ns: u128, answer: GovernorAnswer, stored: Option<u128>) -> ProductReply {
+    fn reply(
+        &self,
+        cost: u64,
+        now_ns: u128,
+        answer: GovernorAnswer,
+        stored: Option<u128>,
+    ) -> ProductReply {
         let mut fields = vec![("call", format!("check_n({cost})"))];
         if cost == 0 {
-            fields.push(("note", "check_n takes a NonZeroU32, so 0 cells cannot be asked; nothing is taken".to_string()));
+            fields.push((
+                "note",
+                "check_n takes a NonZeroU32, so 0 cells cannot be asked; nothing is taken"
+                    .to_string(),
+            ));
         }
         fields.push(("result", answer.result()));
         match answer {
             GovernorAnswer::Ok => {
                 if let Some(tat) = stored {
-                    fields.push(("remaining_burst_capacity", self.remaining_burst_capacity(now_ns, tat).to_string()));
+                    fields.push((
+                        "remaining_burst_capacity",
+                        self.remaining_burst_capacity(now_ns, tat).to_string(),
+                    ));
                 }
             }
-            GovernorAnswer::NotUntil { earliest_possible_ns } => {
+            GovernorAnswer::NotUntil {
+                earliest_possible_ns,
+            } => {
                 fields.push(("earliest_possible", millis_text(earliest_possible_ns)));
                 fields.push(("wait", millis_text(earliest_possible_ns - now_ns)));
             }
@@ -349,7 +394,11 @@ impl Limiter for Governor {
         let now_ns = nanos(now.max(self.latest));
         let debt = self.tat.map(|tat| tat.saturating_sub(now_ns)).unwrap_or(0);
         let level = f64::from(self.burst) - debt as f64 / self.t as f64;
-        Gauge { level: level.max(0.0), max: f64::from(self.burst), unit: "cells of burst left" }
+        Gauge {
+            level: level.max(0.0),
+            max: f64::from(self.burst),
+            unit: "cells of burst left",
+        }
     }
 
     /// governor forgets a key when `retain_recent()` drops it, one interval after its TAT has
@@ -379,8 +428,14 @@ mod tests {
     #[test]
     fn per_second_truncates_the_interval_to_whole_nanoseconds() {
         // quota.rs: per_second(50) replenishes every 20 ms; per_second(3) every 333,333,333 ns.
-        assert_eq!(GovernorParams::per_second(50).replenish_1_per_ns, 20_000_000);
-        assert_eq!(GovernorParams::per_second(3).replenish_1_per_ns, 333_333_333);
+        assert_eq!(
+            GovernorParams::per_second(50).replenish_1_per_ns,
+            20_000_000
+        );
+        assert_eq!(
+            GovernorParams::per_second(3).replenish_1_per_ns,
+            333_333_333
+        );
         assert_eq!(GovernorParams::with_period_ns(0), None);
     }
 
@@ -389,7 +444,10 @@ mod tests {
         // Gcra::new: t = max(replenish_1_per, 1 ns); tests/direct.rs runs per_second(1_000_000_001).
         let g = Governor::new(GovernorParams::per_second(1_000_000_000).allow_burst(1)).unwrap();
         assert_eq!(g.replenish_interval_ns(), 1);
-        let params = GovernorParams { replenish_1_per_ns: 0, burst: 1 };
+        let params = GovernorParams {
+            replenish_1_per_ns: 0,
+            burst: 1,
+        };
         assert_eq!(Governor::new(params).unwrap().replenish_interval_ns(), 1);
     }
 
@@ -400,7 +458,10 @@ mod tests {
             let now = Time::from_millis(ms);
             if g.check_n(now, nz(n)) == GovernorAnswer::Ok {
                 let tat = g.tat.unwrap();
-                assert_eq!(g.remaining_burst_capacity(nanos(now), tat), g.cells_available(nanos(now), Some(tat)));
+                assert_eq!(
+                    g.remaining_burst_capacity(nanos(now), tat),
+                    g.cells_available(nanos(now), Some(tat))
+                );
             }
         }
     }
@@ -409,12 +470,19 @@ mod tests {
     fn the_snapshot_caps_at_tau_plus_t_which_an_allowed_call_never_reaches() {
         // per_second(4): T = 250 ms, tau = 750 ms, so governor's cap is tau + T = 1 s.
         let mut g = Governor::new(GovernorParams::per_second(4)).unwrap();
-        assert_eq!(g.remaining_burst_capacity(0, 0), 4, "a TAT at or before now would report tau + T: 4 cells");
+        assert_eq!(
+            g.remaining_burst_capacity(0, 0),
+            4,
+            "a TAT at or before now would report tau + T: 4 cells"
+        );
         for ms in [0u64, 0, 100, 900, 5_000] {
             let now = Time::from_millis(ms);
             if g.check(now) == GovernorAnswer::Ok {
                 let (now_ns, tat) = (nanos(now), g.tat.unwrap());
-                assert!(now_ns + g.tau + g.t - tat <= g.tau, "the stored TAT is at least now + T");
+                assert!(
+                    now_ns + g.tau + g.t - tat <= g.tau,
+                    "the stored TAT is at least now + T"
+                );
                 assert!(g.remaining_burst_capacity(now_ns, tat) < 4);
             }
         }
@@ -422,7 +490,10 @@ mod tests {
 
     #[test]
     fn a_zero_burst_is_refused_as_governor_cannot_write_it() {
-        assert!(matches!(Governor::new(GovernorParams::per_second(0)), Err(ConfigError::Unsupported(_))));
+        assert!(matches!(
+            Governor::new(GovernorParams::per_second(0)),
+            Err(ConfigError::Unsupported(_))
+        ));
     }
 
     #[test]

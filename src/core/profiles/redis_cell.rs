@@ -125,7 +125,11 @@ impl RedisCellParams {
     /// The lab's "limit per window": `count = limit` per `period = window`, and
     /// `max_burst = limit - 1`, so that `limit` requests (not `limit + 1`) pass at once.
     pub fn defaults_for(limit: u64, window: Span) -> RedisCellParams {
-        RedisCellParams { max_burst: limit.saturating_sub(1), count: limit, period: window }
+        RedisCellParams {
+            max_burst: limit.saturating_sub(1),
+            count: limit,
+            period: window,
+        }
     }
 }
 
@@ -151,7 +155,6 @@ impl StoredKey {
     pub fn held_at(&self, now_ms: i128) -> bool {
         now_ms <= self.expires_at_ms()
     }
-
 
     /// The first moment the key is gone, on the lab's clock.
     pub fn gone_at(&self) -> Time {
@@ -183,8 +186,16 @@ impl RedisCell {
         if emission_ns == 0 {
             return Err(ThrottleError::ZeroRate);
         }
-        let limit = i64::try_from(max_burst).unwrap_or(i64::MAX - 1).saturating_add(1);
-        Ok(RedisCell { limit, emission_ns, tolerance_ns: emission_ns * i128::from(limit), key: None, latest: Time::ZERO })
+        let limit = i64::try_from(max_burst)
+            .unwrap_or(i64::MAX - 1)
+            .saturating_add(1);
+        Ok(RedisCell {
+            limit,
+            emission_ns,
+            tolerance_ns: emission_ns * i128::from(limit),
+            key: None,
+            latest: Time::ZERO,
+        })
     }
 
     /// The command's configuration checked as the lab checks any other: the module's refusal
@@ -221,13 +232,21 @@ impl RedisCell {
         let allow_at = new_tat - self.tolerance_ns;
         let diff = now_ns - allow_at;
         let (limited, ttl, retry_after_ns) = if diff < 0 {
-            let retry = if increment <= self.tolerance_ns { -diff } else { -NANOS_PER_SEC };
+            let retry = if increment <= self.tolerance_ns {
+                -diff
+            } else {
+                -NANOS_PER_SEC
+            };
             (true, tat - now_ns, retry)
         } else {
             // The new TAT (even for quantity 0, which moves a stale TAT up to now), then its
             // expiry: the ttl in whole milliseconds from Redis's clock now.
             let ttl = new_tat - now_ns;
-            self.key = Some(StoredKey { tat_ns: new_tat, set_at_ms: now_ms, px_ms: ttl / NANOS_PER_MILLI });
+            self.key = Some(StoredKey {
+                tat_ns: new_tat,
+                set_at_ms: now_ms,
+                px_ms: ttl / NANOS_PER_MILLI,
+            });
             (false, ttl, -NANOS_PER_SEC)
         };
         let next = self.tolerance_ns - ttl;
@@ -238,7 +257,13 @@ impl RedisCell {
         } else {
             0
         };
-        RateLimitResult { limited, limit: self.limit, remaining, retry_after_ns, reset_after_ns: ttl }
+        RateLimitResult {
+            limited,
+            limit: self.limit,
+            remaining,
+            retry_after_ns,
+            reset_after_ns: ttl,
+        }
     }
 
     /// The command's reply at `now` for `quantity`.
@@ -268,7 +293,9 @@ fn reply_seconds(ns: i128) -> i64 {
 
 /// Nanoseconds (never negative here) to a span, rounded up to the microsecond.
 fn span_up(ns: i128) -> Span {
-    let micros = u128::try_from(ns).unwrap_or(0).div_ceil(NANOS_PER_MICRO as u128);
+    let micros = u128::try_from(ns)
+        .unwrap_or(0)
+        .div_ceil(NANOS_PER_MICRO as u128);
     Span(u64::try_from(micros).unwrap_or(u64::MAX))
 }
 
@@ -285,7 +312,11 @@ impl RedisCell {
         self.latest = now;
         let r = self.rate_limit(now, cost);
         let decision = Decision {
-            verdict: if r.limited { Verdict::Rejected } else { Verdict::Allowed },
+            verdict: if r.limited {
+                Verdict::Rejected
+            } else {
+                Verdict::Allowed
+            },
             limit: u64::try_from(r.limit).unwrap_or(u64::MAX),
             // The reply keeps the module's figure, which can exceed the limit (see the header);
             // the decision never promises more than the limit.
@@ -295,14 +326,16 @@ impl RedisCell {
             // lab's times are the earlier of the two, the moments that are exact.
             reset_after: self.until_forgotten(now, span_up(r.reset_after_ns)),
             // The module's -1 s means "allowed" or "can never be allowed": no time to name.
-            retry_after: (r.limited && r.retry_after_ns >= 0).then(|| self.until_forgotten(now, span_up(r.retry_after_ns))),
+            retry_after: (r.limited && r.retry_after_ns >= 0)
+                .then(|| self.until_forgotten(now, span_up(r.retry_after_ns))),
         };
         (decision, r)
     }
 
     /// `wait`, or less if Redis forgets the key sooner.
     fn until_forgotten(&self, now: Time, wait: Span) -> Span {
-        self.key_at(now).map_or(wait, |k| wait.min(k.gone_at().since(now)))
+        self.key_at(now)
+            .map_or(wait, |k| wait.min(k.gone_at().since(now)))
     }
 }
 
@@ -318,9 +351,15 @@ impl Limiter for RedisCell {
 
     fn gauge(&self, now: Time) -> Gauge {
         let now = now.max(self.latest);
-        let debt = self.key_at(now).map_or(0, |k| (k.tat_ns - nanos(now)).max(0));
+        let debt = self
+            .key_at(now)
+            .map_or(0, |k| (k.tat_ns - nanos(now)).max(0));
         let level = (self.tolerance_ns - debt) as f64 / self.emission_ns as f64;
-        Gauge { level: level.max(0.0), max: self.limit as f64, unit: "requests of burst left" }
+        Gauge {
+            level: level.max(0.0),
+            max: self.limit as f64,
+            unit: "requests of burst left",
+        }
     }
 
     /// Redis holds no key for it any more (never written, or expired): the next command starts
@@ -356,7 +395,11 @@ impl Product for RedisCell {
             ));
         }
         let in_redis = match self.key {
-            Some(k) if !r.limited => format!("TAT stored with PX {}, gone from {} s", k.px_ms, seconds_text(k.gone_at())),
+            Some(k) if !r.limited => format!(
+                "TAT stored with PX {}, gone from {} s",
+                k.px_ms,
+                seconds_text(k.gone_at())
+            ),
             Some(k) => format!("unchanged, gone from {} s", seconds_text(k.gone_at())),
             None => "none (a refusal stores nothing)".to_string(),
         };
@@ -373,12 +416,31 @@ mod tests {
     fn the_products_reply_is_the_commands_reply_for_the_same_calls() {
         let mut via_lab = RedisCell::new(4, 1, Span::from_secs(1)).unwrap();
         let mut via_command = via_lab.clone();
-        for (ms, quantity) in [(0u64, 1u64), (0, 3), (0, 2), (300, 1), (2_500, 6), (2_500, 0), (9_000, 5)] {
+        for (ms, quantity) in [
+            (0u64, 1u64),
+            (0, 3),
+            (0, 2),
+            (300, 1),
+            (2_500, 6),
+            (2_500, 0),
+            (9_000, 5),
+        ] {
             let now = Time::from_millis(ms);
             let (_, reply) = via_lab.decide_with_reply(now, quantity);
             let expected = via_command.throttle(now, quantity);
-            let fields = [expected.limited, expected.limit, expected.remaining, expected.retry_after, expected.reset_after];
-            let got: Vec<i64> = reply.fields.iter().take(5).map(|(_, v)| v.parse().unwrap()).collect();
+            let fields = [
+                expected.limited,
+                expected.limit,
+                expected.remaining,
+                expected.retry_after,
+                expected.reset_after,
+            ];
+            let got: Vec<i64> = reply
+                .fields
+                .iter()
+                .take(5)
+                .map(|(_, v)| v.parse().unwrap())
+                .collect();
             assert_eq!(got, fields, "at {ms} ms for {quantity}");
         }
     }

@@ -34,7 +34,12 @@ use super::ProductReply;
 
 /// The response `algorithm`'s row sends for `decision`; `reply` is the product's own reply (the
 /// textbook algorithms have none).
-pub fn row_response(algorithm: Algorithm, policy: &Policy, decision: &Decision, reply: Option<&ProductReply>) -> HttpResponse {
+pub fn row_response(
+    algorithm: Algorithm,
+    policy: &Policy,
+    decision: &Decision,
+    reply: Option<&ProductReply>,
+) -> HttpResponse {
     let empty = ProductReply::default();
     let reply = reply.unwrap_or(&empty);
     match algorithm {
@@ -42,7 +47,10 @@ pub fn row_response(algorithm: Algorithm, policy: &Policy, decision: &Decision, 
         Algorithm::Governor => governor(decision),
         Algorithm::RedisCell => redis_cell(decision, reply),
         Algorithm::Envoy => envoy(decision, reply),
-        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken | Algorithm::CfBinding => verdict_only(decision),
+        Algorithm::UpstashFixed
+        | Algorithm::UpstashSliding
+        | Algorithm::UpstashToken
+        | Algorithm::CfBinding => verdict_only(decision),
         textbook => {
             debug_assert!(!textbook.is_product());
             respond(policy, decision)
@@ -51,11 +59,23 @@ pub fn row_response(algorithm: Algorithm, policy: &Policy, decision: &Decision, 
 }
 
 /// 200 for a request that passes, `refused` otherwise.
-fn status(decision: &Decision, refused: (u16, &'static str), headers: Vec<(String, String)>) -> HttpResponse {
+fn status(
+    decision: &Decision,
+    refused: (u16, &'static str),
+    headers: Vec<(String, String)>,
+) -> HttpResponse {
     if decision.allowed() {
-        HttpResponse { status: 200, reason: "OK", headers: Vec::new() }
+        HttpResponse {
+            status: 200,
+            reason: "OK",
+            headers: Vec::new(),
+        }
     } else {
-        HttpResponse { status: refused.0, reason: refused.1, headers }
+        HttpResponse {
+            status: refused.0,
+            reason: refused.1,
+            headers,
+        }
     }
 }
 
@@ -69,7 +89,10 @@ fn verdict_only(decision: &Decision) -> HttpResponse {
 }
 
 fn nginx(decision: &Decision, reply: &ProductReply) -> HttpResponse {
-    let code = reply.get("status").and_then(|s| s.parse().ok()).unwrap_or(503);
+    let code = reply
+        .get("status")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(503);
     status(decision, (code, nginx_reason(code)), Vec::new())
 }
 
@@ -108,30 +131,58 @@ pub fn nginx_reason(code: u16) -> &'static str {
 }
 
 fn governor(decision: &Decision) -> HttpResponse {
-    let retry = decision.retry_after.map(|wait| header("Retry-After", retry_after_seconds(wait)));
-    status(decision, (429, "Too Many Requests"), retry.into_iter().collect())
+    let retry = decision
+        .retry_after
+        .map(|wait| header("Retry-After", retry_after_seconds(wait)));
+    status(
+        decision,
+        (429, "Too Many Requests"),
+        retry.into_iter().collect(),
+    )
 }
 
 fn redis_cell(decision: &Decision, reply: &ProductReply) -> HttpResponse {
     let field = |name| reply.get(name).unwrap_or("").to_string();
-    let mut headers = vec![header("X-RateLimit-Limit", field("limit")), header("X-RateLimit-Remaining", field("remaining"))];
+    let mut headers = vec![
+        header("X-RateLimit-Limit", field("limit")),
+        header("X-RateLimit-Remaining", field("remaining")),
+    ];
     let retry = field("retry_after");
     if reply.get("limited") == Some("1") && retry != "-1" {
         headers.push(header("Retry-After", retry));
     }
     headers.push(header("X-RateLimit-Reset", field("reset_after")));
-    let limited = reply.get("limited").map_or(!decision.allowed(), |l| l == "1");
+    let limited = reply
+        .get("limited")
+        .map_or(!decision.allowed(), |l| l == "1");
     if limited {
-        HttpResponse { status: 429, reason: "Too Many Requests", headers }
+        HttpResponse {
+            status: 429,
+            reason: "Too Many Requests",
+            headers,
+        }
     } else {
-        HttpResponse { status: 200, reason: "OK", headers }
+        HttpResponse {
+            status: 200,
+            reason: "OK",
+            headers,
+        }
     }
 }
 
 fn envoy(decision: &Decision, reply: &ProductReply) -> HttpResponse {
-    let code = reply.get("status").and_then(|s| s.parse().ok()).unwrap_or(429);
-    let marked = reply.get("x-envoy-ratelimited").map(|v| header("x-envoy-ratelimited", v));
-    status(decision, (code, "Too Many Requests"), marked.into_iter().collect())
+    let code = reply
+        .get("status")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(429);
+    let marked = reply
+        .get("x-envoy-ratelimited")
+        .map(|v| header("x-envoy-ratelimited", v));
+    status(
+        decision,
+        (code, "Too Many Requests"),
+        marked.into_iter().collect(),
+    )
 }
 
 #[cfg(test)]
@@ -143,7 +194,11 @@ mod tests {
         assert_eq!(nginx_reason(503), "Service Temporarily Unavailable");
         assert_eq!(nginx_reason(429), "Too Many Requests");
         assert_eq!(nginx_reason(418), "");
-        let bare = HttpResponse { status: 418, reason: nginx_reason(418), headers: Vec::new() };
+        let bare = HttpResponse {
+            status: 418,
+            reason: nginx_reason(418),
+            headers: Vec::new(),
+        };
         assert_eq!(bare.to_text(), "HTTP/1.1 418 \n");
     }
 }

@@ -83,8 +83,13 @@ fn count(raw: &str, min: u64) -> Result<u64, String> {
 
 fn seconds(raw: &str, allow_zero: bool) -> Result<Span, String> {
     match parse_seconds(raw) {
-        Ok(micros) if micros <= 366 * 24 * 3600 * MICROS_PER_SEC && (allow_zero || micros > 0) => Ok(Span(micros)),
-        _ => Err(format!("a time in seconds{}, at most a year", if allow_zero { "" } else { " above 0" })),
+        Ok(micros) if micros <= 366 * 24 * 3600 * MICROS_PER_SEC && (allow_zero || micros > 0) => {
+            Ok(Span(micros))
+        }
+        _ => Err(format!(
+            "a time in seconds{}, at most a year",
+            if allow_zero { "" } else { " above 0" }
+        )),
     }
 }
 
@@ -97,9 +102,20 @@ impl ProductSettings {
     pub fn set(&mut self, name: &str, raw: &str) -> Result<(), String> {
         let v = raw.trim();
         match name {
-            "nginx-rate" => self.nginx_rate = Some(parse_rate(v).map_err(|e| format!("{e}; write it as nginx does, e.g. 10r/s or 30r/m"))?),
+            "nginx-rate" => {
+                self.nginx_rate = Some(
+                    parse_rate(v)
+                        .map_err(|e| format!("{e}; write it as nginx does, e.g. 10r/s or 30r/m"))?,
+                )
+            }
             "nginx-burst" => self.nginx_burst = Some(count(v, 0)?),
-            "nginx-delay" => self.nginx_delay = Some(if v == "nodelay" { NginxDelay::NoDelay } else { NginxDelay::Delay(count(v, 0).map_err(|e| format!("nodelay or {e}"))?) }),
+            "nginx-delay" => {
+                self.nginx_delay = Some(if v == "nodelay" {
+                    NginxDelay::NoDelay
+                } else {
+                    NginxDelay::Delay(count(v, 0).map_err(|e| format!("nodelay or {e}"))?)
+                })
+            }
             "nginx-status" => {
                 self.nginx_status = Some(match v.parse::<u16>() {
                     Ok(s) if (400..=599).contains(&s) => s,
@@ -172,7 +188,8 @@ impl ProductSettings {
             n(self.upstash_max),
             s(self.upstash_timeout),
             s(self.upstash_latency),
-            self.upstash_cache.map(|on| if on { "on" } else { "off" }.to_string()),
+            self.upstash_cache
+                .map(|on| if on { "on" } else { "off" }.to_string()),
             n(self.envoy_max),
             n(self.envoy_fill),
             s(self.envoy_interval),
@@ -183,7 +200,11 @@ impl ProductSettings {
             n(self.cf_limit),
             n(self.cf_period),
         ];
-        FIELDS.into_iter().zip(values).filter_map(|(name, value)| Some((name, value?))).collect()
+        FIELDS
+            .into_iter()
+            .zip(values)
+            .filter_map(|(name, value)| Some((name, value?)))
+            .collect()
     }
 
     pub fn nginx(&self, limit: u64, window: Span) -> NginxParams {
@@ -223,7 +244,11 @@ impl ProductSettings {
                 tokens: self.upstash_tokens.unwrap_or(tokens),
                 window: self.upstash_window.unwrap_or(window),
             },
-            UpstashAlgorithm::TokenBucket { refill_rate, interval, max_tokens } => UpstashAlgorithm::TokenBucket {
+            UpstashAlgorithm::TokenBucket {
+                refill_rate,
+                interval,
+                max_tokens,
+            } => UpstashAlgorithm::TokenBucket {
                 refill_rate: self.upstash_refill.unwrap_or(refill_rate),
                 interval: self.upstash_interval.unwrap_or(interval),
                 max_tokens: self.upstash_max.unwrap_or(max_tokens),
@@ -285,31 +310,51 @@ mod tests {
             ("cf-period", "60"),
         ];
         for (name, value) in input {
-            s.set(name, value).unwrap_or_else(|e| panic!("{name}={value}: {e}"));
+            s.set(name, value)
+                .unwrap_or_else(|e| panic!("{name}={value}: {e}"));
         }
         let written: Vec<(&str, String)> = s.pairs();
-        let expected: Vec<(&str, String)> = input.iter().map(|(n, v)| (*n, v.to_string())).collect();
+        let expected: Vec<(&str, String)> =
+            input.iter().map(|(n, v)| (*n, v.to_string())).collect();
         assert_eq!(written, expected);
     }
 
     #[test]
     fn unset_fields_follow_the_lab_and_set_ones_override_it() {
         let mut s = ProductSettings::default();
-        assert_eq!(s.redis_cell(5, Span::from_secs(10)), RedisCellParams::defaults_for(5, Span::from_secs(10)));
+        assert_eq!(
+            s.redis_cell(5, Span::from_secs(10)),
+            RedisCellParams::defaults_for(5, Span::from_secs(10))
+        );
         s.set("cell-burst", "9").unwrap();
         let p = s.redis_cell(5, Span::from_secs(10));
-        assert_eq!((p.max_burst, p.count, p.period), (9, 5, Span::from_secs(10)));
+        assert_eq!(
+            (p.max_burst, p.count, p.period),
+            (9, 5, Span::from_secs(10))
+        );
         s.set("governor-period", "0.25").unwrap();
-        assert_eq!(s.governor(5, Span::from_secs(10)).replenish_1_per_ns, 250_000_000);
+        assert_eq!(
+            s.governor(5, Span::from_secs(10)).replenish_1_per_ns,
+            250_000_000
+        );
     }
 
     #[test]
     fn bad_values_are_refused_with_what_the_field_accepts() {
         let mut s = ProductSettings::default();
         assert!(s.set("cf-period", "30").unwrap_err().contains("10 or 60"));
-        assert!(s.set("nginx-rate", "10 per second").unwrap_err().contains("10r/s"));
-        assert!(s.set("nginx-status", "200").unwrap_err().contains("400 to 599"));
-        assert!(s.set("envoy-refill", "sometimes").unwrap_err().contains("continuous or timer"));
+        assert!(s
+            .set("nginx-rate", "10 per second")
+            .unwrap_err()
+            .contains("10r/s"));
+        assert!(s
+            .set("nginx-status", "200")
+            .unwrap_err()
+            .contains("400 to 599"));
+        assert!(s
+            .set("envoy-refill", "sometimes")
+            .unwrap_err()
+            .contains("continuous or timer"));
         assert!(s.set("upstash-window", "-1").is_err());
         assert!(s.set("governor-burst", "0").is_err());
         assert_eq!(s, ProductSettings::default());
