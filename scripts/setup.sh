@@ -42,6 +42,16 @@ ensure_wasm_target() {
   fi
 }
 
+ensure_lint_tools() {
+  local component
+  for component in rustfmt clippy; do
+    if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+      say "adding the $component component"
+      rustup component add "$component"
+    fi
+  done
+}
+
 ensure_cargo_tool() { # binary, crate, version, extra cargo flags...
   local bin="$1" crate="$2" version="$3"; shift 3
   if [ -x "$RATELAB_TOOLS/bin/$bin" ] && "$RATELAB_TOOLS/bin/$bin" --version 2>/dev/null | grep -q "$version"; then

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Runs every test: native (unit, integration, property), in-browser wasm-bindgen tests, the
-# bundle budget, and end-to-end tests of the built site in headless Chromium.
+# Runs every test: formatting and lints, native (unit, integration, property), in-browser
+# wasm-bindgen tests, the bundle guardrail, and end-to-end tests of the built site in headless
+# Chromium.
 # Installs what is missing first (see scripts/setup.sh); a second run starts at once.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
+ensure_lint_tools
 ensure_browser_tools
 cd "$ROOT"
+
+say "0/4 formatting and lints (cargo fmt --check; clippy natively and for wasm32, warnings fail)"
+cargo fmt --check
+cargo clippy --offline --all-targets -- -D warnings
+cargo clippy --offline --all-targets --target wasm32-unknown-unknown -- -D warnings
 
 say "1/4 native tests (core, properties)"
 cargo test --offline
