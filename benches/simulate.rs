@@ -187,6 +187,7 @@ fn main() {
                 key: (i % KEYS) as u32,
                 origin: Region::ALL[(i % KEYS % 6) as usize],
                 route: 0,
+                cost: 1,
             })
             .collect(),
     };

@@ -97,6 +97,21 @@ test('redis-cell forgets a key when Redis does, and the inspector says so', asyn
   await page.close();
 });
 
+// CL.THROTTLE k 15 30 60 1 at t, then CL.THROTTLE k 15 30 60 17 at t + 600 s: the key expired
+// 2 s after t, so the second call meets a fresh key, and 17 is more than the 16 it holds.
+test('redis-cell answers a request for 17 on an idle key as the module does: 1, 16, 16, -1, 0', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'algos=redis-cell&cell-burst=15&cell-count=30&cell-period=60&trace=0@k,600*17@k');
+  assert.match(page.url(), /trace=0@k,600\*17@k|trace=0%40k%2C600\*17%40k/, 'the cost stays in the link');
+  await page.click('[data-testid="step"]');
+  await page.click('[data-testid="step"]');
+  const reply = await page.locator('[data-testid="reply-redis-cell"]').innerText();
+  assert.match(reply, /^redis-cell CL\.THROTTLE replies:\nlimited: 1\nlimit: 16\nremaining: 16\nretry_after: -1\nreset_after: 0\n/);
+  assert.match(reply, /key expired: gone from 2\.001 s/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a product field the product refuses is named on the page, and the rest applies', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'algos=cf-binding,envoy&cf-period=30&cf-limit=7&envoy-interval=0.01');

@@ -154,6 +154,7 @@ proptest! {
                         key: if r.key.is_empty() { ratelab::core::traffic::DEFAULT_KEY.to_string() } else { r.key },
                         origin: r.region,
                         route: r.route,
+                        cost: r.cost,
                     })
                     .collect();
                 let trace = ratelab::core::traffic::Pattern::from_points(points).generate(5, Span::from_secs(10));

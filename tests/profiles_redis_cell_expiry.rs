@@ -291,3 +291,56 @@ proptest! {
         prop_assert_eq!(c.is_at_rest(Time(at)), !redis.holds_key((at / 1_000) as i64));
     }
 }
+
+/// The first example through the lab as a link carries it: `cell-burst=15&cell-count=30&
+/// cell-period=60` and a trace of one call at 0 s and one asking for 17 at 600 s (`600*17@k`).
+/// The page's inspector shows the module's reply for the second call: `[1, 16, 16, -1, 0]`, with
+/// the key's expiry named.
+#[test]
+fn the_idle_key_example_reads_the_same_through_a_link() {
+    use ratelab::core::lab::LabRun;
+    use ratelab::core::limiter::Algorithm;
+    use ratelab::core::run::product_reply;
+    use ratelab::core::url_state::parse_query;
+
+    let parsed = parse_query(
+        "algos=redis-cell&cell-burst=15&cell-count=30&cell-period=60&trace=0@k,600*17@k",
+    );
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    let run = LabRun::compute(&parsed.state);
+    assert_eq!(
+        run.trace
+            .requests()
+            .iter()
+            .map(|r| r.cost)
+            .collect::<Vec<_>>(),
+        [1, 17]
+    );
+    let reply = |index| {
+        product_reply(&run.trace, Algorithm::RedisCell, &run.settings, index)
+            .expect("redis-cell answers with its reply")
+    };
+    let text = |index| {
+        reply(index)
+            .fields
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let five = |index| {
+        let reply = reply(index);
+        [
+            "limited",
+            "limit",
+            "remaining",
+            "retry_after",
+            "reset_after",
+        ]
+        .map(|name| reply.get(name).unwrap_or_default().to_string())
+        .join(", ")
+    };
+    assert_eq!(five(0), "0, 16, 15, -1, 2", "{}", text(0));
+    assert_eq!(five(1), "1, 16, 16, -1, 0", "{}", text(1));
+    assert!(text(1).contains("expired"), "{}", text(1));
+}

@@ -168,6 +168,7 @@ fn answer(
         origin: ratelab::core::durable::Region::Frankfurt,
         route: 0,
         attempt: 0,
+        cost: 1,
         object: None,
         sent: Time::from_millis(sent_ms),
         arrived: Some(Time::from_millis(sent_ms + 1)),

@@ -126,6 +126,7 @@ async fn a_million_requests_over_ten_thousand_keys_in_the_browser() {
                 key: (i % KEYS) as u32,
                 origin: Region::ALL[(i % KEYS % 6) as usize],
                 route: 0,
+                cost: 1,
             })
             .collect(),
     };

@@ -1,8 +1,9 @@
 //! Reading a person's own traffic: pasted or uploaded text, in one of three shapes.
 //!
 //! - **Times**: one number of seconds per line (`9.592`).
-//! - **CSV**: `time,key` and optionally `,region,route` per line (a header line naming the
-//!   columns is allowed), e.g. `10.398,tenant:acme,fra,GET /products`.
+//! - **CSV**: `time,key` and optionally `,region,route,cost` per line (a header line naming the
+//!   columns is allowed), e.g. `10.398,tenant:acme,fra,GET /products` or `600,k,,,17` (a request
+//!   for 17 units, as `CL.THROTTLE k 15 30 60 17` asks).
 //! - **Access log**: the common or combined log format of Apache and nginx, e.g.
 //!   `203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET /login HTTP/1.1" 200 512`. The key is
 //!   `ip:<address>`, the route the request path, and times count from the first line.
@@ -13,7 +14,7 @@
 
 use super::durable::Region;
 use super::time::{parse_seconds, Time, MICROS_PER_SEC};
-use super::url_state::MAX_KEY_LEN;
+use super::url_state::{parse_cost, MAX_KEY_LEN};
 
 /// The most lines read from one file or paste.
 pub const MAX_LINES: usize = 2_000_000;
@@ -46,6 +47,8 @@ pub struct ImportedRequest {
     pub key: String,
     pub region: Option<Region>,
     pub route: Option<String>,
+    /// What the request asks for (the CSV's fifth column); 1 unless the line says otherwise.
+    pub cost: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,6 +199,7 @@ impl Reader {
             }
             let parsed = match self.format {
                 Format::Times => parse_time(line.trim()).map(|at| ImportedRequest {
+                    cost: 1,
                     at,
                     key: String::new(),
                     region: None,
@@ -217,6 +221,7 @@ impl Reader {
                         key: format!("ip:{ip}"),
                         region: None,
                         route: Some(route),
+                        cost: 1,
                     }
                 }),
             };
@@ -289,9 +294,9 @@ fn parse_key(text: &str) -> Result<String, String> {
 
 fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
     let fields: Vec<&str> = line.split(',').collect();
-    if fields.len() < 2 || fields.len() > 4 {
+    if fields.len() < 2 || fields.len() > 5 {
         return Err(format!(
-            "expected time,key[,region[,route]] but found {} fields",
+            "expected time,key[,region[,route[,cost]]] but found {} fields",
             fields.len()
         ));
     }
@@ -308,11 +313,16 @@ fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
         .get(3)
         .map(|r| r.trim().to_string())
         .filter(|r| !r.is_empty());
+    let cost = match fields.get(4).map(|c| c.trim()).filter(|c| !c.is_empty()) {
+        Some(text) => parse_cost(text)?,
+        None => 1,
+    };
     Ok(ImportedRequest {
         at,
         key,
         region,
         route,
+        cost,
     })
 }
 
@@ -513,6 +523,20 @@ mod tests {
     }
 
     #[test]
+    fn a_csv_line_may_give_a_cost_in_its_fifth_column() {
+        let imported = import("0,k\n600,k,,,17\n601,k,fra,GET /,2").unwrap();
+        assert_eq!(
+            imported.requests.iter().map(|r| r.cost).collect::<Vec<_>>(),
+            [1, 17, 2]
+        );
+        let errors = import("0,k,,,0").unwrap_err().describe();
+        assert!(
+            errors[0].starts_with("line 1: a request's cost"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
     fn empty_text_is_an_error_not_an_empty_trace() {
         assert!(import("").is_err());
         assert!(import("\n# nothing\n").is_err());
@@ -537,7 +561,7 @@ mod tests {
         let errors = whole.unwrap_err().describe();
         assert_eq!(
             errors[0],
-            "line 7: expected time,key[,region[,route]] but found 1 fields"
+            "line 7: expected time,key[,region[,route[,cost]]] but found 1 fields"
         );
         assert!(errors[1].starts_with("line 9: \"xyz\" is not a region"));
     }

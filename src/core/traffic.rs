@@ -44,6 +44,9 @@ pub struct Point {
     pub key: String,
     pub origin: Option<Region>,
     pub route: Option<String>,
+    /// What the request asks for: governor's `n`, redis-cell's quantity, a token bucket's
+    /// tokens; 1 unless the traffic says otherwise.
+    pub cost: u32,
 }
 
 impl Point {
@@ -53,6 +56,7 @@ impl Point {
             key: key.into(),
             origin: None,
             route: None,
+            cost: 1,
         }
     }
 }
@@ -240,6 +244,7 @@ impl KeyedBuild {
             self.requests.push(Request {
                 origin: point.origin,
                 route,
+                cost: point.cost,
                 ..Request::new(point.at, key)
             });
         }
@@ -358,6 +363,7 @@ impl Pattern {
                     .checked_sub(1)
                     .and_then(|i| trace.routes().get(i))
                     .cloned(),
+                cost: r.cost,
             })
             .collect();
         Pattern::from_points(points)
@@ -367,7 +373,7 @@ impl Pattern {
     pub fn from_points(points: Vec<Point>) -> Pattern {
         if points
             .iter()
-            .all(|p| p.key == DEFAULT_KEY && p.origin.is_none() && p.route.is_none())
+            .all(|p| p.key == DEFAULT_KEY && p.origin.is_none() && p.route.is_none() && p.cost == 1)
         {
             Pattern::Trace(Arc::new(points.into_iter().map(|p| p.at).collect()))
         } else {

@@ -835,7 +835,8 @@ pub fn parse_trace_list(raw: &str) -> Result<Vec<Point>, String> {
 }
 
 /// A trace list as [`parse_trace_list`] reads it, with room for up to `max` items (the page's
-/// storage holds longer lists than a link). An item is `time[@key[@region[@route]]]`.
+/// storage holds longer lists than a link). An item is `time[*cost][@key[@region[@route]]]`:
+/// `600*17@k` is a request for 17 at 600 s from key `k`.
 pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<Point>, String> {
     let items: Vec<&str> = raw.split(',').map(str::trim).collect();
     if items.iter().all(|s| s.is_empty()) {
@@ -853,7 +854,14 @@ pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<Point>, String> {
             continue; // a trailing comma
         }
         let mut parts = item.splitn(4, '@');
-        let time_text = parts.next().unwrap_or_default();
+        let head = parts.next().unwrap_or_default();
+        let (time_text, cost) = match head.split_once('*') {
+            Some((time, cost)) => (
+                time,
+                parse_cost(cost).map_err(|e| format!("item {} of the list: {e}", i + 1))?,
+            ),
+            None => (head, 1),
+        };
         let key = parts.next().map(str::trim).unwrap_or(DEFAULT_KEY);
         if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control)
         {
@@ -875,9 +883,27 @@ pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<Point>, String> {
             key: key.to_string(),
             origin,
             route,
+            cost,
         });
     }
     Ok(points)
+}
+
+/// The most a request of a person's traffic may cost: the largest limit the lab takes.
+pub const MAX_COST: u32 = 1_000_000;
+
+/// A request's cost as a trace item or a CSV line gives it: a whole number, 1 to [`MAX_COST`].
+pub fn parse_cost(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|c| (1..=MAX_COST).contains(c))
+        .ok_or_else(|| {
+            format!(
+                "a request's cost must be a whole number from 1 to {MAX_COST}, not \"{}\"",
+                text.trim()
+            )
+        })
 }
 
 /// A person's trace as the `trace=` list (`8,8.398@tenant:a,9@tenant:a@syd@POST%20%2Flogin`,
@@ -896,6 +922,10 @@ pub fn trace_list_within(pattern: &Pattern, max_chars: usize) -> Option<String> 
             out.push(',');
         }
         out.push_str(&format_seconds(p.at.micros()));
+        if p.cost != 1 {
+            out.push('*');
+            out.push_str(&p.cost.to_string());
+        }
         if p.key != DEFAULT_KEY || p.origin.is_some() || p.route.is_some() {
             out.push('@');
             out.push_str(&percent_encode(&p.key));
@@ -1032,6 +1062,32 @@ mod tests {
     }
 
     #[test]
+    fn a_trace_item_may_name_its_cost_and_the_cost_survives_the_round_trip() {
+        let points = parse_trace_list("0@k,600*17@k,601*2").unwrap();
+        assert_eq!(
+            points.iter().map(|p| p.cost).collect::<Vec<_>>(),
+            [1, 17, 2]
+        );
+        assert_eq!(points[1].key, "k");
+        assert_eq!(points[2].key, DEFAULT_KEY);
+        let pattern = Pattern::from_points(points.clone());
+        let list = trace_list(&pattern).unwrap();
+        assert_eq!(list, "0@k,600*17@k,601*2");
+        assert_eq!(parse_trace_list(&list).unwrap(), points);
+    }
+
+    #[test]
+    fn a_cost_that_is_not_a_whole_number_from_one_to_a_million_is_refused_by_item() {
+        for bad in ["5*0", "5*", "5*1.5", "5*1000001", "5*-3"] {
+            let message = parse_trace_list(&format!("1,{bad}")).unwrap_err();
+            assert!(
+                message.starts_with("item 2 of the list: a request's cost"),
+                "{bad}: {message}"
+            );
+        }
+    }
+
+    #[test]
     fn trace_items_may_name_their_key_and_keys_survive_the_round_trip() {
         let parsed = parse_query("trace=0,1@tenant:a,2@ip:10.0.0.1,3@odd%20key%2Fx");
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
@@ -1060,7 +1116,8 @@ mod tests {
                 at: Time::ZERO,
                 key: "a".into(),
                 origin: Some(Region::Sydney),
-                route: Some("POST /login".into())
+                route: Some("POST /login".into()),
+                cost: 1,
             }
         );
         assert_eq!(
@@ -1069,7 +1126,8 @@ mod tests {
                 at: Time::from_secs(1),
                 key: "a".into(),
                 origin: None,
-                route: Some("GET /".into())
+                route: Some("GET /".into()),
+                cost: 1,
             }
         );
         assert_eq!(
@@ -1078,7 +1136,8 @@ mod tests {
                 at: Time::from_secs(2),
                 key: "b".into(),
                 origin: Some(Region::Frankfurt),
-                route: None
+                route: None,
+                cost: 1,
             }
         );
         assert_eq!(parsed.state.durable.closed_routes, ["POST /login"]);

@@ -129,6 +129,7 @@ fn use_read(lab: Lab, reader: Reader, result: RwSignal<Option<Feedback>>) {
                             key: r.key,
                             origin: r.region,
                             route: r.route.filter(|_| routes),
+                            cost: r.cost,
                         })
                         .collect(),
                 )

@@ -59,6 +59,8 @@ pub struct RequestRecord {
     pub route: u16,
     /// 0 for a client's first try, then 1, 2, … for its retries.
     pub attempt: u8,
+    /// What it asks of the limiter.
+    pub cost: u32,
     /// Index into `SimReport::objects`; `None` when answered without the hop.
     pub object: Option<u32>,
     pub sent: Time,
@@ -85,6 +87,7 @@ impl RequestRecord {
         origin: Region,
         route: u16,
         attempt: u8,
+        cost: u32,
         sent: Time,
     ) -> RequestRecord {
         RequestRecord {
@@ -92,6 +95,7 @@ impl RequestRecord {
             origin,
             route,
             attempt,
+            cost,
             object: None,
             sent,
             arrived: None,

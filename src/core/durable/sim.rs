@@ -206,8 +206,14 @@ impl Simulation {
                     let request = sim.traffic.requests[self.next_original];
                     self.next_original += 1;
                     sim.now = request.at;
-                    let id =
-                        sim.new_record(request.key, request.origin, request.route, 0, request.at);
+                    let id = sim.new_record(
+                        request.key,
+                        request.origin,
+                        request.route,
+                        0,
+                        request.cost,
+                        request.at,
+                    );
                     sim.send(id, request.at);
                 }
                 (None, Some(_)) => sim.step(),
@@ -320,9 +326,17 @@ impl Sim {
         Span(base.micros() + self.jitter().micros())
     }
 
-    fn new_record(&mut self, key: u32, origin: Region, route: u16, attempt: u8, sent: Time) -> u32 {
+    fn new_record(
+        &mut self,
+        key: u32,
+        origin: Region,
+        route: u16,
+        attempt: u8,
+        cost: u32,
+        sent: Time,
+    ) -> u32 {
         self.records
-            .push(RequestRecord::new(key, origin, route, attempt, sent));
+            .push(RequestRecord::new(key, origin, route, attempt, cost, sent));
         self.finalized.push(false);
         (self.records.len() - 1) as u32
     }
@@ -356,18 +370,19 @@ impl Sim {
     }
 
     fn send(&mut self, id: u32, at: Time) {
-        let (origin, key) = (
+        let (origin, key, cost) = (
             self.records[id as usize].origin,
             self.records[id as usize].key,
+            u64::from(self.records[id as usize].cost),
         );
 
         if let Some(quota) = self.binding_quota {
             let decision = match self.binding.get_mut(key as usize) {
                 Some(slots) => slots[origin as usize]
                     .get_or_insert_with(|| FixedWindow::new(quota))
-                    .decide(at, 1),
+                    .decide(at, cost),
                 // A key outside the traffic's table: counted alone, but still answered.
-                None => FixedWindow::new(quota).decide(at, 1),
+                None => FixedWindow::new(quota).decide(at, cost),
             };
             self.records[id as usize].local = true;
             self.finish(id, at, Some(decision));
@@ -565,7 +580,7 @@ impl Sim {
             self.start_next(object, now);
             return;
         };
-        let decision = limiter.decide(start, 1);
+        let decision = limiter.decide(start, u64::from(self.records[id as usize].cost));
         let done = start
             .plus(self.config.service)
             .plus(self.config.slowdown_at(start));
@@ -670,12 +685,13 @@ impl Sim {
                 FailMode::Closed => Outcome::FailedClosed,
             },
         };
-        let (outcome, origin, key, route, attempt) = (
+        let (outcome, origin, key, route, attempt, cost) = (
             record.outcome,
             record.origin,
             record.key,
             record.route,
             record.attempt,
+            record.cost,
         );
         // The cache holds a key as one client over its limit, which is only true when one object
         // enforces the key's limit: with requests spread over shards, another shard may say yes.
@@ -716,8 +732,14 @@ impl Sim {
             if let Some(wait) = wait {
                 // Never schedule into the past (a timeout is handled a microsecond after its deadline).
                 let retry_at = at.plus(wait).max(self.now);
-                let retry =
-                    self.new_record(key, origin, route, attempt.saturating_add(1), retry_at);
+                let retry = self.new_record(
+                    key,
+                    origin,
+                    route,
+                    attempt.saturating_add(1),
+                    cost,
+                    retry_at,
+                );
                 self.schedule(retry_at, Event::Send(retry));
             }
         }

@@ -14,6 +14,8 @@ pub struct SimRequest {
     pub origin: Region,
     /// Index into `SimConfig::routes`.
     pub route: u16,
+    /// What it asks of the limiter (the trace's cost; 1 for the emulation's own traffic).
+    pub cost: u32,
 }
 
 /// Requests in arrival order, with their key names.
@@ -34,6 +36,7 @@ impl SimTraffic {
                 key: r.key,
                 origin,
                 route,
+                cost: r.cost,
             })
             .collect();
         SimTraffic {
@@ -56,6 +59,7 @@ impl SimTraffic {
             key: id,
             origin,
             route,
+            cost: 1,
         }));
         self.requests.sort_by_key(|r| r.at);
     }
@@ -100,6 +104,7 @@ impl SimTraffic {
                 key,
                 origin,
                 route,
+                cost: 1,
             });
         }
         traffic
