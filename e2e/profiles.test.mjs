@@ -70,8 +70,9 @@ test("the inspector shows each product's own reply under the response the produc
   // sends that status with its own text and no Retry-After.
   assert.match(await reply('nginx'), /status: 503\nlimit_req_status: REJECTED/);
   assert.deepEqual(await response('nginx'), { status: '503', text: 'HTTP/1.1 503 Service Temporarily Unavailable' });
-  // The binding answers only success: the seed's Worker sends a bare 429. Upstash's example too.
-  assert.deepEqual(await response('cf-binding'), { status: '429', text: 'HTTP/1.1 429 Too Many Requests' });
+  // The binding answers only success: the seed's Worker sends 429 with its period as
+  // Retry-After. Upstash's example sends a bare 429.
+  assert.deepEqual(await response('cf-binding'), { status: '429', text: 'HTTP/1.1 429 Too Many Requests\nRetry-After: 10' });
   assert.deepEqual(await response('upstash-fixed'), { status: '429', text: 'HTTP/1.1 429 Too Many Requests' });
   const fixed = page.locator('.response', { hasText: 'Fixed window' });
   assert.match(await fixed.locator('pre').first().innerText(), /^HTTP\/1.1 429 Too Many Requests\nRetry-After: 10\nCache-Control: no-store/);

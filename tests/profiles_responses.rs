@@ -5,9 +5,9 @@
 
 use ratelab::core::decision::{Decision, Verdict};
 use ratelab::core::export::decisions_csv;
-use ratelab::core::http::{HttpResponse, Policy};
+use ratelab::core::http::HttpResponse;
 use ratelab::core::lab::LabRun;
-use ratelab::core::limiter::Algorithm;
+use ratelab::core::limiter::{Algorithm, Settings};
 use ratelab::core::profiles::response::row_response;
 use ratelab::core::profiles::ProductReply;
 use ratelab::core::run::decision_at;
@@ -43,9 +43,8 @@ fn csv_rows(query: &str, slug: &str) -> Vec<(String, String, String)> {
 /// What the inspector shows for request `index` of `query` under `algorithm`.
 fn inspector_response(query: &str, algorithm: Algorithm, index: usize) -> HttpResponse {
     let run = LabRun::compute(&parse_query(query).state);
-    let policy = Policy::new("default", run.settings.limit, run.settings.window);
     let (decision, reply) = decision_at(&run.trace, algorithm, &run.settings, index).unwrap();
-    row_response(algorithm, &policy, &decision, reply.as_ref())
+    row_response(algorithm, &run.settings, &decision, reply.as_ref())
 }
 
 fn row(outcome: &str, status: &str, headers: &str) -> (String, String, String) {
@@ -143,7 +142,11 @@ fn redis_cell_sends_the_five_integers_as_its_readme_names_them() {
     };
     let response = row_response(
         Algorithm::RedisCell,
-        &Policy::new("default", 1, Span::from_secs(1)),
+        &Settings {
+            limit: 1,
+            window: Span::from_secs(1),
+            ..Settings::default()
+        },
         &decision,
         Some(&never),
     );
@@ -184,17 +187,24 @@ fn envoy_answers_its_local_reply() {
     );
 }
 
-/// The binding answers only `{ success }`; the seed's Worker sends a bare 429, with no remaining
-/// count it could not know.
+/// The binding answers only `{ success }`; the explainer seed's Worker sends 429 with its
+/// binding's period as `Retry-After` (`"10"` for its 10 s period), and no remaining count it
+/// could not know.
 #[test]
-fn the_binding_row_sends_what_the_seeds_worker_sends_a_bare_429() {
+fn the_binding_row_sends_what_the_seeds_worker_sends_429_with_the_period() {
     let query = format!("{SIX_AT_ONCE}&algos=cf-binding");
     let rows = csv_rows(&query, "cf-binding");
     assert_eq!(rows[0], row("allowed", "200", ""));
-    assert_eq!(rows[5], row("rejected", "429", ""));
+    assert_eq!(rows[5], row("rejected", "429", "Retry-After: 10"));
     let shown = inspector_response(&query, Algorithm::CfBinding, 5);
-    assert_eq!(shown.to_text(), "HTTP/1.1 429 Too Many Requests\n");
+    assert_eq!(
+        shown.to_text(),
+        "HTTP/1.1 429 Too Many Requests\nRetry-After: 10\n"
+    );
     assert_eq!(shown.header("RateLimit"), None);
+    let minute = format!("{SIX_AT_ONCE}&algos=cf-binding&cf-period=60");
+    let shown = inspector_response(&minute, Algorithm::CfBinding, 5);
+    assert_eq!(shown.header("Retry-After"), Some("60"));
 }
 
 /// The textbook algorithms keep the common derivation: 429, `Retry-After`, the draft fields.

@@ -8,7 +8,7 @@
 //! quoted as RFC 4180 asks, and a key that a spreadsheet would read as a formula (`=`, `+`, `-`,
 //! `@`) is prefixed with `'`, because keys come from whatever a person pasted.
 
-use super::http::{HttpResponse, Policy};
+use super::http::HttpResponse;
 use super::lab::LabRun;
 use super::limiter::Algorithm;
 use super::profiles::response::row_response;
@@ -57,7 +57,6 @@ impl CsvWriter {
     /// Appends the rows of up to `requests` more requests (or Durable Object records) of `run`,
     /// the header first; false once every row is written.
     pub fn write(&mut self, run: &LabRun, out: &mut String, requests: usize) -> bool {
-        let policy = Policy::new("default", run.settings.limit, run.settings.window);
         let all = run.trace.requests();
         if self.next == 0 && self.next_record == 0 {
             out.push_str(CSV_HEADER);
@@ -69,7 +68,7 @@ impl CsvWriter {
             let time = format_seconds(request.at.micros());
             for (algorithm, replay) in &mut self.replays {
                 let (decision, reply) = replay.decide(request);
-                let response = row_response(*algorithm, &policy, &decision, reply.as_ref());
+                let response = row_response(*algorithm, &run.settings, &decision, reply.as_ref());
                 push_row(
                     out,
                     &time,

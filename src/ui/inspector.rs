@@ -31,7 +31,7 @@ pub fn decision_lines(
         };
         let d = &decision;
         // What the row's client receives: a product's own response, else the common one.
-        let response = row_response(r.algorithm, &policy, d, reply.as_ref());
+        let response = row_response(r.algorithm, &run.settings, d, reply.as_ref());
         let word = match d.verdict {
             Verdict::Allowed => format!("allowed, {} left", d.remaining),
             Verdict::Delayed { by } => {

@@ -2,6 +2,7 @@
 
 use crate::core::decision::Decision;
 use crate::core::http::{respond, HttpResponse, Policy};
+use crate::core::profiles::response::binding_worker;
 use crate::core::run::{busiest_window, ServedTimes};
 use crate::core::time::{Span, Time};
 
@@ -375,22 +376,8 @@ impl SimReport {
                 ],
             },
             (_, Some(decision)) => match self.tier {
-                // The binding answers only `success`: no remaining count to report.
-                Tier::Binding { period_secs } => {
-                    if decision.allowed() {
-                        HttpResponse {
-                            status: 200,
-                            reason: "OK",
-                            headers: Vec::new(),
-                        }
-                    } else {
-                        HttpResponse {
-                            status: 429,
-                            reason: "Too Many Requests",
-                            headers: vec![("Retry-After".into(), period_secs.to_string())],
-                        }
-                    }
-                }
+                // The binding answers only `success`: the seed's Worker sends its period.
+                Tier::Binding { period_secs } => binding_worker(&decision, period_secs),
                 Tier::DurableObject => respond(&policy, &decision),
             },
             (_, None) => respond(

@@ -21,22 +21,25 @@
 //! - Envoy's local rate limit: its local reply, 429 with `x-envoy-ratelimited` as the profile's
 //!   reply spells it (see `envoy.rs`); a passed request is the upstream's 200, with no
 //!   `x-ratelimit-*` header (`enable_x_ratelimit_headers` is off by default).
-//! - Cloudflare's Rate Limiting binding answers only `{ success }`; the Worker the seeds show
-//!   turns a refusal into `new Response('Too many requests', { status: 429 })`, with no header.
+//! - Cloudflare's Rate Limiting binding answers only `{ success }`; the Worker the explainer
+//!   seed shows turns a refusal into `new Response("Too many requests", { status: 429, headers:
+//!   { "Retry-After": "10" } })`: its binding's period, the only wait it can know (no remaining
+//!   count). The row sends the period the binding is set to (10 or 60 s), as the Durable Object
+//!   lab's binding tier does.
 //!
 //! Only status lines and headers are modelled, not bodies.
 
 use crate::core::decision::Decision;
 use crate::core::http::{respond, retry_after_seconds, HttpResponse, Policy};
-use crate::core::limiter::Algorithm;
+use crate::core::limiter::{Algorithm, Settings};
 
 use super::ProductReply;
 
-/// The response `algorithm`'s row sends for `decision`; `reply` is the product's own reply (the
-/// textbook algorithms have none).
+/// The response `algorithm`'s row sends for `decision` under the lab's `settings`; `reply` is the
+/// product's own reply (the textbook algorithms have none).
 pub fn row_response(
     algorithm: Algorithm,
-    policy: &Policy,
+    settings: &Settings,
     decision: &Decision,
     reply: Option<&ProductReply>,
 ) -> HttpResponse {
@@ -47,13 +50,20 @@ pub fn row_response(
         Algorithm::Governor => governor(decision),
         Algorithm::RedisCell => redis_cell(decision, reply),
         Algorithm::Envoy => envoy(decision, reply),
-        Algorithm::UpstashFixed
-        | Algorithm::UpstashSliding
-        | Algorithm::UpstashToken
-        | Algorithm::CfBinding => verdict_only(decision),
+        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
+            verdict_only(decision)
+        }
+        Algorithm::CfBinding => {
+            let period = settings
+                .products
+                .cf_binding(settings.limit, settings.window)
+                .period_secs;
+            binding_worker(decision, period)
+        }
         textbook => {
             debug_assert!(!textbook.is_product());
-            respond(policy, decision)
+            let policy = Policy::new("default", settings.limit, settings.window);
+            respond(&policy, decision)
         }
     }
 }
@@ -86,6 +96,15 @@ fn header(name: &str, value: impl ToString) -> (String, String) {
 /// A 429 and nothing else when refused, a 200 otherwise.
 fn verdict_only(decision: &Decision) -> HttpResponse {
     status(decision, (429, "Too Many Requests"), Vec::new())
+}
+
+/// The seed's Worker over the binding: 429 with the binding's period as `Retry-After`.
+pub fn binding_worker(decision: &Decision, period_secs: u64) -> HttpResponse {
+    status(
+        decision,
+        (429, "Too Many Requests"),
+        vec![("Retry-After".into(), period_secs.to_string())],
+    )
 }
 
 fn nginx(decision: &Decision, reply: &ProductReply) -> HttpResponse {
