@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 
 use crate::core::decision::Verdict;
-use crate::core::http::Policy;
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
 use crate::core::profiles::response::row_response;
@@ -21,7 +20,6 @@ pub fn decision_lines(
     run: &LabRun,
     index: usize,
 ) -> Vec<(&'static str, String, String, u16, String)> {
-    let policy = Policy::new("default", run.settings.limit, run.settings.window);
     let mut lines = Vec::new();
     for r in &run.runs {
         // The run kept the verdict; the full decision is made again by replaying the key.
