@@ -9,7 +9,7 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     use ratelab::core::run::run_all;
-    use ratelab::core::url_state::parse_query;
+    use ratelab::core::url::parse_query;
 
     let query = std::env::args().nth(1).unwrap_or_default();
     let parsed = parse_query(&query);

@@ -917,7 +917,7 @@ fn one_object_per_key_near_its_caller_allows_exactly_what_the_sliding_log_allows
     use ratelab::core::durable::shard::sharding_note;
     use ratelab::core::lab::LabRun;
     use ratelab::core::limiter::Algorithm;
-    use ratelab::core::url_state::parse_query;
+    use ratelab::core::url::parse_query;
     // The object decides on its own clock, when the call arrives (a hop of 1 ms plus jitter), so a
     // trace whose requests sit exactly one window apart (steady, double) can differ from the row
     // by those few milliseconds; these two do not.

@@ -14,7 +14,7 @@ use ratelab::core::import::import;
 use ratelab::core::lab::LabRun;
 use ratelab::core::limiter::{Algorithm, Settings};
 use ratelab::core::time::{Span, Time};
-use ratelab::core::url_state::{parse_query, to_query};
+use ratelab::core::url::{parse_query, to_query};
 
 fn cases(default: u32) -> u32 {
     std::env::var("FUZZ_CASES")
@@ -23,50 +23,11 @@ fn cases(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
-const FIELDS: [&str; 34] = [
-    "limit",
-    "window",
-    "pattern",
-    "trace",
-    "algos",
-    "algo",
-    "do",
-    "do-algo",
-    "from",
-    "home",
-    "timeout",
-    "fail",
-    "service",
-    "persist",
-    "evict",
-    "outage",
-    "shards",
-    "shard-by",
-    "placement",
-    "seed",
-    "capacity",
-    "refill",
-    "burst",
-    "leak-burst",
-    "leak-delay",
-    "embed",
-    "theme",
-    "cache",
-    "tier",
-    "period",
-    "closed-routes",
-    "slow",
-    "evict-at",
-    "jitter",
-];
-
-/// Every field of the URL: the lab's and the product profiles' own.
+/// Every field of a link, as the URL table lists them, and the form's `algo=`.
 fn every_field() -> Vec<&'static str> {
-    FIELDS
-        .iter()
-        .chain(ratelab::core::profiles::settings::FIELDS.iter())
-        .copied()
-        .collect()
+    let mut names = ratelab::core::url::field_names();
+    names.push("algo");
+    names
 }
 
 /// Values near the valid ones: numbers of every shape, signs, units, separators, escapes.

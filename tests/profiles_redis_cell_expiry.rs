@@ -301,7 +301,7 @@ fn the_idle_key_example_reads_the_same_through_a_link() {
     use ratelab::core::lab::LabRun;
     use ratelab::core::limiter::Algorithm;
     use ratelab::core::run::product_reply;
-    use ratelab::core::url_state::parse_query;
+    use ratelab::core::url::parse_query;
 
     let parsed = parse_query(
         "algos=redis-cell&cell-burst=15&cell-count=30&cell-period=60&trace=0@k,600*17@k",

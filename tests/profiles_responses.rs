@@ -12,7 +12,7 @@ use ratelab::core::profiles::response::row_response;
 use ratelab::core::profiles::ProductReply;
 use ratelab::core::run::decision_at;
 use ratelab::core::time::Span;
-use ratelab::core::url_state::parse_query;
+use ratelab::core::url::parse_query;
 
 /// Six requests at once against 5 per 10 s: five pass, the sixth is refused (nginx delays four
 /// of the five, as its default `delay=0` does).

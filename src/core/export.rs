@@ -172,7 +172,7 @@ mod tests {
     use super::*;
     use crate::core::time::Time;
     use crate::core::traffic::{Pattern, Point};
-    use crate::core::url_state::parse_query;
+    use crate::core::url::parse_query;
 
     fn csv_for(query: &str) -> String {
         decisions_csv(&LabRun::compute(&parse_query(query).state))

@@ -14,7 +14,7 @@
 
 use super::durable::Region;
 use super::time::{parse_seconds, Time, MICROS_PER_SEC};
-use super::url_state::{parse_cost, MAX_KEY_LEN};
+use super::traffic::{parse_cost, MAX_KEY_LEN};
 
 /// The most lines read from one file or paste.
 pub const MAX_LINES: usize = 2_000_000;

@@ -3,11 +3,11 @@
 
 use super::decision::Limiter;
 use super::durable::{DurableParams, SimReport, Simulation};
+use super::lab_state::LabState;
 use super::limiter::{Algorithm, Settings};
 use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
 use super::traffic::{KeyedBuild, Pattern, Trace};
-use super::url_state::LabState;
 use std::sync::Arc;
 
 /// A level over time under one row (tokens in the bucket, entries in the log).
@@ -414,7 +414,7 @@ mod tests {
 
     #[test]
     fn computing_in_slices_gives_the_same_run_as_computing_at_once() {
-        let state = crate::core::url_state::parse_query(
+        let state = crate::core::url::parse_query(
             "pattern=several-keys&algos=fixed,envoy,leaky-bucket,upstash-sliding&window=0.01&do=1",
         )
         .state;
@@ -457,7 +457,7 @@ mod tests {
 
     #[test]
     fn the_level_strips_are_the_last_step_of_their_own_and_equal_those_computed_at_once() {
-        let state = crate::core::url_state::parse_query(
+        let state = crate::core::url::parse_query(
             "pattern=double&algos=token-bucket,sliding-log,fixed&do=1",
         )
         .state;
@@ -480,7 +480,7 @@ mod tests {
 
     #[test]
     fn a_given_time_list_becomes_the_trace_in_a_first_step_of_its_own() {
-        let state = crate::core::url_state::parse_query("trace=0.5,0.1,0.3,0.3&algos=fixed").state;
+        let state = crate::core::url::parse_query("trace=0.5,0.1,0.3,0.3&algos=fixed").state;
         let mut computation = Computation::new(&state);
         assert!(computation.building());
         assert_eq!(computation.requests(), 4);
@@ -507,8 +507,7 @@ mod tests {
                 ..Point::new(Time::from_millis(i * 37), format!("tenant:{}", i % 7))
             })
             .collect();
-        let mut state =
-            crate::core::url_state::parse_query("algos=fixed,gcra,leaky-bucket&do=1").state;
+        let mut state = crate::core::url::parse_query("algos=fixed,gcra,leaky-bucket&do=1").state;
         state.pattern = Pattern::Keyed(points.into());
         let whole = LabRun::compute(&state);
         assert_eq!(

@@ -293,6 +293,27 @@ pub enum Pattern {
     Keyed(Arc<Vec<Point>>),
 }
 
+/// The longest key a request may name.
+pub const MAX_KEY_LEN: usize = 100;
+
+/// The most a request of a person's traffic may cost: as large as the largest limit the lab
+/// takes (`lab_state::MAX_LAB_LIMIT`).
+pub const MAX_COST: u32 = 1_000_000;
+
+/// A request's cost as a trace item or a CSV line gives it: a whole number, 1 to [`MAX_COST`].
+pub fn parse_cost(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|c| (1..=MAX_COST).contains(c))
+        .ok_or_else(|| {
+            format!(
+                "a request's cost must be a whole number from 1 to {MAX_COST}, not \"{}\"",
+                text.trim()
+            )
+        })
+}
+
 /// Keys of the several-keys preset, in key-table order.
 pub const SEVERAL_KEYS: [&str; 3] = ["tenant:a", "tenant:b", "ip:203.0.113.7"];
 

@@ -2,7 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::core::url_state::{parse_query, Theme};
+use crate::core::lab_state::Theme;
+use crate::core::url::parse_query;
 
 use super::controls::{Controls, ShareEmbed, ThemePicker};
 use super::durable_lab::DurableLab;

@@ -7,9 +7,10 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::core::durable::{FailMode, Outcome, Placement, Region, ShardBy, SimReport, Tier};
+use crate::core::lab_state::LabState;
 use crate::core::limiter::Algorithm;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
-use crate::core::url_state::{parse_query, LabState};
+use crate::core::url::parse_query;
 
 use super::controls::Slider;
 use super::draw::{ticks, time_label, Palette};

@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 
 use crate::core::import::{detect, piece_end, Format, Imported, Reader};
 use crate::core::traffic::{Pattern, Point};
-use crate::core::url_state::MAX_REQUESTS_IN_LINK;
+use crate::core::url::MAX_REQUESTS_IN_LINK;
 
 use super::state::{permille, Lab, MAX_STORED_REQUESTS, SLICE_MS};
 

@@ -12,11 +12,10 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::core::lab::{Computation, LabRun};
+use crate::core::lab_state::LabState;
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
-use crate::core::url_state::{
-    parse_stored_trace, to_query, trace_list_within, LabState, MAX_REQUESTS_IN_LINK,
-};
+use crate::core::url::{parse_stored_trace, to_query, trace_list_within, MAX_REQUESTS_IN_LINK};
 
 /// Where the page keeps a trace too long for a link.
 const STORAGE_KEY: &str = "ratelab-trace";

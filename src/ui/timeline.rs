@@ -13,7 +13,7 @@ use super::draw::{
     draw, ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, Palette, RowKind, View,
 };
 use super::state::Lab;
-use crate::core::url_state::Theme;
+use crate::core::lab_state::Theme;
 
 /// CSS pixels, rounded to whole ones.
 fn px(v: f64) -> String {

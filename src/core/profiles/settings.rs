@@ -1,13 +1,15 @@
 //! The products' own parameters as the lab holds them: each is optional, and unset it follows
 //! the lab's limit and window through the profile's `defaults_for`, so moving the limit slider
-//! moves every product with it. The URL fields (`nginx-rate=10r/s`, `cell-burst=4`, ...) are
-//! read and written here, one table for both directions, and documented in the README.
+//! moves every product with it. The fields (`nginx-rate=10r/s`, `cell-burst=4`, ...) are one
+//! table, [`FIELDS`], each row reading and writing its own text; the URL layer iterates it, and
+//! the README documents it.
 //!
 //! A Durable Object split into shards divides the lab's limit; a product field set in the URL is
 //! taken as written for every shard.
 
-use crate::core::config::MAX_COUNT;
-use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_SEC};
+use crate::core::config::{MAX_COUNT, MAX_WINDOW};
+use crate::core::field::Field;
+use crate::core::time::{format_seconds, parse_seconds, Span};
 
 use super::cf_binding::CfBindingParams;
 use super::envoy::{EnvoyParams, EnvoyRefill};
@@ -15,33 +17,6 @@ use super::governor::GovernorParams;
 use super::nginx::{parse_rate, NginxDelay, NginxParams, NginxRate};
 use super::redis_cell::RedisCellParams;
 use super::upstash::{UpstashAlgorithm, UpstashKind, UpstashParams};
-
-/// Every product field of the URL, in the order they are written.
-pub const FIELDS: [&str; 23] = [
-    "nginx-rate",
-    "nginx-burst",
-    "nginx-delay",
-    "nginx-status",
-    "governor-period",
-    "governor-burst",
-    "cell-burst",
-    "cell-count",
-    "cell-period",
-    "upstash-tokens",
-    "upstash-window",
-    "upstash-refill",
-    "upstash-interval",
-    "upstash-max",
-    "upstash-timeout",
-    "upstash-latency",
-    "upstash-cache",
-    "envoy-max",
-    "envoy-fill",
-    "envoy-interval",
-    "envoy-refill",
-    "cf-limit",
-    "cf-period",
-];
 
 /// The products' parameters that differ from their defaults.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,139 +49,225 @@ pub struct ProductSettings {
     pub cf_period: Option<u64>,
 }
 
+/// What a refused field falls back to: the product's own default for the lab's limit and window.
+const USING_DEFAULT: &str = "; using the default.";
+
 fn count(raw: &str, min: u64) -> Result<u64, String> {
     match raw.trim().parse::<u64>() {
         Ok(n) if (min..=MAX_COUNT).contains(&n) => Ok(n),
-        _ => Err(format!("a whole number from {min} to {MAX_COUNT}")),
+        _ => Err(format!(
+            "a whole number from {min} to {MAX_COUNT}{USING_DEFAULT}"
+        )),
     }
 }
 
 fn seconds(raw: &str, allow_zero: bool) -> Result<Span, String> {
     match parse_seconds(raw) {
-        Ok(micros) if micros <= 366 * 24 * 3600 * MICROS_PER_SEC && (allow_zero || micros > 0) => {
+        Ok(micros) if micros <= MAX_WINDOW.micros() && (allow_zero || micros > 0) => {
             Ok(Span(micros))
         }
         _ => Err(format!(
-            "a time in seconds{}, at most a year",
+            "a time in seconds{}, at most a year{USING_DEFAULT}",
             if allow_zero { "" } else { " above 0" }
         )),
     }
 }
 
-fn secs_text(span: Span) -> String {
-    format_seconds(span.micros())
+/// Every product field, in the order a link writes them: one row per field, its reader (with
+/// what it accepts when refused) and its writer.
+pub const FIELDS: &[Field<ProductSettings>] = &[
+    Field {
+        name: "nginx-rate",
+        read: |p, v| {
+            let rate = parse_rate(v.trim()).map_err(|e| {
+                format!("{e}; write it as nginx does, e.g. 10r/s or 30r/m{USING_DEFAULT}")
+            })?;
+            p.nginx_rate = Some(rate);
+            Ok(())
+        },
+        write: |p| p.nginx_rate.map(|r| r.to_string()),
+    },
+    Field {
+        name: "nginx-burst",
+        read: |p, v| set(&mut p.nginx_burst, count(v, 0)),
+        write: |p| whole_text(p.nginx_burst),
+    },
+    Field {
+        name: "nginx-delay",
+        read: |p, v| {
+            let delay = match v.trim() {
+                "nodelay" => NginxDelay::NoDelay,
+                n => NginxDelay::Delay(count(n, 0).map_err(|e| format!("nodelay or {e}"))?),
+            };
+            set(&mut p.nginx_delay, Ok(delay))
+        },
+        write: |p| {
+            p.nginx_delay.map(|d| match d {
+                NginxDelay::NoDelay => "nodelay".to_string(),
+                NginxDelay::Delay(n) => n.to_string(),
+            })
+        },
+    },
+    Field {
+        name: "nginx-status",
+        read: |p, v| {
+            let status = match v.trim().parse::<u16>() {
+                Ok(s) if (400..=599).contains(&s) => s,
+                _ => {
+                    return Err(format!(
+                        "a status from 400 to 599, as limit_req_status accepts{USING_DEFAULT}"
+                    ))
+                }
+            };
+            set(&mut p.nginx_status, Ok(status))
+        },
+        write: |p| p.nginx_status.map(|s| s.to_string()),
+    },
+    Field {
+        name: "governor-period",
+        read: |p, v| set(&mut p.governor_period, seconds(v, false)),
+        write: |p| seconds_text(p.governor_period),
+    },
+    Field {
+        name: "governor-burst",
+        read: |p, v| set(&mut p.governor_burst, count(v, 1)),
+        write: |p| whole_text(p.governor_burst),
+    },
+    Field {
+        name: "cell-burst",
+        read: |p, v| set(&mut p.cell_burst, count(v, 0)),
+        write: |p| whole_text(p.cell_burst),
+    },
+    Field {
+        name: "cell-count",
+        read: |p, v| set(&mut p.cell_count, count(v, 1)),
+        write: |p| whole_text(p.cell_count),
+    },
+    Field {
+        name: "cell-period",
+        read: |p, v| set(&mut p.cell_period, seconds(v, false)),
+        write: |p| seconds_text(p.cell_period),
+    },
+    Field {
+        name: "upstash-tokens",
+        read: |p, v| set(&mut p.upstash_tokens, count(v, 1)),
+        write: |p| whole_text(p.upstash_tokens),
+    },
+    Field {
+        name: "upstash-window",
+        read: |p, v| set(&mut p.upstash_window, seconds(v, false)),
+        write: |p| seconds_text(p.upstash_window),
+    },
+    Field {
+        name: "upstash-refill",
+        read: |p, v| set(&mut p.upstash_refill, count(v, 1)),
+        write: |p| whole_text(p.upstash_refill),
+    },
+    Field {
+        name: "upstash-interval",
+        read: |p, v| set(&mut p.upstash_interval, seconds(v, false)),
+        write: |p| seconds_text(p.upstash_interval),
+    },
+    Field {
+        name: "upstash-max",
+        read: |p, v| set(&mut p.upstash_max, count(v, 1)),
+        write: |p| whole_text(p.upstash_max),
+    },
+    Field {
+        name: "upstash-timeout",
+        read: |p, v| set(&mut p.upstash_timeout, seconds(v, true)),
+        write: |p| seconds_text(p.upstash_timeout),
+    },
+    Field {
+        name: "upstash-latency",
+        read: |p, v| set(&mut p.upstash_latency, seconds(v, true)),
+        write: |p| seconds_text(p.upstash_latency),
+    },
+    Field {
+        name: "upstash-cache",
+        read: |p, v| {
+            let on = match v.trim() {
+                "on" | "1" => true,
+                "off" | "0" => false,
+                _ => return Err(format!("on or off{USING_DEFAULT}")),
+            };
+            set(&mut p.upstash_cache, Ok(on))
+        },
+        write: |p| {
+            p.upstash_cache
+                .map(|on| if on { "on" } else { "off" }.to_string())
+        },
+    },
+    Field {
+        name: "envoy-max",
+        read: |p, v| set(&mut p.envoy_max, count(v, 1)),
+        write: |p| whole_text(p.envoy_max),
+    },
+    Field {
+        name: "envoy-fill",
+        read: |p, v| set(&mut p.envoy_fill, count(v, 1)),
+        write: |p| whole_text(p.envoy_fill),
+    },
+    Field {
+        name: "envoy-interval",
+        read: |p, v| set(&mut p.envoy_interval, seconds(v, false)),
+        write: |p| seconds_text(p.envoy_interval),
+    },
+    Field {
+        name: "envoy-refill",
+        read: |p, v| {
+            let refill = match v.trim() {
+                "continuous" => EnvoyRefill::Continuous,
+                "timer" => EnvoyRefill::Timer,
+                _ => return Err(format!("continuous or timer{USING_DEFAULT}")),
+            };
+            set(&mut p.envoy_refill, Ok(refill))
+        },
+        write: |p| {
+            p.envoy_refill.map(|r| match r {
+                EnvoyRefill::Continuous => "continuous".to_string(),
+                EnvoyRefill::Timer => "timer".to_string(),
+            })
+        },
+    },
+    Field {
+        name: "cf-limit",
+        read: |p, v| set(&mut p.cf_limit, count(v, 1)),
+        write: |p| whole_text(p.cf_limit),
+    },
+    Field {
+        name: "cf-period",
+        read: |p, v| {
+            let period = match v.trim() {
+                "10" => 10,
+                "60" => 60,
+                _ => {
+                    return Err(format!(
+                        "10 or 60: the only periods the binding accepts{USING_DEFAULT}"
+                    ))
+                }
+            };
+            set(&mut p.cf_period, Ok(period))
+        },
+        write: |p| whole_text(p.cf_period),
+    },
+];
+
+/// Stores a value read, or passes its refusal on.
+fn set<V>(slot: &mut Option<V>, value: Result<V, String>) -> Result<(), String> {
+    *slot = Some(value?);
+    Ok(())
+}
+
+fn whole_text(value: Option<u64>) -> Option<String> {
+    value.map(|n| n.to_string())
+}
+
+fn seconds_text(value: Option<Span>) -> Option<String> {
+    value.map(|span| format_seconds(span.micros()))
 }
 
 impl ProductSettings {
-    /// Reads one URL field (`name` from [`FIELDS`]); the error says what the field accepts.
-    pub fn set(&mut self, name: &str, raw: &str) -> Result<(), String> {
-        let v = raw.trim();
-        match name {
-            "nginx-rate" => {
-                self.nginx_rate = Some(
-                    parse_rate(v)
-                        .map_err(|e| format!("{e}; write it as nginx does, e.g. 10r/s or 30r/m"))?,
-                )
-            }
-            "nginx-burst" => self.nginx_burst = Some(count(v, 0)?),
-            "nginx-delay" => {
-                self.nginx_delay = Some(if v == "nodelay" {
-                    NginxDelay::NoDelay
-                } else {
-                    NginxDelay::Delay(count(v, 0).map_err(|e| format!("nodelay or {e}"))?)
-                })
-            }
-            "nginx-status" => {
-                self.nginx_status = Some(match v.parse::<u16>() {
-                    Ok(s) if (400..=599).contains(&s) => s,
-                    _ => return Err("a status from 400 to 599, as limit_req_status accepts".into()),
-                })
-            }
-            "governor-period" => self.governor_period = Some(seconds(v, false)?),
-            "governor-burst" => self.governor_burst = Some(count(v, 1)?),
-            "cell-burst" => self.cell_burst = Some(count(v, 0)?),
-            "cell-count" => self.cell_count = Some(count(v, 1)?),
-            "cell-period" => self.cell_period = Some(seconds(v, false)?),
-            "upstash-tokens" => self.upstash_tokens = Some(count(v, 1)?),
-            "upstash-window" => self.upstash_window = Some(seconds(v, false)?),
-            "upstash-refill" => self.upstash_refill = Some(count(v, 1)?),
-            "upstash-interval" => self.upstash_interval = Some(seconds(v, false)?),
-            "upstash-max" => self.upstash_max = Some(count(v, 1)?),
-            "upstash-timeout" => self.upstash_timeout = Some(seconds(v, true)?),
-            "upstash-latency" => self.upstash_latency = Some(seconds(v, true)?),
-            "upstash-cache" => {
-                self.upstash_cache = Some(match v {
-                    "on" | "1" => true,
-                    "off" | "0" => false,
-                    _ => return Err("on or off".into()),
-                })
-            }
-            "envoy-max" => self.envoy_max = Some(count(v, 1)?),
-            "envoy-fill" => self.envoy_fill = Some(count(v, 1)?),
-            "envoy-interval" => self.envoy_interval = Some(seconds(v, false)?),
-            "envoy-refill" => {
-                self.envoy_refill = Some(match v {
-                    "continuous" => EnvoyRefill::Continuous,
-                    "timer" => EnvoyRefill::Timer,
-                    _ => return Err("continuous or timer".into()),
-                })
-            }
-            "cf-limit" => self.cf_limit = Some(count(v, 1)?),
-            "cf-period" => {
-                self.cf_period = Some(match v {
-                    "10" => 10,
-                    "60" => 60,
-                    _ => return Err("10 or 60: the only periods the binding accepts".into()),
-                })
-            }
-            _ => return Err("not a product field".into()),
-        }
-        Ok(())
-    }
-
-    /// The fields that are set, as `(name, value)` in [`FIELDS`] order, for the URL.
-    pub fn pairs(&self) -> Vec<(&'static str, String)> {
-        let n = |v: Option<u64>| v.map(|n| n.to_string());
-        let s = |v: Option<Span>| v.map(secs_text);
-        let values: [Option<String>; 23] = [
-            self.nginx_rate.map(|r| r.to_string()),
-            n(self.nginx_burst),
-            self.nginx_delay.map(|d| match d {
-                NginxDelay::NoDelay => "nodelay".to_string(),
-                NginxDelay::Delay(n) => n.to_string(),
-            }),
-            self.nginx_status.map(|s| s.to_string()),
-            s(self.governor_period),
-            n(self.governor_burst),
-            n(self.cell_burst),
-            n(self.cell_count),
-            s(self.cell_period),
-            n(self.upstash_tokens),
-            s(self.upstash_window),
-            n(self.upstash_refill),
-            s(self.upstash_interval),
-            n(self.upstash_max),
-            s(self.upstash_timeout),
-            s(self.upstash_latency),
-            self.upstash_cache
-                .map(|on| if on { "on" } else { "off" }.to_string()),
-            n(self.envoy_max),
-            n(self.envoy_fill),
-            s(self.envoy_interval),
-            self.envoy_refill.map(|r| match r {
-                EnvoyRefill::Continuous => "continuous".to_string(),
-                EnvoyRefill::Timer => "timer".to_string(),
-            }),
-            n(self.cf_limit),
-            n(self.cf_period),
-        ];
-        FIELDS
-            .into_iter()
-            .zip(values)
-            .filter_map(|(name, value)| Some((name, value?)))
-            .collect()
-    }
-
     pub fn nginx(&self, limit: u64, window: Span) -> NginxParams {
         let mut p = NginxParams::defaults_for(limit, window);
         p.rate = self.nginx_rate.unwrap_or(p.rate);
@@ -280,6 +341,21 @@ impl ProductSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::field::find;
+
+    /// Reads `value` into the field called `name`, as the URL layer does.
+    fn read_field(s: &mut ProductSettings, name: &str, value: &str) -> Result<(), String> {
+        let field = find(FIELDS, name).ok_or_else(|| format!("no field {name}"))?;
+        (field.read)(s, value)
+    }
+
+    /// The fields that differ from the defaults, as the URL layer writes them.
+    fn written(s: &ProductSettings) -> Vec<(&'static str, String)> {
+        FIELDS
+            .iter()
+            .filter_map(|f| Some((f.name, (f.write)(s)?)))
+            .collect()
+    }
 
     #[test]
     fn every_field_read_is_written_back_the_same() {
@@ -310,10 +386,9 @@ mod tests {
             ("cf-period", "60"),
         ];
         for (name, value) in input {
-            s.set(name, value)
-                .unwrap_or_else(|e| panic!("{name}={value}: {e}"));
+            read_field(&mut s, name, value).unwrap_or_else(|e| panic!("{name}={value}: {e}"));
         }
-        let written: Vec<(&str, String)> = s.pairs();
+        let written: Vec<(&str, String)> = written(&s);
         let expected: Vec<(&str, String)> =
             input.iter().map(|(n, v)| (*n, v.to_string())).collect();
         assert_eq!(written, expected);
@@ -326,13 +401,13 @@ mod tests {
             s.redis_cell(5, Span::from_secs(10)),
             RedisCellParams::defaults_for(5, Span::from_secs(10))
         );
-        s.set("cell-burst", "9").unwrap();
+        read_field(&mut s, "cell-burst", "9").unwrap();
         let p = s.redis_cell(5, Span::from_secs(10));
         assert_eq!(
             (p.max_burst, p.count, p.period),
             (9, 5, Span::from_secs(10))
         );
-        s.set("governor-period", "0.25").unwrap();
+        read_field(&mut s, "governor-period", "0.25").unwrap();
         assert_eq!(
             s.governor(5, Span::from_secs(10)).replenish_1_per_ns,
             250_000_000
@@ -342,21 +417,20 @@ mod tests {
     #[test]
     fn bad_values_are_refused_with_what_the_field_accepts() {
         let mut s = ProductSettings::default();
-        assert!(s.set("cf-period", "30").unwrap_err().contains("10 or 60"));
-        assert!(s
-            .set("nginx-rate", "10 per second")
+        assert!(read_field(&mut s, "cf-period", "30")
+            .unwrap_err()
+            .contains("10 or 60"));
+        assert!(read_field(&mut s, "nginx-rate", "10 per second")
             .unwrap_err()
             .contains("10r/s"));
-        assert!(s
-            .set("nginx-status", "200")
+        assert!(read_field(&mut s, "nginx-status", "200")
             .unwrap_err()
             .contains("400 to 599"));
-        assert!(s
-            .set("envoy-refill", "sometimes")
+        assert!(read_field(&mut s, "envoy-refill", "sometimes")
             .unwrap_err()
             .contains("continuous or timer"));
-        assert!(s.set("upstash-window", "-1").is_err());
-        assert!(s.set("governor-burst", "0").is_err());
+        assert!(read_field(&mut s, "upstash-window", "-1").is_err());
+        assert!(read_field(&mut s, "governor-burst", "0").is_err());
         assert_eq!(s, ProductSettings::default());
     }
 }

@@ -1,0 +1,80 @@
+//! What the page shows, as one value: the lab's settings, the traffic, the rows, the Durable
+//! Object's knobs and the view. The model knows nothing of where it is kept: `core::url` maps it
+//! to and from a link, and `core::lab` computes what it shows.
+
+use super::durable::DurableParams;
+use super::limiter::{Algorithm, Settings};
+use super::time::Span;
+use super::traffic::Pattern;
+
+/// The largest limit the lab takes (its slider, links, scenarios). The algorithms themselves take
+/// up to `config::MAX_COUNT`, which the per-algorithm and product fields may use.
+pub const MAX_LAB_LIMIT: u64 = 1_000_000;
+/// The shortest window the lab takes.
+pub const MIN_LAB_WINDOW: Span = Span::from_millis(1);
+/// The longest window the lab takes: a day, so that the time axis stays readable. The algorithms
+/// themselves take up to `config::MAX_WINDOW` (a year), which the product fields may use.
+pub const MAX_LAB_WINDOW: Span = Span::from_secs(86_400);
+
+/// Everything the page shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabState {
+    pub settings: Settings,
+    pub pattern: Pattern,
+    pub algorithms: Vec<Algorithm>,
+    pub durable: DurableParams,
+    /// The compact view for an iframe.
+    pub embed: bool,
+    pub theme: Theme,
+    /// The person's trace is kept in this browser's storage, not yet read back.
+    pub trace_in_storage: bool,
+}
+
+impl LabState {
+    /// The same state in another theme (a scenario keeps the person's theme).
+    pub fn with_theme(mut self, theme: Theme) -> LabState {
+        self.theme = theme;
+        self
+    }
+
+    /// Sets the lab's seed, which the Durable Object's emulation and the Poisson pattern share.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.durable.seed = seed;
+        if let Pattern::Poisson { seed: drawn_from } = &mut self.pattern {
+            *drawn_from = seed;
+        }
+    }
+}
+
+impl Default for LabState {
+    fn default() -> LabState {
+        LabState {
+            settings: Settings::default(),
+            pattern: Pattern::Edge,
+            algorithms: Algorithm::CORE.to_vec(),
+            durable: DurableParams::default(),
+            embed: false,
+            theme: Theme::Auto,
+            trace_in_storage: false,
+        }
+    }
+}
+
+/// The colour theme: follow the system, or force one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Theme {
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn slug(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}

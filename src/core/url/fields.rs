@@ -1,0 +1,258 @@
+//! The lab's own fields of a link: the limit and window, the traffic, the rows, the
+//! per-algorithm knobs, the seed and the view. One row per field: its name, how its text is read
+//! into the state (and what a refusal says), and how it is written back (nothing at the
+//! default). The products and the Durable Object have tables of their own; `super::SECTIONS`
+//! puts them all in the order a link writes them.
+
+use super::trace_list::{parse_trace_list, trace_list, MAX_REQUESTS_IN_LINK, STORED_TRACE};
+use super::values::{choice, count, flag, name_of};
+use crate::core::config::Rate;
+use crate::core::durable::DurableParams;
+use crate::core::field::Field;
+use crate::core::lab_state::{LabState, Theme, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
+use crate::core::limiter::{Algorithm, LeakDelay, Settings};
+use crate::core::time::{format_seconds, parse_seconds, Span};
+use crate::core::traffic::Pattern;
+
+/// `limit` and `window`, the two numbers every row follows.
+pub const LIMIT_AND_WINDOW: &[Field<Settings>] = &[
+    Field {
+        name: "limit",
+        read: |s, raw| {
+            const DEFAULT: &str = "; using the default, 5.";
+            match raw.trim().parse::<u64>() {
+                Ok(n) if (1..=MAX_LAB_LIMIT).contains(&n) => {
+                    s.limit = n;
+                    Ok(())
+                }
+                Ok(0) => Err(format!("the limit must be at least 1 request{DEFAULT}")),
+                Ok(_) => Err(format!("the largest limit is {MAX_LAB_LIMIT}{DEFAULT}")),
+                Err(_) => Err(format!(
+                    "the limit must be a whole number of requests, like 5{DEFAULT}"
+                )),
+            }
+        },
+        write: |s| (s.limit != Settings::default().limit).then(|| s.limit.to_string()),
+    },
+    Field {
+        name: "window",
+        read: |s, raw| {
+            const DEFAULT: &str = "; using the default, 10 s.";
+            match parse_seconds(raw) {
+                Ok(us) if (MIN_LAB_WINDOW.micros()..=MAX_LAB_WINDOW.micros()).contains(&us) => {
+                    s.window = Span(us);
+                    Ok(())
+                }
+                Ok(0) => Err(format!("the window must be longer than 0 seconds{DEFAULT}")),
+                Ok(_) => Err(format!(
+                    "the window must be between {} and {} seconds{DEFAULT}",
+                    format_seconds(MIN_LAB_WINDOW.micros()),
+                    format_seconds(MAX_LAB_WINDOW.micros())
+                )),
+                Err(e) => Err(format!("{e}{DEFAULT}")),
+            }
+        },
+        write: |s| {
+            (s.window != Settings::default().window).then(|| format_seconds(s.window.micros()))
+        },
+    },
+];
+
+/// The traffic and the rows. `trace` comes before `pattern`: a trace, once read, makes
+/// `pattern` moot. A link carries one or the other.
+pub const TRAFFIC: &[Field<LabState>] = &[
+    Field {
+        name: "trace",
+        read: |s, raw| {
+            if raw.trim() == STORED_TRACE {
+                s.trace_in_storage = true;
+                return Ok(());
+            }
+            let points = parse_trace_list(raw)
+                .map_err(|e| format!("{e}; showing the default pattern instead."))?;
+            s.pattern = Pattern::from_points(points);
+            Ok(())
+        },
+        write: |s| {
+            let given = s.pattern.given_len();
+            if s.trace_in_storage || given > MAX_REQUESTS_IN_LINK {
+                Some(STORED_TRACE.to_string())
+            } else if given > 0 {
+                trace_list(&s.pattern)
+            } else {
+                None
+            }
+        },
+    },
+    Field {
+        name: "pattern",
+        read: |s, raw| {
+            let raw = raw.trim();
+            if s.trace_in_storage || s.pattern.given_len() > 0 {
+                return match raw {
+                    "trace" => Ok(()),
+                    _ if s.trace_in_storage => Ok(()),
+                    _ => Err(
+                        "trace= was given, so pattern= is ignored: the page shows your trace."
+                            .into(),
+                    ),
+                };
+            }
+            if raw == "trace" {
+                return Err(
+                    "needs a trace= list of request times; using the default, edge.".into(),
+                );
+            }
+            let preset = Pattern::presets(s.durable.seed)
+                .into_iter()
+                .find(|p| p.slug() == raw)
+                .ok_or("not a known pattern (edge, steady, double, burst-trickle, retry-storm, poisson, several-keys, clicks, trace); using the default, edge.")?;
+            s.pattern = preset;
+            Ok(())
+        },
+        write: |s| {
+            let written_as_trace = s.trace_in_storage || s.pattern.given_len() > 0;
+            (!written_as_trace && s.pattern != Pattern::Edge).then(|| s.pattern.slug().to_string())
+        },
+    },
+    Field {
+        name: "algos",
+        read: |s, raw| {
+            let mut chosen: Vec<Algorithm> = Vec::new();
+            let mut unknown: Vec<String> = Vec::new();
+            for name in raw.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                match Algorithm::from_slug(name) {
+                    Some(a) if !chosen.contains(&a) => chosen.push(a),
+                    Some(_) => {}
+                    None => unknown.push(format!("\"{name}\"")),
+                }
+            }
+            if !chosen.is_empty() {
+                s.algorithms = Algorithm::in_row_order(&chosen);
+            }
+            match (unknown.is_empty(), chosen.is_empty()) {
+                (true, false) => Ok(()),
+                (true, true) => Err("empty; showing the six algorithms.".into()),
+                (false, _) => Err(format!(
+                    "{} not known (use fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket, nginx, governor, redis-cell, upstash-fixed, upstash-sliding, upstash-token, envoy or cf-binding).",
+                    unknown.join(", ")
+                )),
+            }
+        },
+        write: |s| {
+            (s.algorithms != Algorithm::CORE).then(|| {
+                let slugs: Vec<&str> = s.algorithms.iter().map(|a| a.slug()).collect();
+                slugs.join(",")
+            })
+        },
+    },
+];
+
+/// The per-algorithm knobs: token bucket capacity and refill, GCRA burst, leaky bucket burst and
+/// delay. Unset, each follows the limit and window.
+pub const TUNING: &[Field<Settings>] = &[
+    Field {
+        name: "capacity",
+        read: |s, raw| {
+            s.capacity = Some(count(raw, 1)?);
+            Ok(())
+        },
+        write: |s| s.capacity.map(|c| c.to_string()),
+    },
+    Field {
+        name: "refill",
+        read: |s, raw| {
+            let rate =
+                Rate::parse_per_second(raw).map_err(|e| format!("{e}; using limit per window."))?;
+            s.refill = Some(rate);
+            Ok(())
+        },
+        write: |s| s.refill.map(|rate| rate.per_second_text()),
+    },
+    Field {
+        name: "burst",
+        read: |s, raw| {
+            s.gcra_burst = Some(count(raw, 1)?);
+            Ok(())
+        },
+        write: |s| s.gcra_burst.map(|b| b.to_string()),
+    },
+    Field {
+        name: "leak-burst",
+        read: |s, raw| {
+            s.leak_burst = Some(count(raw, 0)?);
+            Ok(())
+        },
+        write: |s| s.leak_burst.map(|b| b.to_string()),
+    },
+    Field {
+        // Read after `leak-burst`, which bounds it.
+        name: "leak-delay",
+        read: |s, raw| {
+            let n = match raw.trim() {
+                "nodelay" => {
+                    s.leak_delay = LeakDelay::NoDelay;
+                    return Ok(());
+                }
+                other => count(other, 0)?,
+            };
+            if n > s.leak_burst() {
+                s.leak_delay = LeakDelay::NoDelay;
+                return Err(format!(
+                    "more than the leaky bucket's burst ({}); serving the whole burst at once.",
+                    s.leak_burst()
+                ));
+            }
+            s.leak_delay = LeakDelay::After(n);
+            Ok(())
+        },
+        write: |s| match s.leak_delay {
+            LeakDelay::After(0) => None,
+            LeakDelay::After(n) => Some(n.to_string()),
+            LeakDelay::NoDelay => Some("nodelay".to_string()),
+        },
+    },
+];
+
+/// The themes a link can name.
+const THEMES: [(&str, Theme); 3] = [
+    ("auto", Theme::Auto),
+    ("light", Theme::Light),
+    ("dark", Theme::Dark),
+];
+
+/// The seed (shared by the Durable Object's emulation and the Poisson pattern) and the view.
+pub const SEED_AND_VIEW: &[Field<LabState>] = &[
+    Field {
+        name: "seed",
+        read: |s, raw| {
+            let seed = raw.trim().parse::<u64>().map_err(|_| {
+                format!(
+                    "a whole number, 0 or more; using {}.",
+                    DurableParams::default().seed
+                )
+            })?;
+            s.set_seed(seed);
+            Ok(())
+        },
+        write: |s| {
+            (s.durable.seed != DurableParams::default().seed).then(|| s.durable.seed.to_string())
+        },
+    },
+    Field {
+        name: "embed",
+        read: |s, raw| {
+            s.embed = flag(raw, "use embed=1 for the compact view.")?;
+            Ok(())
+        },
+        write: |s| s.embed.then(|| "1".to_string()),
+    },
+    Field {
+        name: "theme",
+        read: |s, raw| {
+            s.theme = choice(raw, &THEMES, "use light, dark or auto.")?;
+            Ok(())
+        },
+        write: |s| (s.theme != Theme::Auto).then(|| name_of(&THEMES, s.theme).to_string()),
+    },
+];

@@ -1,0 +1,182 @@
+//! The lab's state as a link, both ways. The contract is one table, [`SECTIONS`]: every field a
+//! link may carry, grouped by the part of the state it sets, in the order a link writes them. One
+//! reader ([`parse_query`]) and one writer ([`to_query`]) iterate it; the README's parameter
+//! tables list the same fields (a test compares them).
+//!
+//! Every value comes from a person (a link, a bookmark, an edited address bar), so nothing here
+//! can panic: a bad field gets a specific message naming it, keeps its default, and the rest of
+//! the state still applies. Unknown fields are ignored, so links made by later versions open.
+//!
+//! - [`codec`]: `%XX` escapes and `name=value` pairs;
+//! - [`values`]: how numbers, flags, choices, milliseconds and periods are read;
+//! - [`fields`] and [`durable_fields`]: the rows of the lab's fields and of the Durable Object's
+//!   (the products' rows are `profiles::settings::FIELDS`, which the product settings keep);
+//! - [`trace_list`]: the grammar of `trace=`, which the page's storage uses too.
+
+pub mod codec;
+pub mod durable_fields;
+pub mod fields;
+pub mod trace_list;
+pub mod values;
+
+use crate::core::durable::DurableParams;
+use crate::core::field::Field;
+use crate::core::lab_state::LabState;
+use crate::core::limiter::Settings;
+use crate::core::profiles::settings::{ProductSettings, FIELDS as PRODUCT_FIELDS};
+use codec::{field_value, query_pairs};
+
+pub use trace_list::{
+    parse_stored_trace, parse_trace_items, parse_trace_list, trace_list, trace_list_within,
+    MAX_REQUESTS_IN_LINK, MAX_TRACE_IN_URL, STORED_TRACE,
+};
+
+/// A group of fields and the part of the state they set.
+pub enum Section {
+    Lab(&'static [Field<LabState>]),
+    Settings(&'static [Field<Settings>]),
+    Products(&'static [Field<ProductSettings>]),
+    Durable(&'static [Field<DurableParams>]),
+}
+
+/// Every field of a link, in the order it is read and written.
+pub const SECTIONS: [Section; 6] = [
+    Section::Settings(fields::LIMIT_AND_WINDOW),
+    Section::Lab(fields::TRAFFIC),
+    Section::Settings(fields::TUNING),
+    Section::Products(PRODUCT_FIELDS),
+    Section::Durable(durable_fields::FIELDS),
+    Section::Lab(fields::SEED_AND_VIEW),
+];
+
+/// The page's own form sends `algo=<name>` once per ticked algorithm instead of `algos=`.
+const FORM_ALGORITHM: &str = "algo";
+
+/// A message about one field that could not be used as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    pub field: &'static str,
+    pub message: String,
+}
+
+/// The state read from a query, and what had to be corrected on the way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub state: LabState,
+    pub notices: Vec<Notice>,
+}
+
+/// Reads the lab state from a query (with or without its leading `?`).
+pub fn parse_query(query: &str) -> Parsed {
+    let pairs = with_form_algorithms(query_pairs(query));
+    let mut state = LabState::default();
+    let mut notices = Vec::new();
+    for section in &SECTIONS {
+        match section {
+            Section::Lab(fields) => read(fields, &mut state, &pairs, &mut notices),
+            Section::Settings(fields) => read(fields, &mut state.settings, &pairs, &mut notices),
+            Section::Products(fields) => {
+                read(fields, &mut state.settings.products, &pairs, &mut notices)
+            }
+            Section::Durable(fields) => read(fields, &mut state.durable, &pairs, &mut notices),
+        }
+    }
+    Parsed { state, notices }
+}
+
+/// Writes the state as a query (without `?`): fields in the table's order, defaults left out.
+pub fn to_query(state: &LabState) -> String {
+    let mut pairs = Vec::new();
+    for section in &SECTIONS {
+        match section {
+            Section::Lab(fields) => write(fields, state, &mut pairs),
+            Section::Settings(fields) => write(fields, &state.settings, &mut pairs),
+            Section::Products(fields) => write(fields, &state.settings.products, &mut pairs),
+            Section::Durable(fields) => write(fields, &state.durable, &mut pairs),
+        }
+    }
+    let parts: Vec<String> = pairs
+        .into_iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    parts.join("&")
+}
+
+/// The Durable Object's fields as (name, value) pairs, defaults left out: what a form that does
+/// not show these knobs carries along as hidden fields.
+pub fn durable_pairs(d: &DurableParams) -> Vec<(&'static str, String)> {
+    let mut pairs = Vec::new();
+    write(durable_fields::FIELDS, d, &mut pairs);
+    pairs
+}
+
+/// Every field's name, in the table's order.
+pub fn field_names() -> Vec<&'static str> {
+    fn names<T>(fields: &[Field<T>]) -> impl Iterator<Item = &'static str> + '_ {
+        fields.iter().map(|f| f.name)
+    }
+    let mut all = Vec::new();
+    for section in &SECTIONS {
+        match section {
+            Section::Lab(fields) => all.extend(names(fields)),
+            Section::Settings(fields) => all.extend(names(fields)),
+            Section::Products(fields) => all.extend(names(fields)),
+            Section::Durable(fields) => all.extend(names(fields)),
+        }
+    }
+    all
+}
+
+fn read<T>(
+    fields: &[Field<T>],
+    part: &mut T,
+    pairs: &[(String, String)],
+    notices: &mut Vec<Notice>,
+) {
+    for field in fields {
+        if let Some(raw) = field_value(pairs, field.name) {
+            if let Err(why) = (field.read)(part, raw) {
+                notices.push(Notice {
+                    field: field.name,
+                    message: format!("{}={}: {why}", field.name, quoted(raw)),
+                });
+            }
+        }
+    }
+}
+
+fn write<T>(fields: &[Field<T>], part: &T, pairs: &mut Vec<(&'static str, String)>) {
+    pairs.extend(
+        fields
+            .iter()
+            .filter_map(|field| Some((field.name, (field.write)(part)?))),
+    );
+}
+
+/// `algos=` as the page's form says it: one `algo=` per ticked box, unless the query also has a
+/// non-empty `algos=`.
+fn with_form_algorithms(mut pairs: Vec<(String, String)>) -> Vec<(String, String)> {
+    let ticked: Vec<&str> = pairs
+        .iter()
+        .filter(|(k, _)| k == FORM_ALGORITHM)
+        .map(|(_, v)| v.as_str())
+        .collect();
+    let listed = field_value(&pairs, "algos").is_some_and(|v| !v.is_empty());
+    if !ticked.is_empty() && !listed {
+        let joined = ticked.join(",");
+        pairs.push(("algos".to_string(), joined));
+    }
+    pairs
+}
+
+/// Shortens what a person typed for quoting in a message.
+fn quoted(value: &str) -> String {
+    let mut shown: String = value.chars().take(40).collect();
+    if value.chars().count() > 40 {
+        shown.push('…');
+    }
+    format!("\"{shown}\"")
+}
+
+#[cfg(test)]
+mod tests;

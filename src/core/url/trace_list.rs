@@ -1,0 +1,127 @@
+//! The trace list, the grammar a link (`trace=`) and the page's storage use for a person's
+//! traffic: comma-separated items `time[*cost][@key[@region[@route]]]`, times in seconds
+//! (`8,8.398@tenant:a,600*17@k,9@tenant:a@syd@POST%20%2Flogin`), names percent-encoded.
+
+use super::codec::{percent_decode, percent_encode};
+use crate::core::durable::Region;
+use crate::core::import::MAX_LINES;
+use crate::core::time::{format_seconds, parse_seconds, Time};
+use crate::core::traffic::{parse_cost, Pattern, Point, DEFAULT_KEY, MAX_KEY_LEN};
+
+/// The most request times a `trace=` parameter may carry.
+pub const MAX_TRACE_IN_URL: usize = 100_000;
+/// The most requests the page writes into a link; a larger trace is kept in the browser's own
+/// storage and the link says `trace=stored`.
+pub const MAX_REQUESTS_IN_LINK: usize = 10_000;
+/// `trace=stored`: the trace is the one this browser keeps for the page.
+pub const STORED_TRACE: &str = "stored";
+
+/// Parses `trace=`: comma-separated seconds, each optionally followed by `@key`
+/// (`1.5@tenant:a`); items without a key belong to the default key. The whole list is refused on
+/// the first bad item, with its position, so a typo never silently drops a request.
+pub fn parse_trace_list(raw: &str) -> Result<Vec<Point>, String> {
+    parse_trace_items(raw, MAX_TRACE_IN_URL)
+}
+
+/// A trace list as [`parse_trace_list`] reads it, with room for up to `max` items (the page's
+/// storage holds longer lists than a link). An item is `time[*cost][@key[@region[@route]]]`:
+/// `600*17@k` is a request for 17 at 600 s from key `k`.
+pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<Point>, String> {
+    let items: Vec<&str> = raw.split(',').map(str::trim).collect();
+    if items.iter().all(|s| s.is_empty()) {
+        return Err("the list of request times is empty".into());
+    }
+    if items.len() > max {
+        return Err(format!(
+            "{} request times is more than a link can carry ({max} at most)",
+            items.len()
+        ));
+    }
+    let mut points = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if item.is_empty() && i + 1 == items.len() {
+            continue; // a trailing comma
+        }
+        let mut parts = item.splitn(4, '@');
+        let head = parts.next().unwrap_or_default();
+        let (time_text, cost) = match head.split_once('*') {
+            Some((time, cost)) => (
+                time,
+                parse_cost(cost).map_err(|e| format!("item {} of the list: {e}", i + 1))?,
+            ),
+            None => (head, 1),
+        };
+        let key = parts.next().map(str::trim).unwrap_or(DEFAULT_KEY);
+        if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control)
+        {
+            return Err(format!("item {} of the list: the key after @ must be 1 to {MAX_KEY_LEN} printable characters", i + 1));
+        }
+        let at =
+            parse_seconds(time_text).map_err(|e| format!("item {} of the list: {e}", i + 1))?;
+        let origin = match parts.next().map(str::trim).filter(|r| !r.is_empty()) {
+            Some(code) => Some(Region::from_code(code).ok_or_else(|| format!("item {} of the list: \"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)", i + 1))?),
+            None => None,
+        };
+        let route = parts
+            .next()
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_string);
+        points.push(Point {
+            at: Time(at),
+            key: key.to_string(),
+            origin,
+            route,
+            cost,
+        });
+    }
+    Ok(points)
+}
+
+/// A person's trace as the `trace=` list (`8,8.398@tenant:a,9@tenant:a@syd@POST%20%2Flogin`,
+/// names percent-encoded), or `None` for a preset or an empty trace. The page keeps a long trace
+/// in its storage in this form.
+pub fn trace_list(pattern: &Pattern) -> Option<String> {
+    trace_list_within(pattern, usize::MAX)
+}
+
+/// [`trace_list`], or `None` as soon as the text would pass `max_chars` (so that a trace too
+/// large to keep costs little to find out).
+pub fn trace_list_within(pattern: &Pattern, max_chars: usize) -> Option<String> {
+    let mut out = String::new();
+    let mut push = |p: &Point| {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        out.push_str(&format_seconds(p.at.micros()));
+        if p.cost != 1 {
+            out.push('*');
+            out.push_str(&p.cost.to_string());
+        }
+        if p.key != DEFAULT_KEY || p.origin.is_some() || p.route.is_some() {
+            out.push('@');
+            out.push_str(&percent_encode(&p.key));
+        }
+        if p.origin.is_some() || p.route.is_some() {
+            out.push('@');
+            out.push_str(p.origin.map(Region::code).unwrap_or_default());
+        }
+        if let Some(route) = &p.route {
+            out.push('@');
+            out.push_str(&percent_encode(route));
+        }
+        out.len() <= max_chars
+    };
+    let fits = match pattern {
+        Pattern::Trace(times) => times.iter().all(|&t| push(&Point::new(t, DEFAULT_KEY))),
+        Pattern::Keyed(points) => points.iter().all(&mut push),
+        _ => return None,
+    };
+    (fits && !out.is_empty()).then_some(out)
+}
+
+/// Reads a trace the page kept in its storage (written by [`trace_list`]), up to the importer's
+/// line limit.
+pub fn parse_stored_trace(text: &str) -> Result<Vec<Point>, String> {
+    parse_trace_items(&percent_decode(text), MAX_LINES)
+}
