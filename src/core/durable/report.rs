@@ -7,8 +7,8 @@ use crate::core::run::{busiest_window, ServedTimes};
 use crate::core::time::{Span, Time};
 
 use super::config::{SimConfig, Tier};
+use super::object::ObjectInfo;
 use super::regions::Region;
-use super::sim::ObjectInfo;
 use super::traffic::SimTraffic;
 
 /// How the Worker answered a request.

@@ -17,7 +17,7 @@
 use crate::core::rng::SeededRng;
 use crate::core::time::{format_seconds, Span};
 
-use super::sim::ObjectInfo;
+use super::object::ObjectInfo;
 
 /// How the shard count is chosen for a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
