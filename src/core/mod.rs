@@ -11,6 +11,7 @@ pub mod import;
 pub mod lab;
 pub mod limiter;
 pub mod profiles;
+pub mod region;
 pub mod rng;
 pub mod run;
 pub mod time;

@@ -25,9 +25,10 @@
 //! are ignored, so links made by later versions still open.
 
 use super::config::Rate;
-use super::durable::{DurableParams, FailMode, Placement, Region, ShardBy, Tier};
+use super::durable::{DurableParams, FailMode, Placement, ShardBy, Tier};
 use super::limiter::{Algorithm, LeakDelay, Settings};
 use super::profiles::settings::FIELDS;
+use super::region::Region;
 use super::time::{format_seconds, parse_seconds, Span, Time};
 use super::traffic::{Pattern, Point, DEFAULT_KEY};
 

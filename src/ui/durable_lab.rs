@@ -6,8 +6,9 @@
 use leptos::html;
 use leptos::prelude::*;
 
-use crate::core::durable::{FailMode, Outcome, Placement, Region, ShardBy, SimReport, Tier};
+use crate::core::durable::{FailMode, Outcome, Placement, ShardBy, SimReport, Tier};
 use crate::core::limiter::Algorithm;
+use crate::core::region::Region;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::url_state::{parse_query, LabState};
 

@@ -3,9 +3,9 @@
 //! or unreachable. Pure: no clock, no OS randomness, no browser.
 
 pub mod config;
+pub mod network;
 pub mod object;
 pub mod params;
-pub mod regions;
 pub mod report;
 
 pub mod shard;
@@ -17,7 +17,6 @@ pub use config::{
 };
 pub use object::ObjectInfo;
 pub use params::DurableParams;
-pub use regions::Region;
 pub use report::{KeyStats, Outcome, RequestRecord, SimReport};
 pub use shard::{ShardBy, ShardRule};
 pub use sim::{simulate, Simulation};

@@ -3,7 +3,7 @@
 //! these in, the report (`report`) hands them out, and sharding (`shard`) reads them to say what
 //! the shards did to a key's limit; none of the three has to ask another for it.
 
-use super::regions::Region;
+use crate::core::region::Region;
 
 /// One object's identity, fixed when it is created.
 #[derive(Clone, Debug)]

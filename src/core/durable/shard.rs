@@ -322,7 +322,7 @@ mod tests {
                 name: String::new(),
                 key: 0,
                 shard: 0,
-                region: crate::core::durable::Region::Frankfurt,
+                region: crate::core::region::Region::Frankfurt,
                 shards: n,
                 limit: 0,
                 max_queue: 0,

@@ -27,11 +27,11 @@ use crate::core::algorithms::FixedWindow;
 use crate::core::config::Quota;
 use crate::core::decision::{Decision, Limiter, Verdict};
 use crate::core::limiter::{AnyLimiter, Settings};
+use crate::core::region::Region;
 use crate::core::time::{Span, Time};
 
 use super::config::{FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimConfigError, Tier};
 use super::object::ObjectInfo;
-use super::regions::Region;
 use super::report::{Outcome, ReportWalk, RequestRecord, SimReport};
 use super::shard::{object_name, per_shard_limit, pick_shard, shard_of_key, ShardBy};
 use super::traffic::SimTraffic;
