@@ -3,10 +3,11 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use ratelab::core::durable::{
-    simulate, FailMode, Fault, FaultKind, Outcome, Placement, Region, RetryPolicy, ShardBy,
-    ShardRule, SimConfig, SimReport, SimTraffic, Tier,
+    simulate, FailMode, Fault, FaultKind, Outcome, Placement, RetryPolicy, ShardBy, ShardRule,
+    SimConfig, SimReport, SimTraffic, Tier,
 };
 use ratelab::core::limiter::Settings;
+use ratelab::core::region::Region;
 use ratelab::core::time::{Span, Time};
 use ratelab::core::traffic::Pattern;
 

@@ -8,11 +8,12 @@
 
 use proptest::prelude::*;
 use ratelab::core::durable::{
-    simulate, Fault, FaultKind, Region, RetryPolicy, ShardBy, SimConfig, SimTraffic, Tier,
+    simulate, Fault, FaultKind, RetryPolicy, ShardBy, SimConfig, SimTraffic, Tier,
 };
 use ratelab::core::import::import;
 use ratelab::core::lab::LabRun;
 use ratelab::core::limiter::{Algorithm, Settings};
+use ratelab::core::region::Region;
 use ratelab::core::time::{Span, Time};
 use ratelab::core::url::{parse_query, to_query};
 

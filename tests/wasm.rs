@@ -165,7 +165,7 @@ fn answer(
     use ratelab::core::time::Time;
     ratelab::core::durable::RequestRecord {
         key: 0,
-        origin: ratelab::core::durable::Region::Frankfurt,
+        origin: ratelab::core::region::Region::Frankfurt,
         route: 0,
         attempt: 0,
         cost: 1,

@@ -7,8 +7,9 @@
 use std::hint::black_box;
 
 use ratelab::core::decision::Limiter;
-use ratelab::core::durable::{simulate, Region, SimConfig, SimRequest, SimTraffic};
+use ratelab::core::durable::{simulate, SimConfig, SimRequest, SimTraffic};
 use ratelab::core::limiter::{Algorithm, Settings};
+use ratelab::core::region::Region;
 use ratelab::core::run::run_one;
 use ratelab::core::time::{Span, Time};
 use ratelab::core::traffic::{Request, Trace};

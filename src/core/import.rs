@@ -12,7 +12,7 @@
 //! number (the first 20 of them), so a person can fix the file; nothing here panics, whatever
 //! the text.
 
-use super::durable::Region;
+use super::region::Region;
 use super::time::{parse_seconds, Time, MICROS_PER_SEC};
 use super::traffic::{parse_cost, MAX_KEY_LEN};
 

@@ -13,6 +13,7 @@ pub mod lab;
 pub mod lab_state;
 pub mod limiter;
 pub mod profiles;
+pub mod region;
 pub mod rng;
 pub mod run;
 pub mod time;

@@ -7,7 +7,7 @@ use std::fmt;
 
 use std::sync::Arc;
 
-use super::durable::Region;
+use super::region::Region;
 use super::rng::SeededRng;
 use super::time::{Span, Time, MICROS_PER_SEC};
 

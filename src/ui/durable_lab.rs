@@ -6,9 +6,10 @@
 use leptos::html;
 use leptos::prelude::*;
 
-use crate::core::durable::{FailMode, Outcome, Placement, Region, ShardBy, SimReport, Tier};
+use crate::core::durable::{FailMode, Outcome, Placement, ShardBy, SimReport, Tier};
 use crate::core::lab_state::LabState;
 use crate::core::limiter::Algorithm;
+use crate::core::region::Region;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::url::parse_query;
 

@@ -4,9 +4,9 @@
 //! default below is chosen to match the seed documents, and says where it comes from.
 
 use crate::core::limiter::{Algorithm, Settings};
+use crate::core::region::Region;
 use crate::core::time::Span;
 
-use super::regions::Region;
 use super::shard::{ShardBy, ShardRule};
 
 /// What a route does when the limiter cannot answer in time.

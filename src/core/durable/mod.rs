@@ -3,8 +3,9 @@
 //! or unreachable. Pure: no clock, no OS randomness, no browser.
 
 pub mod config;
+pub mod network;
+pub mod object;
 pub mod params;
-pub mod regions;
 pub mod report;
 
 pub mod shard;
@@ -14,9 +15,9 @@ pub mod traffic;
 pub use config::{
     FailMode, Fault, FaultKind, Placement, RetryPolicy, Route, SimConfig, SimConfigError, Tier,
 };
+pub use object::ObjectInfo;
 pub use params::DurableParams;
-pub use regions::Region;
 pub use report::{KeyStats, Outcome, RequestRecord, SimReport};
 pub use shard::{ShardBy, ShardRule};
-pub use sim::{simulate, ObjectInfo, Simulation};
+pub use sim::{simulate, Simulation};
 pub use traffic::{SimRequest, SimTraffic};

@@ -2,11 +2,11 @@
 //! configuration they make.
 
 use crate::core::limiter::{Algorithm, Settings};
+use crate::core::region::Region;
 use crate::core::time::Span;
 use crate::core::traffic::Trace;
 
 use super::config::{FailMode, Fault, FaultKind, Placement, Route, SimConfig, Tier};
-use super::regions::Region;
 use super::shard::{ShardBy, ShardRule};
 use super::traffic::SimTraffic;
 

@@ -3,12 +3,12 @@
 use crate::core::decision::Decision;
 use crate::core::http::{respond, HttpResponse, Policy};
 use crate::core::profiles::response::binding_worker;
+use crate::core::region::Region;
 use crate::core::run::{busiest_window, ServedTimes};
 use crate::core::time::{Span, Time};
 
 use super::config::{SimConfig, Tier};
-use super::regions::Region;
-use super::sim::ObjectInfo;
+use super::object::ObjectInfo;
 use super::traffic::SimTraffic;
 
 /// How the Worker answered a request.

@@ -17,7 +17,7 @@
 use crate::core::rng::SeededRng;
 use crate::core::time::{format_seconds, Span};
 
-use super::sim::ObjectInfo;
+use super::object::ObjectInfo;
 
 /// How the shard count is chosen for a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -322,7 +322,7 @@ mod tests {
                 name: String::new(),
                 key: 0,
                 shard: 0,
-                region: crate::core::durable::Region::Frankfurt,
+                region: crate::core::region::Region::Frankfurt,
                 shards: n,
                 limit: 0,
                 max_queue: 0,

@@ -27,31 +27,15 @@ use crate::core::algorithms::FixedWindow;
 use crate::core::config::Quota;
 use crate::core::decision::{Decision, Limiter, Verdict};
 use crate::core::limiter::{AnyLimiter, Settings};
+use crate::core::region::Region;
 use crate::core::time::{Span, Time};
 
 use super::config::{FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimConfigError, Tier};
-use super::regions::Region;
+use super::object::ObjectInfo;
 use super::report::{Outcome, ReportWalk, RequestRecord, SimReport};
 use super::shard::{object_name, per_shard_limit, pick_shard, shard_of_key, ShardBy};
 use super::traffic::SimTraffic;
 use crate::core::rng::SeededRng;
-
-/// One object's identity, fixed when it is created.
-#[derive(Clone, Debug)]
-pub struct ObjectInfo {
-    pub name: String,
-    pub key: u32,
-    pub shard: u32,
-    pub region: Region,
-    /// How many shards its key has.
-    pub shards: u32,
-    /// The limit this shard enforces.
-    pub limit: u64,
-    /// The most requests it ever held at once (queued or in service).
-    pub max_queue: u32,
-    /// How many times it started cold (created, or restarted after an eviction).
-    pub cold_starts: u32,
-}
 
 struct ObjectState {
     /// `None` until first used, and again after its state is lost.

@@ -1,10 +1,9 @@
 //! Traffic for the simulation: every request has a time, a key, an origin region and a route.
 
+use crate::core::region::Region;
+use crate::core::rng::SeededRng;
 use crate::core::time::{Span, Time};
 use crate::core::traffic::Trace;
-
-use super::regions::Region;
-use crate::core::rng::SeededRng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimRequest {

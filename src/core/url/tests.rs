@@ -4,9 +4,10 @@
 use super::codec::percent_decode;
 use super::*;
 use crate::core::config::Rate;
-use crate::core::durable::{FailMode, Placement, Region, ShardBy, Tier};
+use crate::core::durable::{FailMode, Placement, ShardBy, Tier};
 use crate::core::lab_state::Theme;
 use crate::core::limiter::{Algorithm, LeakDelay};
+use crate::core::region::Region;
 use crate::core::time::{Span, Time};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 

@@ -3,8 +3,8 @@
 //! (`8,8.398@tenant:a,600*17@k,9@tenant:a@syd@POST%20%2Flogin`), names percent-encoded.
 
 use super::codec::{percent_decode, percent_encode};
-use crate::core::durable::Region;
 use crate::core::import::MAX_LINES;
+use crate::core::region::Region;
 use crate::core::time::{format_seconds, parse_seconds, Time};
 use crate::core::traffic::{parse_cost, Pattern, Point, DEFAULT_KEY, MAX_KEY_LEN};
 

@@ -2,8 +2,8 @@
 //! regions. Each refusal says what the field accepts and what is used instead, so a field's row
 //! in the table reads as one line.
 
-use crate::core::durable::Region;
 use crate::core::lab_state::MAX_LAB_LIMIT;
+use crate::core::region::Region;
 use crate::core::time::{format_seconds, parse_seconds, Span};
 
 /// A `1`/`0` field; `hint` is the refusal.

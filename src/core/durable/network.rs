@@ -1,4 +1,5 @@
-//! Regions and the network between them.
+//! The network between regions, as the simulation times a hop between a Worker and an object.
+//! The regions themselves are the traffic's, in `core::region`.
 //!
 //! Round-trip times are the average inter-region RTTs between the AWS regions in these cities,
 //! from the "Latency Between AWS Global Regions" measurements (2017), as tabulated in the
@@ -8,64 +9,13 @@
 //! at 195 ms, inside the 150 to 220 ms the sliding-window seed quotes. A Worker calling an
 //! object in its own region pays 2 ms round trip.
 
-use std::fmt;
-
+use crate::core::region::Region;
 use crate::core::time::Span;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Region {
-    Frankfurt,
-    Ashburn,
-    SaoPaulo,
-    Singapore,
-    Sydney,
-    Tokyo,
-}
-
 impl Region {
-    pub const ALL: [Region; 6] = [
-        Region::Frankfurt,
-        Region::Ashburn,
-        Region::SaoPaulo,
-        Region::Singapore,
-        Region::Sydney,
-        Region::Tokyo,
-    ];
-
-    /// The short code used in URLs (airport codes).
-    pub fn code(self) -> &'static str {
-        match self {
-            Region::Frankfurt => "fra",
-            Region::Ashburn => "iad",
-            Region::SaoPaulo => "gru",
-            Region::Singapore => "sin",
-            Region::Sydney => "syd",
-            Region::Tokyo => "nrt",
-        }
-    }
-
-    pub fn from_code(code: &str) -> Option<Region> {
-        Region::ALL.into_iter().find(|r| r.code() == code)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Region::Frankfurt => "Frankfurt",
-            Region::Ashburn => "Ashburn",
-            Region::SaoPaulo => "Sao Paulo",
-            Region::Singapore => "Singapore",
-            Region::Sydney => "Sydney",
-            Region::Tokyo => "Tokyo",
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-
     /// Average round-trip time between two regions.
     pub fn rtt(self, other: Region) -> Span {
-        Span::from_millis(RTT_MS[self.index()][other.index()])
+        Span::from_millis(RTT_MS[index(self)][index(other)])
     }
 
     /// Half the round trip: the base of one hop before jitter.
@@ -74,10 +24,9 @@ impl Region {
     }
 }
 
-impl fmt::Display for Region {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+/// A region's row and column in `RTT_MS`: its place in `Region::ALL`.
+fn index(region: Region) -> usize {
+    region as usize
 }
 
 /// Rows and columns in the order of `Region::ALL`: fra, iad, gru, sin, syd, nrt.
@@ -108,13 +57,6 @@ mod tests {
                 assert_eq!(a.rtt(b), b.rtt(a));
                 assert!(a.rtt(a) <= a.rtt(b));
             }
-        }
-    }
-
-    #[test]
-    fn codes_round_trip() {
-        for r in Region::ALL {
-            assert_eq!(Region::from_code(r.code()), Some(r));
         }
     }
 }
