@@ -11,7 +11,7 @@
 use super::http::HttpResponse;
 use super::lab::LabRun;
 use super::limiter::Algorithm;
-use super::profiles::response::row_response;
+use super::row_response::row_response;
 use super::run::DecisionReplay;
 use super::time::format_seconds;
 

@@ -15,6 +15,7 @@ pub mod limiter;
 pub mod profiles;
 pub mod region;
 pub mod rng;
+pub mod row_response;
 pub mod run;
 pub mod time;
 pub mod traffic;

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use crate::core::decision::Verdict;
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
-use crate::core::profiles::response::row_response;
+use crate::core::row_response::row_response;
 use crate::core::run::{decision_at, product_reply};
 use crate::core::time::format_seconds;
 

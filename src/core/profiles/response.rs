@@ -1,7 +1,7 @@
-//! What the client of each row receives over HTTP. The textbook algorithms answer with the lab's
-//! common derivation ([`respond`]); a product row answers as that product does, or, for a
-//! library that only returns a verdict and figures, as the code its own documentation shows
-//! turns them into a response. The inspector and the CSV export both ask here.
+//! What the client of a product's row receives over HTTP: what the product sends, or, for a
+//! library that only returns a verdict and figures, what the code its own documentation shows
+//! turns them into. `core::row_response` picks the product's answer for a row (the textbook
+//! algorithms answer with `core::http::respond`).
 //!
 //! - nginx `limit_req`: a rejection is `limit_req_status` (503 unless set; `ngx_http_limit_req_
 //!   module.c` merges `NGX_HTTP_SERVICE_UNAVAILABLE`) with nginx's own status line
@@ -30,43 +30,9 @@
 //! Only status lines and headers are modelled, not bodies.
 
 use crate::core::decision::Decision;
-use crate::core::http::{respond, retry_after_seconds, HttpResponse, Policy};
-use crate::core::limiter::{Algorithm, Settings};
+use crate::core::http::{retry_after_seconds, HttpResponse};
 
 use super::ProductReply;
-
-/// The response `algorithm`'s row sends for `decision` under the lab's `settings`; `reply` is the
-/// product's own reply (the textbook algorithms have none).
-pub fn row_response(
-    algorithm: Algorithm,
-    settings: &Settings,
-    decision: &Decision,
-    reply: Option<&ProductReply>,
-) -> HttpResponse {
-    let empty = ProductReply::default();
-    let reply = reply.unwrap_or(&empty);
-    match algorithm {
-        Algorithm::Nginx => nginx(decision, reply),
-        Algorithm::Governor => governor(decision),
-        Algorithm::RedisCell => redis_cell(decision, reply),
-        Algorithm::Envoy => envoy(decision, reply),
-        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
-            verdict_only(decision)
-        }
-        Algorithm::CfBinding => {
-            let period = settings
-                .products
-                .cf_binding(settings.limit, settings.window)
-                .period_secs;
-            binding_worker(decision, period)
-        }
-        textbook => {
-            debug_assert!(!textbook.is_product());
-            let policy = Policy::new("default", settings.limit, settings.window);
-            respond(&policy, decision)
-        }
-    }
-}
 
 /// 200 for a request that passes, `refused` otherwise.
 fn status(
@@ -94,7 +60,7 @@ fn header(name: &str, value: impl ToString) -> (String, String) {
 }
 
 /// A 429 and nothing else when refused, a 200 otherwise.
-fn verdict_only(decision: &Decision) -> HttpResponse {
+pub fn verdict_only(decision: &Decision) -> HttpResponse {
     status(decision, (429, "Too Many Requests"), Vec::new())
 }
 
@@ -107,7 +73,7 @@ pub fn binding_worker(decision: &Decision, period_secs: u64) -> HttpResponse {
     )
 }
 
-fn nginx(decision: &Decision, reply: &ProductReply) -> HttpResponse {
+pub fn nginx(decision: &Decision, reply: &ProductReply) -> HttpResponse {
     let code = reply
         .get("status")
         .and_then(|s| s.parse().ok())
@@ -149,7 +115,7 @@ pub fn nginx_reason(code: u16) -> &'static str {
     }
 }
 
-fn governor(decision: &Decision) -> HttpResponse {
+pub fn governor(decision: &Decision) -> HttpResponse {
     let retry = decision
         .retry_after
         .map(|wait| header("Retry-After", retry_after_seconds(wait)));
@@ -160,7 +126,7 @@ fn governor(decision: &Decision) -> HttpResponse {
     )
 }
 
-fn redis_cell(decision: &Decision, reply: &ProductReply) -> HttpResponse {
+pub fn redis_cell(decision: &Decision, reply: &ProductReply) -> HttpResponse {
     let field = |name| reply.get(name).unwrap_or("").to_string();
     let mut headers = vec![
         header("X-RateLimit-Limit", field("limit")),
@@ -189,7 +155,7 @@ fn redis_cell(decision: &Decision, reply: &ProductReply) -> HttpResponse {
     }
 }
 
-fn envoy(decision: &Decision, reply: &ProductReply) -> HttpResponse {
+pub fn envoy(decision: &Decision, reply: &ProductReply) -> HttpResponse {
     let code = reply
         .get("status")
         .and_then(|s| s.parse().ok())

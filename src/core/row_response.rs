@@ -1,0 +1,42 @@
+//! What the client of each row receives over HTTP, for the inspector and the CSV export: the
+//! textbook algorithms answer with the lab's common derivation (`http::respond`); a product row
+//! answers as that product does (`profiles::response`, which names each product's sources).
+
+use super::decision::Decision;
+use super::http::{respond, HttpResponse, Policy};
+use super::limiter::{Algorithm, Settings};
+use super::profiles::response::{binding_worker, envoy, governor, nginx, redis_cell, verdict_only};
+use super::profiles::ProductReply;
+
+/// The response `algorithm`'s row sends for `decision` under the lab's `settings`; `reply` is the
+/// product's own reply (the textbook algorithms have none).
+pub fn row_response(
+    algorithm: Algorithm,
+    settings: &Settings,
+    decision: &Decision,
+    reply: Option<&ProductReply>,
+) -> HttpResponse {
+    let empty = ProductReply::default();
+    let reply = reply.unwrap_or(&empty);
+    match algorithm {
+        Algorithm::Nginx => nginx(decision, reply),
+        Algorithm::Governor => governor(decision),
+        Algorithm::RedisCell => redis_cell(decision, reply),
+        Algorithm::Envoy => envoy(decision, reply),
+        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
+            verdict_only(decision)
+        }
+        Algorithm::CfBinding => {
+            let period = settings
+                .products
+                .cf_binding(settings.limit, settings.window)
+                .period_secs;
+            binding_worker(decision, period)
+        }
+        textbook => {
+            debug_assert!(!textbook.is_product());
+            let policy = Policy::new("default", settings.limit, settings.window);
+            respond(&policy, decision)
+        }
+    }
+}
