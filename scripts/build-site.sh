@@ -11,6 +11,7 @@ cd "$ROOT"
 DIST="${1:-dist}"
 trunk build --release --public-url ./ --dist "$DIST"
 # Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
+python3 "$ROOT/scripts/offline.py" "$DIST"
 for js in "$DIST"/*.js; do
   terser "$js" --module --compress passes=2 --mangle --output "$js.min"
   mv "$js.min" "$js"

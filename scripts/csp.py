@@ -3,6 +3,7 @@
 Trunk writes one inline module script that loads the app; its SHA-256 goes into script-src,
 so nothing else inline can run. The page needs nothing from any other origin: scripts, styles,
 the Wasm module and its fetch all come from 'self', and WebAssembly needs 'wasm-unsafe-eval'.
+The web app manifest and the offline service worker (scripts/offline.py) are the site's own.
 Usage: python3 csp.py DIST_DIR
 """
 import base64
@@ -26,6 +27,8 @@ def main() -> None:
             "style-src 'self'",
             "img-src 'self' data:",
             "connect-src 'self'",
+            "manifest-src 'self'",
+            "worker-src 'self'",
             "base-uri 'none'",
             "form-action 'none'",
         ]
@@ -37,6 +40,20 @@ def main() -> None:
     if placed != 1:
         sys.exit("csp.py: no <meta charset> in index.html to place the policy after")
     index.write_text(html, encoding="utf-8")
+    # Hosts that read a `_headers` file (Cloudflare Pages, Netlify) also send the policy as a
+    # header; the others ignore the file.
+    headers = "\n".join(
+        [
+            "/*",
+            f"  Content-Security-Policy: {policy}",
+            "  X-Content-Type-Options: nosniff",
+            "  Access-Control-Allow-Origin: *",
+            "/*.wasm",
+            "  Content-Type: application/wasm",
+            "",
+        ]
+    )
+    (index.parent / "_headers").write_text(headers, encoding="utf-8")
     print(f"Content-Security-Policy set: {len(scripts)} inline script(s) allowed by hash")
 
 
