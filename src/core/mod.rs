@@ -8,6 +8,7 @@ pub mod durable;
 pub mod export;
 pub mod http;
 pub mod import;
+pub mod job;
 pub mod lab;
 pub mod limiter;
 pub mod profiles;

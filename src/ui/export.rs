@@ -10,8 +10,16 @@ use web_sys::{CanvasRenderingContext2d, HtmlAnchorElement, HtmlCanvasElement};
 use crate::core::export::CsvWriter;
 use crate::core::lab::LabRun;
 
-use super::draw::{Layout, RowKind};
+use crate::layout::timeline::{Layout, RowKind};
+
 use super::state::Lab;
+
+/// Logs a failed download (the browser refused it, e.g. in a sandbox without `allow-downloads`).
+pub(crate) fn failed(result: Result<(), wasm_bindgen::JsValue>) {
+    if let Err(e) = result {
+        web_sys::console::warn_2(&"Rate Limit Lab: the download failed".into(), &e);
+    }
+}
 
 /// Offers `href` to the browser as a file called `name`.
 fn offer(href: &str, name: &str) -> Result<(), JsValue> {
@@ -59,7 +67,7 @@ fn write_csv(
     if more {
         let (done, total) = writer.progress(&run);
         lab.show_progress("Writing the CSV", super::state::permille(done, total));
-        super::soon(move || super::controls::failed(write_csv(lab, run, writer, blobs)));
+        super::soon(move || failed(write_csv(lab, run, writer, blobs)));
         return Ok(());
     }
     lab.progress.set(None);

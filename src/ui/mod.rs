@@ -19,7 +19,6 @@ mod timeline;
 /// The whole page, for tests that mount it.
 pub mod page {
     pub use super::app::App;
-    pub use super::latency_marks::{LatencyMarksBuilder, MarksFor};
     pub use super::panic_banner::{install as install_panic_banner, show_banner};
 }
 

@@ -231,7 +231,4 @@ impl Lab {
     }
 }
 
-/// `done` of `total` in thousandths.
-pub fn permille(done: usize, total: usize) -> u32 {
-    ((done as u64 * 1000) / (total.max(1) as u64)).min(1000) as u32
-}
+pub use crate::core::job::permille;

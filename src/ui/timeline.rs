@@ -9,9 +9,11 @@ use crate::core::durable::shard::sharding_note;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
-use super::draw::{
-    draw, ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, Palette, RowKind, View,
+use crate::layout::timeline::{
+    ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, RowKind,
 };
+
+use super::draw::{draw, Palette, View};
 use super::state::Lab;
 use crate::core::url_state::Theme;
 
