@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::core::durable::{RequestRecord, SimReport};
+use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::time::{Span, Time};
 
@@ -146,13 +147,62 @@ impl LatencyMarksBuilder {
         self.next < records.len()
     }
 
-    /// Thousandths of the records walked.
-    pub fn progress(&self, records: usize) -> u32 {
-        crate::core::job::permille(self.next, records)
-    }
-
     pub fn finish(self) -> LatencyMarks {
         self.marks
+    }
+}
+
+/// Working out a run's [`LatencyMarks`] as a [`Job`]: the Durable Object's records, `budget` a
+/// step. A run without a report has no records and no marks.
+pub struct LatencyMarksJob {
+    run: Arc<LabRun>,
+    builder: LatencyMarksBuilder,
+}
+
+impl LatencyMarksJob {
+    pub fn new(run: Arc<LabRun>, of: MarksFor) -> LatencyMarksJob {
+        LatencyMarksJob {
+            run,
+            builder: LatencyMarksBuilder::new(of),
+        }
+    }
+
+    fn records(&self) -> &[RequestRecord] {
+        match &self.run.durable {
+            Some(Ok(report)) => &report.records,
+            _ => &[],
+        }
+    }
+}
+
+impl Job for LatencyMarksJob {
+    type Output = LatencyMarks;
+    /// Records walked between two looks at the clock.
+    const BUDGET: usize = 16_384;
+
+    fn step(&mut self, budget: usize) -> Step {
+        let records = match &self.run.durable {
+            Some(Ok(report)) => &report.records[..],
+            _ => &[],
+        };
+        if self.builder.walk(records, budget) {
+            Step::More
+        } else {
+            Step::Done
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            what: "Drawing the Durable Object's chart",
+            done: self.builder.next,
+            total: self.records().len(),
+        }
+    }
+
+    fn finish(mut self) -> LatencyMarks {
+        while self.step(usize::MAX) == Step::More {}
+        self.builder.finish()
     }
 }
 
@@ -248,5 +298,32 @@ mod tests {
         let marks = builder.finish();
         assert_eq!(marks.spots[Outcome::Allowed as usize].len(), 2);
         assert_eq!(marks.spots[Outcome::Rejected as usize].len(), 1);
+    }
+
+    #[test]
+    fn a_runs_latency_marks_worked_out_a_record_a_step_are_those_worked_out_at_once() {
+        use crate::core::job::{run_to_end, tests::run_in_steps};
+        use crate::core::url_state::parse_query;
+        let run = Arc::new(LabRun::compute(
+            &parse_query("pattern=several-keys&algos=fixed&do=1").state,
+        ));
+        let Some(Ok(report)) = &run.durable else {
+            panic!("the Durable Object ran");
+        };
+        let view = LatencyView {
+            width: 900.0,
+            horizon: run.horizon,
+            timeout: Span::from_millis(50),
+            outage: None,
+            slow: None,
+            evict_at: None,
+            dpr: 2.0,
+        };
+        let of = MarksFor::new(&run, report, &view);
+        let whole = run_to_end(LatencyMarksJob::new(run.clone(), of));
+        assert!(!whole.spots[Outcome::Allowed as usize].is_empty());
+        let (sliced, steps) = run_in_steps(LatencyMarksJob::new(run.clone(), of), 1);
+        assert_eq!(steps, report.records.len());
+        assert_eq!((sliced.spots, sliced.tallest), (whole.spots, whole.tallest));
     }
 }

@@ -3,7 +3,10 @@
 //! page (`ui::draw`) only paints what is worked out here, so all of it is tested natively.
 
 use crate::core::decision::Verdict;
+use std::sync::Arc;
+
 use crate::core::durable::Outcome;
+use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
 use crate::core::time::{Time, MICROS_PER_SEC};
@@ -327,6 +330,69 @@ impl MarkColumnsBuilder {
     }
 }
 
+/// Working out a run's [`MarkColumns`] as a [`Job`]: first each request's column (a step of its
+/// own, a pass over every request), then a row of the layout a step.
+pub struct MarkColumnsJob {
+    run: Arc<LabRun>,
+    layout: Layout,
+    dpr: f64,
+    builder: Option<MarkColumnsBuilder>,
+}
+
+impl MarkColumnsJob {
+    pub fn new(run: Arc<LabRun>, layout: Layout, dpr: f64) -> MarkColumnsJob {
+        MarkColumnsJob {
+            run,
+            layout,
+            dpr,
+            builder: None,
+        }
+    }
+}
+
+impl Job for MarkColumnsJob {
+    type Output = MarkColumns;
+    /// Rows worked out between two looks at the clock.
+    const BUDGET: usize = 1;
+
+    fn step(&mut self, budget: usize) -> Step {
+        let Some(builder) = &mut self.builder else {
+            self.builder = Some(MarkColumnsBuilder::new(&self.run, &self.layout, self.dpr));
+            return Step::More;
+        };
+        for _ in 0..budget.max(1) {
+            if !builder.add_row(&self.run, &self.layout) {
+                return Step::Done;
+            }
+        }
+        Step::More
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            what: "Drawing the timelines",
+            done: self
+                .builder
+                .as_ref()
+                .map_or(0, MarkColumnsBuilder::rows_done),
+            total: self.layout.rows.len(),
+        }
+    }
+
+    /// The first row starts a fresh slice: the pass over the requests was long enough.
+    fn heavy_next(&self) -> bool {
+        self.builder.as_ref().is_some_and(|b| b.rows_done() == 0)
+    }
+
+    fn finish(mut self) -> MarkColumns {
+        while self.step(usize::MAX) == Step::More {}
+        match self.builder {
+            Some(builder) => builder.finish(),
+            None => MarkColumns::default(),
+        }
+    }
+}
+
 /// A polyline with at most four points per device-pixel column (the first, the lowest, the
 /// highest and the last there): the same picture as every point, for a level series of tens of
 /// thousands of points drawn on every redraw.
@@ -513,5 +579,25 @@ mod tests {
         for (x, y) in arcs.into_iter().flatten() {
             assert!((((x - 10.0).powi(2) + (y - 20.0).powi(2)).sqrt() - 4.0).abs() < 1e-9);
         }
+    }
+
+    #[test]
+    fn mark_columns_worked_out_a_row_a_step_are_those_worked_out_at_once() {
+        use crate::core::job::{run_to_end, tests::run_in_steps};
+        let run = Arc::new(run(
+            "pattern=several-keys&algos=fixed,leaky-bucket,gcra&do=1",
+        ));
+        let layout = Layout::new(&run, 700.0);
+        let whole = MarkColumns::new(&run, &layout, 1.5);
+        assert_eq!(whole.rows().len(), 4);
+        let job = || MarkColumnsJob::new(run.clone(), layout.clone(), 1.5);
+        assert_eq!(run_to_end(job()), whole);
+        let (sliced, steps) = run_in_steps(job(), 1);
+        // The requests' columns, then a row a step.
+        assert_eq!((sliced, steps), (whole, 1 + 4));
+        let mut first = job();
+        assert!(!first.heavy_next());
+        assert_eq!(first.step(1), Step::More);
+        assert!(first.heavy_next(), "the first row waits for a fresh slice");
     }
 }
