@@ -449,8 +449,10 @@ impl Pieces for TextPieces {
 /// [`Reader`]; an unfinished last line waits for the next piece), then, in a step of its own,
 /// the requests sorted into what was read. The format is the one given, or guessed from the
 /// first piece.
-pub struct ReadTraffic<P: Pieces> {
-    pieces: P,
+pub struct ReadTraffic {
+    /// Behind a pointer: one reader serves every kind of text (a generic one would be copied
+    /// into the page's WebAssembly once per kind).
+    pieces: Box<dyn Pieces>,
     format: Option<Format>,
     /// The end of the last piece, after its last line break: the start of the next line.
     carry: String,
@@ -459,10 +461,10 @@ pub struct ReadTraffic<P: Pieces> {
     result: Option<Result<Imported, ImportErrors>>,
 }
 
-impl<P: Pieces> ReadTraffic<P> {
-    pub fn new(pieces: P, format: Option<Format>) -> ReadTraffic<P> {
+impl ReadTraffic {
+    pub fn new(pieces: impl Pieces + 'static, format: Option<Format>) -> ReadTraffic {
         ReadTraffic {
-            pieces,
+            pieces: Box::new(pieces),
             format,
             carry: String::new(),
             reader: None,
@@ -503,7 +505,7 @@ impl<P: Pieces> ReadTraffic<P> {
     }
 }
 
-impl<P: Pieces> Job for ReadTraffic<P> {
+impl Job for ReadTraffic {
     type Output = Result<Imported, ImportErrors>;
     /// Pieces read between two looks at the clock.
     const BUDGET: usize = 1;

@@ -71,7 +71,7 @@ enum Phase {
         current: Option<RunBuilder>,
     },
     /// The Durable Object's emulation, once every row is run.
-    Emulating(Simulation),
+    Emulating(Box<Simulation>),
     /// The level strips are left, worked out in a step of their own.
     Levels,
     Done,
@@ -231,7 +231,7 @@ impl Computation {
             Phase::Emulating(mut simulation) => {
                 if simulation.has_ended() {
                     // A step of its own: the report's figures, long work for a large trace.
-                    self.durable_report = Some(Ok(simulation.finish()));
+                    self.durable_report = Some(Ok((*simulation).finish()));
                     self.phase = Phase::Levels;
                 } else {
                     simulation.step(budget);
@@ -295,7 +295,7 @@ impl Computation {
         match Simulation::new(config, self.durable.traffic(&self.trace)) {
             Ok(mut simulation) => {
                 simulation.step(budget);
-                self.phase = Phase::Emulating(simulation);
+                self.phase = Phase::Emulating(Box::new(simulation));
             }
             Err(e) => {
                 self.durable_report = Some(Err(e.to_string()));

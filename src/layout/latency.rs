@@ -113,11 +113,6 @@ impl LatencyMarksBuilder {
         }
     }
 
-    /// What the marks are worked out for.
-    pub fn of(&self) -> MarksFor {
-        self.of
-    }
-
     /// Walks up to `budget` more of `records`; false once every record is walked.
     pub fn walk(&mut self, records: &[RequestRecord], budget: usize) -> bool {
         let of = self.of;

@@ -454,7 +454,7 @@ pub fn ShareEmbed() -> impl IntoView {
             </div>
             <div class="share-row">
                 <span>"Download"</span>
-                <button data-testid="export-csv" on:click=move |_| super::export::failed(super::export::download_csv(lab, lab.run.get_untracked()))>"Every decision (CSV)"</button>
+                <button data-testid="export-csv" on:click=move |_| super::export::download_csv(lab, lab.run.get_untracked())>"Every decision (CSV)"</button>
                 <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| super::export::failed(super::export::download_png(run)))>"The charts (PNG)"</button>
             </div>
             <details>

@@ -1,23 +1,23 @@
-//! Where the Durable Object chart's marks go: one per outcome per 2×2 device-pixel cell of the
-//! latency strip, and the tallest queue per device-pixel column. Worked out once per run and chart
-//! geometry, so that a redraw (a theme change, a scheduled fault) does not walk the records again,
-//! and for a large run a slice at a time, so that a million records (about 130 bytes each) never
-//! hold the page for one long task.
+//! The Durable Object chart's marks as the page keeps them (`layout::latency` works out where
+//! they go): once per run and chart geometry, so that a redraw (a theme change, a scheduled
+//! fault) does not walk the records again, and for a large run a slice at a time through the
+//! page's scheduler, so that a million records (about 130 bytes each) never hold the page for one
+//! long task.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use crate::core::durable::SimReport;
+use crate::core::job::run_to_end;
 use crate::core::lab::LabRun;
-use crate::layout::latency::{LatencyMarks, LatencyMarksBuilder, LatencyView, MarksFor};
+use crate::layout::latency::{LatencyMarks, LatencyMarksJob, LatencyView, MarksFor};
 
+use super::scheduler::{run_sliced, Slicing};
 use super::state::Lab;
 
 /// From this many records, the marks are worked out a slice per task.
 const LATER_FROM: usize = 100_000;
-/// Records walked between two looks at the clock.
-const STEP: usize = 16_384;
 
 /// The chart's marks as they are kept between redraws, the job working out newer ones (if any),
 /// and a signal that changes when that job is done.
@@ -59,45 +59,28 @@ impl MarksCache {
         }
         if report.records.len() <= LATER_FROM {
             self.job.set_value(None); // a large run's marks are no longer wanted
-            let mut builder = LatencyMarksBuilder::new(wanted);
-            builder.walk(&report.records, usize::MAX);
-            let made = Arc::new(builder.finish());
+            let made = Arc::new(run_to_end(LatencyMarksJob::new(run.clone(), wanted)));
             self.ready.set_value(Some((wanted, made.clone())));
             return Some(made);
         }
         if self.job.with_value(|job| *job != Some(wanted)) {
             self.job.set_value(Some(wanted));
-            let run = run.clone();
-            super::soon(move || self.walk_later(lab, run, LatencyMarksBuilder::new(wanted)));
+            // Worked out in the tasks that follow; a newer run or geometry stops the job.
+            run_sliced(
+                lab.progress,
+                LatencyMarksJob::new(run.clone(), wanted),
+                Slicing {
+                    start_later: true,
+                    finish_later: false,
+                },
+                move || self.job.with_value(|job| *job == Some(wanted)),
+                move |marks| {
+                    self.ready.set_value(Some((wanted, Arc::new(marks))));
+                    self.job.set_value(None);
+                    self.done.update(|n| *n = n.wrapping_add(1));
+                },
+            );
         }
         None
-    }
-
-    /// Walks the records for up to a slice's time, then comes back in another task; when done,
-    /// keeps the marks and signals. A newer run or geometry stops it.
-    fn walk_later(self, lab: Lab, run: Arc<LabRun>, mut builder: LatencyMarksBuilder) {
-        let wanted = builder.of();
-        if self.job.with_value(|job| *job != Some(wanted)) {
-            return;
-        }
-        let Some(Ok(report)) = &run.durable else {
-            return;
-        };
-        let started = super::perf_now();
-        while builder.walk(&report.records, STEP) {
-            if super::perf_now() - started > super::state::SLICE_MS {
-                lab.show_progress(
-                    "Drawing the Durable Object's chart",
-                    builder.progress(report.records.len()),
-                );
-                super::soon(move || self.walk_later(lab, run, builder));
-                return;
-            }
-        }
-        lab.progress.set(None);
-        self.ready
-            .set_value(Some((wanted, Arc::new(builder.finish()))));
-        self.job.set_value(None);
-        self.done.update(|n| *n = n.wrapping_add(1));
     }
 }

@@ -12,6 +12,7 @@ mod import_panel;
 mod inspector;
 mod latency_marks;
 mod panic_banner;
+mod scheduler;
 mod state;
 mod tables;
 mod timeline;
