@@ -44,7 +44,7 @@ def part(name: str) -> str | None:
         return "Rust standard library, with its generic code made for the page's types" if "::" not in name else "other"
     root = roots[0]
     if root == "ratelab":
-        layer = re.search(r"ratelab::(core|ui)", trait)
+        layer = re.search(r"ratelab::(core|layout|ui)", trait)
         return f"ratelab::{layer.group(1)} (this page)" if layer else "ratelab (other)"
     if root in STD:
         if "FnOnce::call_once" in name or "{{closure}}" in name:

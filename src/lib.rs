@@ -1,9 +1,12 @@
 //! Rate Limit Lab: rate-limiting algorithms deciding the same traffic side by side.
 //!
 //! [`core`] is pure Rust (algorithms on an injected integer clock, traffic, HTTP answers, the
-//! URL state) and is tested natively. `ui` is the Leptos page, built only for the browser.
+//! URL state) and is tested natively. [`layout`] is the charts' geometry (where rows, times and
+//! marks sit), also pure and native. `ui` is the Leptos page, built only for the browser: it
+//! paints what `layout` works out.
 
 pub mod core;
+pub mod layout;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -8,7 +8,10 @@
 //! quoted as RFC 4180 asks, and a key that a spreadsheet would read as a formula (`=`, `+`, `-`,
 //! `@`) is prefixed with `'`, because keys come from whatever a person pasted.
 
+use std::sync::Arc;
+
 use super::http::HttpResponse;
+use super::job::{Job, Progress, Step};
 use super::lab::LabRun;
 use super::limiter::Algorithm;
 use super::row_response::row_response;
@@ -113,6 +116,68 @@ impl CsvWriter {
             .as_ref()
             .map_or(0, |d| d.as_ref().map_or(0, |r| r.records.len()));
         (self.next + self.next_record, run.trace.len() + records)
+    }
+}
+
+/// Writing a run's CSV as a [`Job`]: each step writes the rows of up to `budget` requests (or
+/// Durable Object records) as a piece of text of its own, which the page takes away at the end
+/// of each slice ([`CsvJob::take_pieces`]) so that no one string holds the whole file.
+pub struct CsvJob {
+    run: Arc<LabRun>,
+    writer: CsvWriter,
+    pieces: Vec<String>,
+    more: bool,
+}
+
+impl CsvJob {
+    pub fn new(run: Arc<LabRun>) -> CsvJob {
+        CsvJob {
+            writer: CsvWriter::new(&run),
+            run,
+            pieces: Vec::new(),
+            more: true,
+        }
+    }
+
+    /// The pieces written since the last call, in order.
+    pub fn take_pieces(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.pieces)
+    }
+}
+
+impl Job for CsvJob {
+    /// The pieces not yet taken.
+    type Output = Vec<String>;
+    /// Requests whose rows make one piece: a few milliseconds of work, so that a slice ends
+    /// close to its 16 ms even with every limiter and the Durable Object writing rows.
+    const BUDGET: usize = 250;
+
+    fn step(&mut self, budget: usize) -> Step {
+        if !self.more {
+            return Step::Done;
+        }
+        let mut piece = String::new();
+        self.more = self.writer.write(&self.run, &mut piece, budget);
+        self.pieces.push(piece);
+        if self.more {
+            Step::More
+        } else {
+            Step::Done
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        let (done, total) = self.writer.progress(&self.run);
+        Progress {
+            what: "Writing the CSV",
+            done,
+            total,
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        while self.step(usize::MAX) == Step::More {}
+        self.pieces
     }
 }
 
@@ -257,5 +322,31 @@ mod tests {
         let csv = decisions_csv(&LabRun::compute(&state));
         assert!(csv.contains("\n0,'=cmd(),fixed,"), "{csv}");
         assert!(csv.contains("\n1,\"a,b\",fixed,"), "{csv}");
+    }
+
+    #[test]
+    fn the_csv_written_a_request_a_step_and_taken_in_pieces_is_the_whole_csv() {
+        let run = Arc::new(LabRun::compute(
+            &parse_query("pattern=several-keys&algos=fixed,gcra,leaky-bucket&do=1").state,
+        ));
+        let whole = decisions_csv(&run);
+        for budget in [1, 7, 10_000] {
+            let mut job = CsvJob::new(run.clone());
+            let mut text = String::new();
+            let mut steps = 0;
+            while job.step(budget) == Step::More {
+                steps += 1;
+                if steps % 3 == 0 {
+                    text.extend(job.take_pieces());
+                }
+            }
+            assert_eq!(job.progress().permille(), 1000);
+            text.extend(job.finish());
+            assert_eq!(text, whole, "budget {budget}");
+        }
+        assert_eq!(
+            crate::core::job::run_to_end(CsvJob::new(run.clone())).concat(),
+            whole
+        );
     }
 }

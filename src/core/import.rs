@@ -12,6 +12,7 @@
 //! number (the first 20 of them), so a person can fix the file; nothing here panics, whatever
 //! the text.
 
+use super::job::{Job, Progress, Step};
 use super::region::Region;
 use super::time::{parse_seconds, Time, MICROS_PER_SEC};
 use super::traffic::{parse_cost, MAX_KEY_LEN};
@@ -402,9 +403,156 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// A text handed to [`ReadTraffic`] a piece at a time: a string in memory, or (on the page) a
+/// file's text still held by the browser.
+pub trait Pieces {
+    /// The next piece, cut anywhere (even inside a line); `None` at the end.
+    fn next_piece(&mut self) -> Option<String>;
+    /// Units handed over so far, and in all (bytes, or a browser string's UTF-16 units).
+    fn handed_of(&self) -> (usize, usize);
+}
+
+/// A text in memory, in pieces of about `bytes` bytes ending at line breaks ([`piece_end`]).
+pub struct TextPieces {
+    text: String,
+    from: usize,
+    bytes: usize,
+}
+
+impl TextPieces {
+    pub fn new(text: String, bytes: usize) -> TextPieces {
+        TextPieces {
+            text,
+            from: 0,
+            bytes,
+        }
+    }
+}
+
+impl Pieces for TextPieces {
+    fn next_piece(&mut self) -> Option<String> {
+        if self.from >= self.text.len() {
+            return None;
+        }
+        let end = piece_end(&self.text, self.from, self.bytes);
+        let piece = self.text.get(self.from..end).map(str::to_string);
+        self.from = end;
+        piece
+    }
+
+    fn handed_of(&self) -> (usize, usize) {
+        (self.from, self.text.len())
+    }
+}
+
+/// Reads a person's traffic as a [`Job`]: a piece of text a step (whole lines go to the
+/// [`Reader`]; an unfinished last line waits for the next piece), then, in a step of its own,
+/// the requests sorted into what was read. The format is the one given, or guessed from the
+/// first piece.
+pub struct ReadTraffic {
+    /// Behind a pointer: one reader serves every kind of text (a generic one would be copied
+    /// into the page's WebAssembly once per kind).
+    pieces: Box<dyn Pieces>,
+    format: Option<Format>,
+    /// The end of the last piece, after its last line break: the start of the next line.
+    carry: String,
+    reader: Option<Reader>,
+    read_all: bool,
+    result: Option<Result<Imported, ImportErrors>>,
+}
+
+impl ReadTraffic {
+    pub fn new(pieces: impl Pieces + 'static, format: Option<Format>) -> ReadTraffic {
+        ReadTraffic {
+            pieces: Box::new(pieces),
+            format,
+            carry: String::new(),
+            reader: None,
+            read_all: false,
+            result: None,
+        }
+    }
+
+    fn read_piece(&mut self) {
+        let Some(more) = self.pieces.next_piece() else {
+            self.read_all = true;
+            return;
+        };
+        let mut piece = std::mem::take(&mut self.carry);
+        piece.push_str(&more);
+        let (handed, total) = self.pieces.handed_of();
+        if handed < total {
+            let cut = piece.rfind('\n').map_or(0, |i| i + 1);
+            self.carry = piece.split_off(cut);
+        }
+        if !piece.is_empty() {
+            let format = self.format;
+            self.reader
+                .get_or_insert_with(|| Reader::new(format.unwrap_or_else(|| detect(&piece))))
+                .read(&piece);
+        }
+    }
+
+    fn read_to_end(&mut self) -> Result<Imported, ImportErrors> {
+        while !self.read_all {
+            self.read_piece();
+        }
+        let format = self.format.unwrap_or_else(|| detect(""));
+        self.reader
+            .take()
+            .unwrap_or_else(|| Reader::new(format))
+            .finish()
+    }
+}
+
+impl Job for ReadTraffic {
+    type Output = Result<Imported, ImportErrors>;
+    /// Pieces read between two looks at the clock.
+    const BUDGET: usize = 1;
+
+    fn step(&mut self, budget: usize) -> Step {
+        if self.result.is_some() {
+            return Step::Done;
+        }
+        if self.read_all {
+            self.result = Some(self.read_to_end());
+            return Step::Done;
+        }
+        for _ in 0..budget.max(1) {
+            self.read_piece();
+            if self.read_all {
+                break;
+            }
+        }
+        Step::More
+    }
+
+    fn progress(&self) -> Progress {
+        let (done, total) = self.pieces.handed_of();
+        Progress {
+            what: "Reading your traffic",
+            done,
+            total,
+        }
+    }
+
+    /// Turning what was read into requests (a million lines sorted) is a step of its own.
+    fn heavy_next(&self) -> bool {
+        self.read_all && self.result.is_none()
+    }
+
+    fn finish(mut self) -> Result<Imported, ImportErrors> {
+        match self.result.take() {
+            Some(result) => result,
+            None => self.read_to_end(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::job::run_to_end;
 
     #[test]
     fn one_time_per_line_is_read_exactly_and_replayed_in_order() {
@@ -574,5 +722,87 @@ mod tests {
         let imported = import(&text).unwrap();
         assert_eq!(imported.requests.len(), 1_000_000);
         assert_eq!(imported.requests.last().unwrap().at, Time(999_999_000));
+    }
+
+    /// Hands out a text in pieces of `size` bytes cut anywhere (inside lines and characters'
+    /// neighbours alike, never inside a character), as a file read a piece at a time is.
+    struct Ragged {
+        text: String,
+        from: usize,
+        size: usize,
+    }
+
+    impl Pieces for Ragged {
+        fn next_piece(&mut self) -> Option<String> {
+            if self.from >= self.text.len() {
+                return None;
+            }
+            let mut to = (self.from + self.size).min(self.text.len());
+            while !self.text.is_char_boundary(to) {
+                to += 1;
+            }
+            let piece = self.text[self.from..to].to_string();
+            self.from = to;
+            Some(piece)
+        }
+
+        fn handed_of(&self) -> (usize, usize) {
+            (self.from, self.text.len())
+        }
+    }
+
+    #[test]
+    fn traffic_read_a_piece_a_step_is_what_reading_it_at_once_gives() {
+        use crate::core::job::tests::run_in_steps;
+        let text: String = (0..2_000u64)
+            .map(|i| format!("{}.{:03},tenant:é{}\n", i / 100, i % 1000, i % 7))
+            .collect();
+        let whole = format!("{:?}", import(&text));
+        for size in [1, 5, 64, 100_000] {
+            let ragged = Ragged {
+                text: text.clone(),
+                from: 0,
+                size,
+            };
+            let mut count = Ragged {
+                text: text.clone(),
+                from: 0,
+                size,
+            };
+            let pieces = std::iter::from_fn(|| count.next_piece()).count();
+            let (read, steps) = run_in_steps(ReadTraffic::new(ragged, None), 1);
+            assert_eq!(format!("{read:?}"), whole, "pieces of {size} bytes");
+            // A step per piece, one to see the end, and one to sort what was read.
+            assert_eq!(steps, pieces + 2, "pieces of {size} bytes");
+            let pieces = TextPieces::new(text.clone(), size);
+            let (read, _) = run_in_steps(ReadTraffic::new(pieces, Some(detect(&text))), 3);
+            assert_eq!(format!("{read:?}"), whole, "lines of {size} bytes");
+        }
+        assert_eq!(
+            format!(
+                "{:?}",
+                run_to_end(ReadTraffic::new(TextPieces::new(text.clone(), 64), None))
+            ),
+            whole
+        );
+    }
+
+    #[test]
+    fn reading_announces_the_sorting_as_a_long_step_at_a_thousandth_of_a_thousand() {
+        let mut job = ReadTraffic::new(TextPieces::new("1\n2\nx\n".to_string(), 2), None);
+        while !job.heavy_next() {
+            assert_eq!(job.step(1), Step::More);
+        }
+        assert_eq!(job.progress().what, "Reading your traffic");
+        assert_eq!(job.progress().permille(), 1000);
+        assert_eq!(job.step(1), Step::Done);
+        let errors = job.finish().unwrap_err().describe();
+        assert!(errors[0].contains('3'), "{errors:?}");
+    }
+
+    #[test]
+    fn an_empty_text_reads_as_no_requests() {
+        let read = run_to_end(ReadTraffic::new(TextPieces::new(String::new(), 64), None));
+        assert_eq!(format!("{read:?}"), format!("{:?}", import("")));
     }
 }

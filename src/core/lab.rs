@@ -3,6 +3,7 @@
 
 use super::decision::Limiter;
 use super::durable::{DurableParams, SimReport, Simulation};
+use super::job::{run_to_end, Job, Progress, Step};
 use super::lab_state::LabState;
 use super::limiter::{Algorithm, Settings};
 use super::run::{AlgorithmRun, RunBuilder};
@@ -40,9 +41,7 @@ const GAUGE_SAMPLES: u64 = 400;
 
 impl LabRun {
     pub fn compute(state: &LabState) -> LabRun {
-        let mut computation = Computation::new(state);
-        while computation.step(usize::MAX) {}
-        computation.finish()
+        run_to_end(Computation::new(state))
     }
 
     pub fn run(&self, algorithm: Algorithm) -> Option<&AlgorithmRun> {
@@ -52,6 +51,30 @@ impl LabRun {
     pub fn gauge(&self, algorithm: Algorithm) -> Option<&GaugeSeries> {
         self.gauges.iter().find(|g| g.algorithm == algorithm)
     }
+}
+
+/// From this many requests, a trace is large: building it and running it are tasks of their
+/// own, and the long steps (wrapping up a row, the Durable Object's report, the level strips)
+/// each start a fresh slice.
+pub const LARGE_TRACE: usize = 100_000;
+
+/// Where a [`Computation`] has got to.
+enum Phase {
+    /// A person's time list, made into the trace in a step of its own (copying, sorting and
+    /// numbering a million times is more than a frame's work).
+    SortingTimes(Arc<Vec<Time>>),
+    /// A person's keyed requests being numbered into the trace, a slice at a time.
+    NumberingKeys(KeyedBuild),
+    /// Row `next - 1` of `algorithms` being run (`current`), or none started yet.
+    Running {
+        next: usize,
+        current: Option<RunBuilder>,
+    },
+    /// The Durable Object's emulation, once every row is run.
+    Emulating(Box<Simulation>),
+    /// The level strips are left, worked out in a step of their own.
+    Levels,
+    Done,
 }
 
 /// A [`LabRun`] computed a slice at a time, so the page can run a large trace between frames
@@ -64,184 +87,226 @@ pub struct Computation {
     settings: Settings,
     algorithms: Vec<Algorithm>,
     durable: DurableParams,
-    /// A person's keyed requests being numbered into the trace, a slice at a time; the trace
-    /// below is empty until it is done.
-    building: Option<KeyedBuild>,
-    /// A person's time list, made into the trace in the first step (copying, sorting and
-    /// numbering a million times is more than a frame's work); the trace below is empty until.
-    given_times: Option<Arc<Vec<Time>>>,
-    /// The requests so numbered, counted as done work once the trace is built.
+    phase: Phase,
+    /// Keyed requests numbered into the trace, counted as done work once the trace is built.
     built: usize,
+    /// The trace; empty while a person's requests are being made into it.
     trace: Trace,
     runs: Vec<AlgorithmRun>,
     refusals: Vec<String>,
-    /// The row being run, and its index in `state.algorithms`.
-    current: Option<(usize, RunBuilder)>,
-    next_algorithm: usize,
-    /// The Durable Object's emulation, once every row is run, and then its report.
-    simulation: Option<Simulation>,
     durable_report: Option<Result<SimReport, String>>,
-    /// The level strips, worked out in a step of their own once everything else is done.
     gauges: Option<Vec<GaugeSeries>>,
+    /// More than [`LARGE_TRACE`] requests.
+    large: bool,
 }
 
 impl Computation {
     pub fn new(state: &LabState) -> Computation {
-        let (building, given_times, trace) = match &state.pattern {
+        let (phase, trace) = match &state.pattern {
             Pattern::Keyed(points) => (
-                Some(KeyedBuild::new(points.clone())),
-                None,
+                Phase::NumberingKeys(KeyedBuild::new(points.clone())),
                 Trace::default(),
             ),
-            Pattern::Trace(times) => (None, Some(times.clone()), Trace::default()),
+            Pattern::Trace(times) => (Phase::SortingTimes(times.clone()), Trace::default()),
             pattern => (
-                None,
-                None,
+                Phase::Running {
+                    next: 0,
+                    current: None,
+                },
                 pattern.generate(state.settings.limit, state.settings.window),
             ),
         };
-        Computation {
+        let mut computation = Computation {
             settings: state.settings.clone(),
             algorithms: state.algorithms.clone(),
             durable: state.durable.clone(),
-            building,
-            given_times,
+            phase,
             built: 0,
             trace,
             runs: Vec::new(),
             refusals: Vec::new(),
-            current: None,
-            next_algorithm: 0,
-            simulation: None,
             durable_report: None,
             gauges: None,
-        }
+            large: false,
+        };
+        computation.large = computation.requests() > LARGE_TRACE;
+        computation
     }
 
     /// How many requests the trace holds (or will, while it is being built).
     pub fn requests(&self) -> usize {
-        match (&self.building, &self.given_times) {
-            (Some(build), _) => build.progress().1,
-            (None, Some(times)) => times.len(),
-            (None, None) => self.trace.len(),
+        match &self.phase {
+            Phase::NumberingKeys(build) => build.progress().1,
+            Phase::SortingTimes(times) => times.len(),
+            _ => self.trace.len(),
         }
+    }
+
+    /// True for a trace of more than [`LARGE_TRACE`] requests.
+    pub fn large(&self) -> bool {
+        self.large
     }
 
     /// True while a person's requests are being made into the trace.
     pub fn building(&self) -> bool {
-        self.building.is_some() || self.given_times.is_some()
+        matches!(self.phase, Phase::SortingTimes(_) | Phase::NumberingKeys(_))
+    }
+
+    /// True once the rows are run and the Durable Object's emulation is under way.
+    pub fn emulating(&self) -> bool {
+        matches!(self.phase, Phase::Emulating(_))
     }
 
     /// Work done so far, and the work in all: one unit per decision of each row, and one per
     /// request the Durable Object's emulation has sent.
-    pub fn progress(&self) -> (usize, usize) {
-        if let Some(build) = &self.building {
+    pub fn done_of_total(&self) -> (usize, usize) {
+        if let Phase::NumberingKeys(build) = &self.phase {
             // Numbering the keys counts as one more row's work.
             let (taken, total) = build.progress();
             let rows = self.algorithms.len() + 1 + usize::from(self.durable.enabled);
             return (taken, rows * total);
         }
-        let (done, total) = self.rows_progress();
+        let per_row = self.trace.len();
+        let current = match &self.phase {
+            Phase::Running {
+                current: Some(builder),
+                ..
+            } => builder.done(),
+            _ => 0,
+        };
+        let mut done = (self.runs.len() + self.refusals.len()) * per_row + current;
+        let mut total = self.algorithms.len() * per_row;
+        if self.durable.enabled {
+            done += match (&self.phase, &self.durable_report) {
+                (Phase::Emulating(simulation), _) => simulation.progress().0,
+                (_, Some(_)) => per_row,
+                _ => 0,
+            };
+            total += per_row;
+        }
         (done + self.built, total + self.built)
     }
 
-    fn rows_progress(&self) -> (usize, usize) {
-        let per_row = self.trace.len();
-        let finished = self.runs.len() * per_row;
-        let current = self.current.as_ref().map_or(0, |(_, b)| b.done());
-        let rows = (
-            finished + self.refusals.len() * per_row + current,
-            self.algorithms.len() * per_row,
-        );
-        if !self.durable.enabled {
-            return rows;
+    /// True when the next step starts with long work (wrapping up a row, making the Durable
+    /// Object's report, or the level strips), whatever the trace's size.
+    pub fn long_step_next(&self) -> bool {
+        match &self.phase {
+            Phase::Running {
+                current: Some(builder),
+                ..
+            } => builder.done() == self.trace.len(),
+            Phase::Emulating(simulation) => simulation.heavy_next(),
+            Phase::Levels => true,
+            _ => false,
         }
-        let sent = match (&self.simulation, &self.durable_report) {
-            (Some(simulation), _) => simulation.progress().0,
-            (None, Some(_)) => per_row,
-            (None, None) => 0,
-        };
-        (rows.0 + sent, rows.1 + per_row)
     }
 
-    /// True when the next step is one of the long pieces of the Durable Object's report (grouping
-    /// what each key had served, or the figures), which a page gives a fresh slice.
-    pub fn report_next(&self) -> bool {
-        self.simulation.as_ref().is_some_and(Simulation::heavy_next)
-    }
-
-    /// True once the rows are run and the Durable Object's emulation is under way.
-    pub fn emulating(&self) -> bool {
-        self.simulation.is_some()
-    }
-
-    /// Makes up to `budget` more decisions (or emulation events); false once all is done.
-    pub fn step(&mut self, budget: usize) -> bool {
+    /// Makes up to `budget` more decisions (or emulation events).
+    fn advance(&mut self, budget: usize) -> Step {
         let budget = budget.max(1);
-        if let Some(times) = self.given_times.take() {
-            self.trace = Pattern::Trace(times).generate(self.settings.limit, self.settings.window);
-            return true;
-        }
-        if let Some(build) = &mut self.building {
-            if !build.advance(budget) {
-                if let Some(build) = self.building.take() {
+        match std::mem::replace(&mut self.phase, Phase::Done) {
+            Phase::SortingTimes(times) => {
+                self.trace =
+                    Pattern::Trace(times).generate(self.settings.limit, self.settings.window);
+                self.phase = Phase::Running {
+                    next: 0,
+                    current: None,
+                };
+                Step::More
+            }
+            Phase::NumberingKeys(mut build) => {
+                self.phase = if build.advance(budget) {
+                    Phase::NumberingKeys(build)
+                } else {
                     self.trace = build.finish();
                     self.built = self.trace.len();
-                }
-            }
-            return true;
-        }
-        loop {
-            if self.current.is_none() {
-                let Some(&algorithm) = self.algorithms.get(self.next_algorithm) else {
-                    return self.emulate(budget) || self.level_strips();
+                    Phase::Running {
+                        next: 0,
+                        current: None,
+                    }
                 };
-                self.next_algorithm += 1;
+                Step::More
+            }
+            Phase::Running { next, current } => self.run_rows(next, current, budget),
+            Phase::Emulating(mut simulation) => {
+                if simulation.has_ended() {
+                    // A step of its own: the report's figures, long work for a large trace.
+                    self.durable_report = Some(Ok((*simulation).finish()));
+                    self.phase = Phase::Levels;
+                } else {
+                    simulation.step(budget);
+                    self.phase = Phase::Emulating(simulation);
+                }
+                Step::More
+            }
+            Phase::Levels => {
+                self.level_strips();
+                Step::Done
+            }
+            Phase::Done => Step::Done,
+        }
+    }
+
+    /// Runs the rows from row `next` (with `current` under way) for up to `budget` decisions;
+    /// once every row is run, starts the Durable Object's emulation (or the level strips).
+    fn run_rows(
+        &mut self,
+        mut next: usize,
+        mut current: Option<RunBuilder>,
+        budget: usize,
+    ) -> Step {
+        loop {
+            let Some(builder) = current.as_mut() else {
+                let Some(&algorithm) = self.algorithms.get(next) else {
+                    return self.start_emulation(budget);
+                };
+                next += 1;
                 // Each row stands alone: a product refusing these settings (Envoy's 50 ms
                 // floor) is named, and every other row is still computed.
                 match RunBuilder::new(&self.trace, algorithm, &self.settings) {
-                    Ok(builder) => self.current = Some((self.next_algorithm - 1, builder)),
-                    Err(e) => {
-                        self.refusals.push(format!("{}: {e}.", algorithm.label()));
-                        continue;
-                    }
+                    Ok(builder) => current = Some(builder),
+                    Err(e) => self.refusals.push(format!("{}: {e}.", algorithm.label())),
                 }
-            }
-            let Some((_, builder)) = self.current.as_mut() else {
                 continue;
             };
             if builder.done() == self.trace.len() {
                 // Every request decided in an earlier step: finishing the row (grouping what
                 // each key had served, finding its busiest window) is this step's first work.
-                if let Some((_, builder)) = self.current.take() {
+                if let Some(builder) = current.take() {
                     self.runs.push(builder.finish(self.settings.window));
                 }
                 continue;
             }
             builder.advance(&self.trace, budget);
             // Done or not, the step ends here: a finished row is wrapped up in the next one.
-            return true;
+            self.phase = Phase::Running { next, current };
+            return Step::More;
         }
     }
 
-    /// True when the next step starts with long work for a large trace (wrapping up a row,
-    /// making the Durable Object's report, or the level strips), which a page gives a fresh
-    /// slice.
-    pub fn heavy_next(&self) -> bool {
-        let rows_done = self.current.is_none() && self.next_algorithm == self.algorithms.len();
-        let emulated = !self.durable.enabled || self.durable_report.is_some();
-        self.current
-            .as_ref()
-            .is_some_and(|(_, b)| b.done() == self.trace.len())
-            || self.report_next()
-            || (rows_done && emulated && self.gauges.is_none())
+    /// Starts the Durable Object's emulation and runs it for `budget` events; without one, works
+    /// out the level strips instead.
+    fn start_emulation(&mut self, budget: usize) -> Step {
+        if !self.durable.enabled {
+            self.level_strips();
+            return Step::Done;
+        }
+        let config = self.durable.sim_config(&self.settings, self.trace.routes());
+        match Simulation::new(config, self.durable.traffic(&self.trace)) {
+            Ok(mut simulation) => {
+                simulation.step(budget);
+                self.phase = Phase::Emulating(Box::new(simulation));
+            }
+            Err(e) => {
+                self.durable_report = Some(Err(e.to_string()));
+                self.phase = Phase::Levels;
+            }
+        }
+        Step::More
     }
 
-    /// Works out the level strips; false if they already are.
-    fn level_strips(&mut self) -> bool {
-        if self.gauges.is_some() {
-            return false;
-        }
+    /// Works out the level strips: the last work there is.
+    fn level_strips(&mut self) {
         let (trace, settings) = (&self.trace, &self.settings);
         self.gauges = Some(
             [Algorithm::TokenBucket, Algorithm::SlidingLog]
@@ -250,40 +315,39 @@ impl Computation {
                 .filter_map(|a| gauge_series(trace, a, settings, 0))
                 .collect(),
         );
-        true
+        self.phase = Phase::Done;
+    }
+}
+
+impl Job for Computation {
+    type Output = LabRun;
+    /// Decisions made between two looks at the clock.
+    const BUDGET: usize = 4_096;
+
+    fn step(&mut self, budget: usize) -> Step {
+        self.advance(budget)
     }
 
-    /// Advances the Durable Object's emulation by up to `budget` events; false once there is
-    /// nothing left to do (or it was not asked for).
-    fn emulate(&mut self, budget: usize) -> bool {
-        if !self.durable.enabled || self.durable_report.is_some() {
-            return false;
-        }
-        let simulation = match &mut self.simulation {
-            Some(simulation) => simulation,
-            None => {
-                let config = self.durable.sim_config(&self.settings, self.trace.routes());
-                match Simulation::new(config, self.durable.traffic(&self.trace)) {
-                    Ok(simulation) => self.simulation.insert(simulation),
-                    Err(e) => {
-                        self.durable_report = Some(Err(e.to_string()));
-                        return true;
-                    }
-                }
-            }
+    fn progress(&self) -> Progress {
+        let (done, total) = self.done_of_total();
+        let what = if self.building() {
+            "Reading your traffic"
+        } else if self.emulating() {
+            "Emulating the Durable Object"
+        } else {
+            "Running the limiters"
         };
-        if !simulation.has_ended() {
-            simulation.advance(budget);
-            return true;
-        }
-        // A step of its own: the report's figures, a long piece of work for a large trace.
-        self.durable_report = self.simulation.take().map(|s| Ok(s.finish()));
-        true
+        Progress { what, done, total }
     }
 
-    /// The level strips, and the whole result (anything not yet computed is computed first).
-    pub fn finish(mut self) -> LabRun {
-        while self.step(usize::MAX) {}
+    /// Only for a large trace: a small one's long steps are short.
+    fn heavy_next(&self) -> bool {
+        self.large && self.long_step_next()
+    }
+
+    /// The whole result (anything not yet computed is computed first).
+    fn finish(mut self) -> LabRun {
+        while self.advance(usize::MAX) == Step::More {}
         let Computation {
             settings,
             trace,
@@ -305,6 +369,40 @@ impl Computation {
             horizon,
             error,
         }
+    }
+}
+
+/// The Durable Object's emulation as a job of its own: every send and event, then the walk over
+/// the records for the report; the report's figures are worked out in `finish`.
+impl Job for Simulation {
+    type Output = SimReport;
+    /// Sends and events handled between two looks at the clock.
+    const BUDGET: usize = 4_096;
+
+    fn step(&mut self, budget: usize) -> Step {
+        self.advance(budget);
+        if self.has_ended() {
+            Step::Done
+        } else {
+            Step::More
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        let (done, total) = Simulation::progress(self);
+        Progress {
+            what: "Emulating the Durable Object",
+            done,
+            total,
+        }
+    }
+
+    fn heavy_next(&self) -> bool {
+        Simulation::heavy_next(self)
+    }
+
+    fn finish(self) -> SimReport {
+        Simulation::finish(self)
     }
 }
 
@@ -371,6 +469,7 @@ fn levels<L: Limiter>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::job::tests::run_in_steps;
     use crate::core::traffic::Pattern;
 
     #[test]
@@ -424,15 +523,7 @@ mod tests {
             .as_deref()
             .is_some_and(|e| e.starts_with("Envoy local rate limit:")));
         for budget in [1, 7, 1000] {
-            let mut computation = Computation::new(&state);
-            let mut steps = 0;
-            while computation.step(budget) {
-                let (done, total) = computation.progress();
-                assert!(done <= total);
-                steps += 1;
-            }
-            assert_eq!(computation.progress().0, computation.progress().1);
-            let sliced = computation.finish();
+            let (sliced, steps) = run_in_steps(Computation::new(&state), budget);
             // One decision a step: every request of the three rows that run is its own step;
             // then every send and every event of the Durable Object's emulation is one.
             if budget == 1 {
@@ -464,13 +555,12 @@ mod tests {
         let whole = LabRun::compute(&state);
         assert_eq!(whole.gauges.len(), 2);
         let mut computation = Computation::new(&state);
-        let mut heavy_before_last = false;
+        let mut heavy_before_last;
         loop {
-            let heavy = computation.heavy_next();
-            if !computation.step(10) {
+            heavy_before_last = computation.long_step_next();
+            if computation.step(10) == Step::Done {
                 break;
             }
-            heavy_before_last = heavy;
         }
         // The gauges came in the last step that did work, and it was announced as a long one.
         assert!(heavy_before_last);
@@ -484,10 +574,11 @@ mod tests {
         let mut computation = Computation::new(&state);
         assert!(computation.building());
         assert_eq!(computation.requests(), 4);
-        assert!(computation.step(usize::MAX));
+        assert_eq!(computation.step(usize::MAX), Step::More);
         assert!(!computation.building());
         // Nothing was decided in that step: the row starts in the next one.
-        assert_eq!(computation.progress().0, 0);
+        assert_eq!(computation.progress().done, 0);
+        assert_eq!(computation.progress().what, "Running the limiters");
         let run = computation.finish();
         assert_eq!(
             run.trace,
@@ -517,18 +608,10 @@ mod tests {
                 .generate(state.settings.limit, state.settings.window)
         );
         for budget in [1, 7, 1000] {
-            let mut computation = Computation::new(&state);
+            let computation = Computation::new(&state);
             assert!(computation.building() && computation.requests() == 300);
-            let mut last = 0;
-            while computation.step(budget) {
-                let (done, total) = computation.progress();
-                assert!(
-                    done >= last && done <= total,
-                    "progress {done} of {total} after {last}"
-                );
-                last = done;
-            }
-            let sliced = computation.finish();
+            assert_eq!(computation.progress().what, "Reading your traffic");
+            let (sliced, _) = run_in_steps(computation, budget);
             assert_eq!(sliced.trace, whole.trace, "budget {budget}");
             assert_eq!(
                 format!("{:?}", sliced.runs),
@@ -551,6 +634,70 @@ mod tests {
         assert!(
             lab.run(Algorithm::TokenBucket).is_none()
                 && lab.gauge(Algorithm::TokenBucket).is_none()
+        );
+    }
+
+    #[test]
+    fn the_durable_objects_emulation_stepped_in_tiny_budgets_reports_as_run_at_once() {
+        let state = crate::core::url::parse_query("pattern=several-keys&algos=fixed&do=1").state;
+        let trace = state
+            .pattern
+            .generate(state.settings.limit, state.settings.window);
+        let simulation = || {
+            let config = state.durable.sim_config(&state.settings, trace.routes());
+            Simulation::new(config, state.durable.traffic(&trace)).unwrap()
+        };
+        let whole = run_to_end(simulation());
+        for budget in [1, 3, 50] {
+            let (sliced, steps) = run_in_steps(simulation(), budget);
+            assert_eq!(
+                format!("{:?}", sliced.records),
+                format!("{:?}", whole.records)
+            );
+            assert_eq!(sliced.most_in_window, whole.most_in_window);
+            if budget == 1 {
+                assert!(steps > trace.len(), "{steps} steps");
+            }
+        }
+        let job = simulation();
+        assert_eq!(Job::progress(&job).what, "Emulating the Durable Object");
+        assert_eq!(Job::progress(&job).done, 0);
+    }
+
+    #[test]
+    fn the_run_names_what_it_is_doing_and_only_a_large_trace_asks_for_fresh_slices() {
+        let state = crate::core::url::parse_query("algos=fixed&do=1").state;
+        let mut computation = Computation::new(&state);
+        assert!(!computation.large());
+        let mut seen = Vec::new();
+        loop {
+            assert!(!computation.heavy_next(), "a small trace never waits");
+            let what = computation.progress().what;
+            if seen.last() != Some(&what) {
+                seen.push(what);
+            }
+            if computation.step(1) == Step::Done {
+                break;
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                "Running the limiters",
+                "Emulating the Durable Object",
+                "Running the limiters"
+            ]
+        );
+        let times: Vec<Time> = (0..=LARGE_TRACE as u64).map(Time::from_millis).collect();
+        let mut large = Computation::new(&LabState {
+            pattern: Pattern::Trace(Arc::new(times)),
+            ..state
+        });
+        assert!(large.large());
+        while large.step(Computation::BUDGET) == Step::More && !large.long_step_next() {}
+        assert!(
+            large.heavy_next(),
+            "a large row's wrap-up waits for a fresh slice"
         );
     }
 }

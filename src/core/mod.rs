@@ -9,6 +9,7 @@ pub mod export;
 pub mod field;
 pub mod http;
 pub mod import;
+pub mod job;
 pub mod lab;
 pub mod lab_state;
 pub mod limiter;

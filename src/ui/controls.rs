@@ -11,8 +11,8 @@ use crate::core::limiter::{Algorithm, LeakDelay};
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 
-use super::draw::time_label;
 use super::state::Lab;
+use crate::layout::timeline::time_label;
 
 /// A labelled range slider that shows its value and unit.
 ///
@@ -419,13 +419,6 @@ pub fn ThemePicker() -> impl IntoView {
     }
 }
 
-/// Logs a failed download (the browser refused it, e.g. in a sandbox without `allow-downloads`).
-pub(crate) fn failed(result: Result<(), wasm_bindgen::JsValue>) {
-    if let Err(e) = result {
-        web_sys::console::warn_2(&"Rate Limit Lab: the download failed".into(), &e);
-    }
-}
-
 /// The share link, the downloads and the iframe snippet for the current view.
 #[component]
 pub fn ShareEmbed() -> impl IntoView {
@@ -461,8 +454,8 @@ pub fn ShareEmbed() -> impl IntoView {
             </div>
             <div class="share-row">
                 <span>"Download"</span>
-                <button data-testid="export-csv" on:click=move |_| failed(super::export::download_csv(lab, lab.run.get_untracked()))>"Every decision (CSV)"</button>
-                <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| failed(super::export::download_png(run)))>"The charts (PNG)"</button>
+                <button data-testid="export-csv" on:click=move |_| super::export::download_csv(lab, lab.run.get_untracked())>"Every decision (CSV)"</button>
+                <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| super::export::failed(super::export::download_png(run)))>"The charts (PNG)"</button>
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>

@@ -10,58 +10,18 @@ use web_sys::CanvasRenderingContext2d;
 use crate::core::durable::{Outcome, SimReport};
 use crate::core::time::{Span, Time};
 
-use super::draw::{dashed_ring, time_of, x_of, Palette, PAD_X};
-use super::latency_marks::LatencyMarks;
+use crate::layout::latency::{
+    chart_height, latency_ceiling, y_latency, LatencyMarks, LatencyView, GAP, LATENCY_H, QUEUE_H,
+    STORED_H,
+};
+use crate::layout::timeline::{dashed_ring, PAD_X};
 
-pub const LATENCY_H: f64 = 200.0;
-pub const QUEUE_H: f64 = 60.0;
-pub const STORED_H: f64 = 50.0;
-pub const GAP: f64 = 10.0;
-
-pub fn chart_height() -> f64 {
-    LATENCY_H + GAP + QUEUE_H + GAP + STORED_H
-}
-
-/// The latency axis: a little above the timeout, or above the slowest answers if they are
-/// later (they cannot be, since the Worker gives up at the timeout, but faults can delay it).
-pub fn latency_ceiling(report: &SimReport, timeout: Span) -> Span {
-    let slowest = report.slowest;
-    Span(timeout.micros().max(slowest.micros()).saturating_mul(5) / 4).max(Span::from_millis(10))
-}
+use super::draw::Palette;
 
 /// Drawing errors come from the browser's canvas; their detail tells a person nothing they could
 /// act on.
 fn err<E>(_: E) -> String {
     "the timeline could not be drawn on this canvas".to_string()
-}
-
-/// Where a latency goes on the latency strip, against the axis's `ceiling`.
-pub fn y_latency(latency: Span, ceiling: Span) -> f64 {
-    LATENCY_H
-        - 6.0
-        - (latency.micros() as f64 / ceiling.micros().max(1) as f64).min(1.0) * (LATENCY_H - 12.0)
-}
-
-pub struct LatencyView {
-    pub width: f64,
-    pub horizon: Time,
-    pub timeout: Span,
-    pub outage: Option<(Span, Span)>,
-    /// A slow period, tinted like degraded answers.
-    pub slow: Option<(Span, Span)>,
-    /// A scheduled eviction, drawn as a line.
-    pub evict_at: Option<Span>,
-    pub dpr: f64,
-}
-
-impl LatencyView {
-    pub fn x(&self, t: Time) -> f64 {
-        x_of(t, self.horizon, self.width)
-    }
-
-    pub fn time_at(&self, x: f64) -> Time {
-        time_of(x, self.horizon, self.width)
-    }
 }
 
 /// Draws the chart: the scheduled faults, the timeout, `marks` (worked out for this report and

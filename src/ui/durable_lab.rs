@@ -14,8 +14,11 @@ use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::url::parse_query;
 
 use super::controls::Slider;
-use super::draw::{ticks, time_label, Palette};
-use super::draw_latency::{chart_height, draw_latency, latency_ceiling, LatencyView};
+use crate::layout::latency::{chart_height, latency_ceiling, LatencyView};
+use crate::layout::timeline::{ticks, time_label};
+
+use super::draw::Palette;
+use super::draw_latency::draw_latency;
 use super::latency_marks::MarksCache;
 use super::state::Lab;
 use super::timeline::dark_theme;

@@ -3,15 +3,24 @@
 
 use std::sync::Arc;
 
-use leptos::prelude::Set;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlAnchorElement, HtmlCanvasElement};
 
-use crate::core::export::CsvWriter;
+use crate::core::export::CsvJob;
+use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 
-use super::draw::{Layout, RowKind};
+use crate::layout::timeline::{Layout, RowKind};
+
+use super::scheduler::{run_sliced, Slicing};
 use super::state::Lab;
+
+/// Logs a failed download (the browser refused it, e.g. in a sandbox without `allow-downloads`).
+pub(crate) fn failed(result: Result<(), wasm_bindgen::JsValue>) {
+    if let Err(e) = result {
+        web_sys::console::warn_2(&"Rate Limit Lab: the download failed".into(), &e);
+    }
+}
 
 /// Offers `href` to the browser as a file called `name`.
 fn offer(href: &str, name: &str) -> Result<(), JsValue> {
@@ -25,45 +34,84 @@ fn offer(href: &str, name: &str) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// Requests whose rows make one piece of the CSV: a few milliseconds of work, so that a slice ends
-/// close to its 16 ms even with every limiter and the Durable Object writing rows.
-const CSV_PIECE: usize = 250;
-
-/// Downloads every decision of `run` as `ratelab-decisions.csv`. The text is written a slice of
-/// time at a time, with the progress bar, and each slice's text becomes a blob of its own at once:
-/// a million requests make millions of rows, more than one task should write, one string hold, or
-/// the browser copy together at the end. A small run is written and offered inside the click.
-pub fn download_csv(lab: Lab, run: Arc<LabRun>) -> Result<(), JsValue> {
-    let writer = CsvWriter::new(&run);
-    write_csv(lab, run, writer, js_sys::Array::new())
+/// The CSV being written (`core::export::CsvJob`), each slice's text made a blob of its own at
+/// once: a million requests make millions of rows, more than one string should hold or the
+/// browser copy together at the end.
+struct CsvBlobs {
+    job: CsvJob,
+    blobs: js_sys::Array,
+    /// The first blob the browser would not make.
+    error: Option<JsValue>,
 }
 
-fn write_csv(
-    lab: Lab,
-    run: Arc<LabRun>,
-    mut writer: CsvWriter,
-    blobs: js_sys::Array,
-) -> Result<(), JsValue> {
-    let started = super::perf_now();
-    let texts = js_sys::Array::new();
-    let mut more = true;
-    while more && super::perf_now() - started <= super::state::SLICE_MS {
-        let mut piece = String::new();
-        more = writer.write(&run, &mut piece, CSV_PIECE);
-        texts.push(&JsValue::from_str(&piece));
+impl CsvBlobs {
+    fn blob_options() -> web_sys::BlobPropertyBag {
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type("text/csv");
+        options
     }
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("text/csv");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&texts, &options)?;
-    blobs.push(&blob);
-    if more {
-        let (done, total) = writer.progress(&run);
-        lab.show_progress("Writing the CSV", super::state::permille(done, total));
-        super::soon(move || super::controls::failed(write_csv(lab, run, writer, blobs)));
-        return Ok(());
+}
+
+impl Job for CsvBlobs {
+    type Output = Result<js_sys::Array, JsValue>;
+    const BUDGET: usize = CsvJob::BUDGET;
+
+    fn step(&mut self, budget: usize) -> Step {
+        self.job.step(budget)
     }
-    lab.progress.set(None);
-    let blob = web_sys::Blob::new_with_blob_sequence_and_options(&blobs, &options)?;
+
+    fn progress(&self) -> Progress {
+        self.job.progress()
+    }
+
+    fn end_slice(&mut self) {
+        let pieces = self.job.take_pieces();
+        if pieces.is_empty() {
+            return;
+        }
+        let texts: js_sys::Array = pieces
+            .iter()
+            .map(|piece| JsValue::from_str(piece))
+            .collect();
+        match web_sys::Blob::new_with_str_sequence_and_options(&texts, &Self::blob_options()) {
+            Ok(blob) => {
+                self.blobs.push(&blob);
+            }
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    fn finish(mut self) -> Self::Output {
+        while self.job.step(usize::MAX) == Step::More {}
+        self.end_slice();
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.blobs),
+        }
+    }
+}
+
+/// Downloads every decision of `run` as `ratelab-decisions.csv`, written a slice of time at a
+/// time with the progress bar. A small run is written and offered inside the click.
+pub fn download_csv(lab: Lab, run: Arc<LabRun>) {
+    let job = CsvBlobs {
+        job: CsvJob::new(run),
+        blobs: js_sys::Array::new(),
+        error: None,
+    };
+    run_sliced(
+        lab.progress,
+        job,
+        Slicing::AT_ONCE,
+        || true,
+        |blobs| failed(blobs.and_then(|blobs| offer_csv(&blobs))),
+    );
+}
+
+fn offer_csv(blobs: &js_sys::Array) -> Result<(), JsValue> {
+    let blob = web_sys::Blob::new_with_blob_sequence_and_options(blobs, &CsvBlobs::blob_options())?;
     let url = web_sys::Url::create_object_url_with_blob(&blob)?;
     let offered = offer(&url, "ratelab-decisions.csv");
     // The click has handed the file over; the address is no longer needed.

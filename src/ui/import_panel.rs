@@ -7,11 +7,14 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::core::import::{detect, piece_end, Format, Imported, Reader};
+use crate::core::import::{
+    detect, Format, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces,
+};
 use crate::core::traffic::{Pattern, Point};
 use crate::core::url::MAX_REQUESTS_IN_LINK;
 
-use super::state::{permille, Lab, MAX_STORED_REQUESTS, SLICE_MS};
+use super::scheduler::{run_sliced, Slicing};
+use super::state::{Lab, MAX_STORED_REQUESTS};
 
 /// Bytes of text read between two looks at the clock.
 const PIECE_BYTES: usize = 64 * 1024;
@@ -21,96 +24,63 @@ const FILE_PIECE_UNITS: u32 = 64 * 1024;
 /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
 /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
 fn apply(lab: Lab, text: String, result: RwSignal<Option<Feedback>>) {
-    let reader = Reader::new(detect(&text));
-    read_from(lab, text, 0, reader, result);
+    let format = detect(&text);
+    read(
+        lab,
+        ReadTraffic::new(TextPieces::new(text, PIECE_BYTES), Some(format)),
+        result,
+    );
 }
 
-fn read_from(
-    lab: Lab,
-    text: String,
-    mut from: usize,
-    mut reader: Reader,
-    result: RwSignal<Option<Feedback>>,
-) {
-    let started = super::perf_now();
-    while from < text.len() {
-        let end = piece_end(&text, from, PIECE_BYTES);
-        reader.read(&text[from..end]);
-        from = end;
-        if from < text.len() && super::perf_now() - started > SLICE_MS {
-            lab.show_progress("Reading your traffic", permille(from, text.len()));
-            super::soon(move || read_from(lab, text, from, reader, result));
-            return;
-        }
-    }
-    finish_reading(lab, reader, result);
-}
-
-/// A file's text, still a JavaScript string, read a piece at a time: copying twenty megabytes
-/// into the Wasm at once would hold the page for a long moment by itself.
+/// A file's text, still a JavaScript string, handed over a piece at a time: copying twenty
+/// megabytes into the Wasm at once would hold the page for a long moment by itself.
 struct FileText {
     text: js_sys::JsString,
     /// UTF-16 units copied so far.
     from: u32,
-    /// The end of the last piece, after its last line break: the start of the next line.
-    carry: String,
-    reader: Option<Reader>,
 }
 
-fn read_file(lab: Lab, mut file: FileText, result: RwSignal<Option<Feedback>>) {
-    let started = super::perf_now();
-    let total = file.text.length();
-    while file.from < total {
-        let mut to = file.from.saturating_add(FILE_PIECE_UNITS).min(total);
+impl Pieces for FileText {
+    fn next_piece(&mut self) -> Option<String> {
+        let total = self.text.length();
+        if self.from >= total {
+            return None;
+        }
+        let mut to = self.from.saturating_add(FILE_PIECE_UNITS).min(total);
         // Never between the two halves of a character outside the Basic Multilingual Plane.
         let last_unit = if to < total {
-            file.text.char_code_at(to - 1)
+            self.text.char_code_at(to - 1)
         } else {
             0.0
         };
         if (f64::from(0xD800u32)..f64::from(0xDC00u32)).contains(&last_unit) {
             to -= 1;
         }
-        let mut piece = std::mem::take(&mut file.carry);
-        piece.push_str(&String::from(file.text.slice(file.from, to)));
-        file.from = to;
-        // The reader takes whole lines; the unfinished last one waits for the next piece.
-        if file.from < total {
-            let cut = piece.rfind('\n').map_or(0, |i| i + 1);
-            file.carry = piece.split_off(cut);
-        }
-        if !piece.is_empty() {
-            file.reader
-                .get_or_insert_with(|| Reader::new(detect(&piece)))
-                .read(&piece);
-        }
-        if file.from < total && super::perf_now() - started > SLICE_MS {
-            lab.show_progress(
-                "Reading your traffic",
-                permille(file.from as usize, total as usize),
-            );
-            super::soon(move || read_file(lab, file, result));
-            return;
-        }
+        let piece = String::from(self.text.slice(self.from, to));
+        self.from = to;
+        Some(piece)
     }
-    let reader = match file.reader {
-        Some(reader) => reader,
-        None => Reader::new(detect("")),
-    };
-    finish_reading(lab, reader, result);
+
+    fn handed_of(&self) -> (usize, usize) {
+        (self.from as usize, self.text.length() as usize)
+    }
 }
 
-fn finish_reading(lab: Lab, reader: Reader, result: RwSignal<Option<Feedback>>) {
-    // The requests become the page's traffic in tasks of their own: the last slice of reading,
-    // turning a million lines into a trace, and the first slice of the run would together
-    // hold the page for longer than a frame.
-    lab.show_progress("Reading your traffic", 1000);
-    super::soon(move || use_read(lab, reader, result));
+/// Reads a person's traffic through the page's scheduler; the requests become the page's
+/// traffic in a task of their own (turning a million lines into a trace, after the last slice
+/// of reading, is a long step), or the panel lists the lines it could not read.
+fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Feedback>>) {
+    run_sliced(
+        lab.progress,
+        job,
+        Slicing::AT_ONCE,
+        || true,
+        move |read| use_read(lab, read, result),
+    );
 }
 
-fn use_read(lab: Lab, reader: Reader, result: RwSignal<Option<Feedback>>) {
-    lab.progress.set(None);
-    match reader.finish() {
+fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Option<Feedback>>) {
+    match read {
         Ok(Imported {
             format, requests, ..
         }) => {
@@ -189,14 +159,9 @@ pub fn ImportPanel() -> impl IntoView {
                 .ok()
                 .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
                 .unwrap_or_default();
-            read_file(
+            read(
                 lab,
-                FileText {
-                    text,
-                    from: 0,
-                    carry: String::new(),
-                    reader: None,
-                },
+                ReadTraffic::new(FileText { text, from: 0 }, None),
                 result,
             );
         });

@@ -11,8 +11,8 @@ use crate::core::row_response::row_response;
 use crate::core::run::{decision_at, product_reply};
 use crate::core::time::format_seconds;
 
-use super::draw::time_label;
 use super::state::Lab;
+use crate::layout::timeline::time_label;
 
 /// One line per algorithm for `index`, used by the inspector and the live announcement: the row's
 /// id, its name, the decision in words, the HTTP status and the response.

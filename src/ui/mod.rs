@@ -12,6 +12,7 @@ mod import_panel;
 mod inspector;
 mod latency_marks;
 mod panic_banner;
+mod scheduler;
 mod state;
 mod tables;
 mod timeline;
@@ -19,7 +20,6 @@ mod timeline;
 /// The whole page, for tests that mount it.
 pub mod page {
     pub use super::app::App;
-    pub use super::latency_marks::{LatencyMarksBuilder, MarksFor};
     pub use super::panic_banner::{install as install_panic_banner, show_banner};
 }
 

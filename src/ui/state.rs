@@ -2,20 +2,25 @@
 //! transient view state (playhead, cursor, selection). Every change to the lab state goes
 //! through `Lab::change`, which recomputes the run and rewrites the URL in one step.
 //!
-//! A large trace is computed a slice at a time (`core::lab::Computation`): the first slice runs
-//! at once, and if it does not finish within a frame's work the rest runs between frames with a
-//! progress bar, so the page keeps answering. A trace too long for a link is kept in the page's
-//! own storage (`localStorage`), up to a size the import panel states.
+//! A large trace is computed a slice at a time (`core::lab::Computation`, a job run by
+//! `scheduler::run_sliced`): the first slice runs at once, and if it does not finish within a
+//! frame's work the rest runs between frames with a progress bar, so the page keeps answering.
+//! A trace too long for a link is kept in the page's own storage (`localStorage`), up to a size
+//! the import panel states.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::core::job::Job;
 use crate::core::lab::{Computation, LabRun};
 use crate::core::lab_state::LabState;
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
 use crate::core::url::{parse_stored_trace, to_query, trace_list_within, MAX_REQUESTS_IN_LINK};
+
+pub use super::scheduler::Progress;
+use super::scheduler::{run_sliced, Slicing};
 
 /// Where the page keeps a trace too long for a link.
 const STORAGE_KEY: &str = "ratelab-trace";
@@ -23,22 +28,6 @@ const STORAGE_KEY: &str = "ratelab-trace";
 /// million characters, and writing the text must fit in a frame's work.
 pub const MAX_STORED_REQUESTS: usize = 200_000;
 pub const MAX_STORED_CHARS: usize = 4_000_000;
-/// Work done between two chances for the page to answer, in milliseconds: a frame's worth, well
-/// under the 50 ms a task may take, since a slice ends only at its next look at the clock and a
-/// busy machine can stretch it.
-pub const SLICE_MS: f64 = 16.0;
-/// Decisions made between two looks at the clock.
-const DECISIONS_PER_CHECK: usize = 4_096;
-/// From this many requests, building the trace and running it are separate tasks.
-const RUN_LATER_FROM: usize = 100_000;
-
-/// Long work under way: what it is, and how far it has got.
-#[derive(Clone, Copy)]
-pub struct Progress {
-    pub what: &'static str,
-    /// Thousandths done.
-    pub permille: u32,
-}
 
 #[derive(Clone, Copy)]
 pub struct Lab {
@@ -101,54 +90,23 @@ impl Lab {
         let job = self.job.get_untracked().wrapping_add(1);
         self.job.set(job);
         let computation = Computation::new(&next);
-        if computation.requests() > RUN_LATER_FROM {
-            // A large trace is made and run in the tasks that follow, a slice at a time.
-            self.show_progress("Reading your traffic", 0);
-            let lab = *self;
-            super::soon(move || lab.compute(job, next, computation));
-        } else {
-            self.compute(job, next, computation);
+        // A large trace (`core::lab::LARGE_TRACE`) is made and run in the tasks that follow, a
+        // slice at a time, and shown in a task of its own.
+        let large = computation.large();
+        if large {
+            self.show_progress(computation.progress().what, 0);
         }
-    }
-
-    /// Runs `computation` for a frame's work; finishes, or comes back after the page has had a
-    /// chance to answer.
-    fn compute(self, job: u32, next: LabState, mut computation: Computation) {
-        if self.job.get_untracked() != job {
-            return; // a newer change superseded this one
-        }
-        let started = super::perf_now();
-        let large = computation.requests() > RUN_LATER_FROM;
-        while computation.step(DECISIONS_PER_CHECK) {
-            // Wrapping up a row and the Durable Object's report are long work for a large trace:
-            // each opens a slice.
-            if (large && computation.heavy_next()) || super::perf_now() - started > SLICE_MS {
-                let (done, total) = computation.progress();
-                let what = if computation.building() {
-                    "Reading your traffic"
-                } else if computation.emulating() {
-                    "Emulating the Durable Object"
-                } else {
-                    "Running the limiters"
-                };
-                self.show_progress(what, permille(done, total));
-                super::soon(move || self.compute(job, next, computation));
-                return;
-            }
-        }
-        if computation.requests() > RUN_LATER_FROM {
-            // The run's last slice was this task's work; showing it starts the next one.
-            let lab = self;
-            super::soon(move || {
-                if lab.job.get_untracked() == job {
-                    lab.progress.set(None);
-                    lab.apply(next, computation.finish());
-                }
-            });
-        } else {
-            self.progress.set(None);
-            self.apply(next, computation.finish());
-        }
+        let lab = *self;
+        run_sliced(
+            self.progress,
+            computation,
+            Slicing {
+                start_later: large,
+                finish_later: large,
+            },
+            move || lab.job.get_untracked() == job,
+            move |run| lab.apply(next, run),
+        );
     }
 
     fn apply(&self, next: LabState, run: LabRun) {
@@ -228,9 +186,4 @@ impl Lab {
     pub fn query(&self) -> String {
         self.state.with(to_query)
     }
-}
-
-/// `done` of `total` in thousandths.
-pub fn permille(done: usize, total: usize) -> u32 {
-    ((done as u64 * 1000) / (total.max(1) as u64)).min(1000) as u32
 }

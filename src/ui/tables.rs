@@ -8,8 +8,8 @@ use crate::core::durable::shard::sharding_note;
 use crate::core::durable::Outcome;
 use crate::core::time::format_seconds;
 
-use super::draw::time_label;
 use super::state::Lab;
+use crate::layout::timeline::time_label;
 
 /// "10 passed inside one 10 s window: more than the limit of 5."
 fn broke_text(most: u64, window_text: &str, limit: u64) -> String {

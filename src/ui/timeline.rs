@@ -9,9 +9,10 @@ use crate::core::durable::shard::sharding_note;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
-use super::draw::{
-    draw, ticks, time_label, Layout, MarkColumns, MarkColumnsBuilder, Palette, RowKind, View,
-};
+use crate::layout::timeline::{ticks, time_label, Layout, MarkColumns, MarkColumnsJob, RowKind};
+
+use super::draw::{draw, Palette, View};
+use super::scheduler::{run_sliced, Slicing};
 use super::state::Lab;
 use crate::core::lab_state::Theme;
 
@@ -29,48 +30,6 @@ struct ColumnsFor {
     run: usize,
     layout: Layout,
     dpr: f64,
-}
-
-/// Works out rows of `builder` for up to a slice's time, then comes back in another task; when
-/// done, keeps the columns and asks the timeline to redraw. A newer run or layout stops it.
-#[allow(clippy::too_many_arguments)]
-fn add_column_rows(
-    lab: Lab,
-    run: std::sync::Arc<LabRun>,
-    layout: Layout,
-    wanted: ColumnsFor,
-    mut builder: MarkColumnsBuilder,
-    columns: StoredValue<Option<(ColumnsFor, std::sync::Arc<MarkColumns>)>>,
-    columns_job: StoredValue<Option<ColumnsFor>>,
-    columns_ready: RwSignal<u32>,
-) {
-    if columns_job.with_value(|job| job.as_ref() != Some(&wanted)) {
-        return;
-    }
-    let started = super::perf_now();
-    while builder.add_row(&run, &layout) {
-        if super::perf_now() - started > super::state::SLICE_MS {
-            let done = builder.rows_done() * 1000 / layout.rows.len().max(1);
-            lab.show_progress("Drawing the timelines", done as u32);
-            super::soon(move || {
-                add_column_rows(
-                    lab,
-                    run,
-                    layout,
-                    wanted,
-                    builder,
-                    columns,
-                    columns_job,
-                    columns_ready,
-                )
-            });
-            return;
-        }
-    }
-    lab.progress.set(None);
-    columns.set_value(Some((wanted, std::sync::Arc::new(builder.finish()))));
-    columns_job.set_value(None);
-    columns_ready.update(|n| *n = n.wrapping_add(1));
 }
 
 /// Whether the page is in the dark theme now.
@@ -203,21 +162,23 @@ pub fn Timelines() -> impl IntoView {
             None => {
                 if columns_job.with_value(|job| job.as_ref() != Some(&wanted)) {
                     columns_job.set_value(Some(wanted.clone()));
-                    super::soon(move || {
-                        let builder = MarkColumnsBuilder::new(&run, &layout, dpr);
-                        super::soon(move || {
-                            add_column_rows(
-                                lab,
-                                run,
-                                layout,
-                                wanted,
-                                builder,
-                                columns,
-                                columns_job,
-                                columns_ready,
-                            )
-                        });
-                    });
+                    // Worked out in the tasks that follow: first each request's column, then a
+                    // row at a time. A newer run or layout stops the job.
+                    let still = wanted.clone();
+                    run_sliced(
+                        lab.progress,
+                        MarkColumnsJob::new(run, layout, dpr),
+                        Slicing {
+                            start_later: true,
+                            finish_later: false,
+                        },
+                        move || columns_job.with_value(|job| job.as_ref() == Some(&still)),
+                        move |made| {
+                            columns.set_value(Some((wanted, std::sync::Arc::new(made))));
+                            columns_job.set_value(None);
+                            columns_ready.update(|n| *n = n.wrapping_add(1));
+                        },
+                    );
                 }
                 return;
             }

@@ -1,0 +1,6 @@
+//! The charts' geometry, pure and native: where each row, time and mark of the timelines sits
+//! ([`timeline`]), and the Durable Object chart's strips and marks ([`latency`]). Nothing here
+//! knows of a browser, a canvas or plotters; the page (`ui`) paints what is worked out here.
+
+pub mod latency;
+pub mod timeline;
