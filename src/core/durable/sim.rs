@@ -93,8 +93,9 @@ struct Sim {
     rng: SeededRng,
     /// The pauses' own generator.
     gc_rng: SeededRng,
-    /// Per call awaiting between its check and its write: the state it will write, if allowed.
-    pending: std::collections::HashMap<u32, Option<AnyLimiter>>,
+    /// The calls awaiting between their check and their write (a few at a time), each with the
+    /// state it will write if it was allowed.
+    pending: Vec<(u32, Option<AnyLimiter>)>,
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
     seq: u64,
     records: Vec<RequestRecord>,
@@ -158,7 +159,7 @@ impl Simulation {
         let sim = Sim {
             rng: SeededRng::new(config.seed),
             gc_rng: SeededRng::new(config.seed ^ GC_STREAM),
-            pending: std::collections::HashMap::new(),
+            pending: Vec::new(),
             events: BinaryHeap::new(),
             seq: 0,
             records: Vec::with_capacity(requests),
@@ -676,7 +677,7 @@ impl Sim {
         if let Some(copy) = copy {
             // The code now awaits another service; the object serves others meanwhile.
             self.states[o].awaiting += 1;
-            self.pending.insert(id, decision.allowed().then_some(copy));
+            self.pending.push((id, decision.allowed().then_some(copy)));
             self.hold(object, now, done);
             self.schedule(done.plus(self.config.await_call), Event::Resume(id));
             return;
@@ -706,7 +707,10 @@ impl Sim {
         let o = object as usize;
         let state = &mut self.states[o];
         state.awaiting = state.awaiting.saturating_sub(1);
-        let written = self.pending.remove(&id).flatten();
+        let written = match self.pending.iter().position(|(call, _)| *call == id) {
+            Some(at) => self.pending.swap_remove(at).1,
+            None => None,
+        };
         let allowed = written.is_some();
         if written.is_some() {
             state.limiter = written;
