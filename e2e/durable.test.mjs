@@ -93,3 +93,21 @@ test('bad Durable Object values each show a message and the row still runs', asy
   assert.equal(await page.locator('[data-testid="stats-do"]').count(), 1);
   assert.deepEqual(problems, []);
 });
+
+test('do-code=await-between lets more than the limit into one window, do-code=safe never does, and the link keeps it', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  const lesson = 'limit=10&window=1&pattern=burst-trickle&do=1&shards=1';
+  await gotoLab(page, `${lesson}&do-code=await-between`);
+  const racing = await doRowFigures(page);
+  assert.ok(racing.maxInWindow > 10, `${racing.maxInWindow} in one window against a limit of 10`);
+  await page.goto(page.url());
+  await page.waitForSelector('body[data-complete="true"]');
+  assert.match(page.url(), /do-code=await-between/);
+  assert.equal((await doRowFigures(page)).maxInWindow, racing.maxInWindow);
+  await gotoLab(page, `${lesson}&do-code=safe`);
+  assert.equal((await doRowFigures(page)).maxInWindow, 10);
+  // The default 5 per 10 s sends the burst 100 ms apart: a 20 ms await never overlaps two calls.
+  await gotoLab(page, 'do=1&shards=1&pattern=burst-trickle&do-code=await-between');
+  assert.equal((await doRowFigures(page)).maxInWindow, 5);
+  assert.deepEqual(problems, []);
+});

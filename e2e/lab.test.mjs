@@ -63,6 +63,19 @@ test('the lab offers every scenario, and each shows its lesson in its figures', 
   const local = Number(text.match(/(\d+) of \d+ answers came from the Worker's own cache/)[1]);
   assert.ok(local > 100, `${local} answered without the hop`);
 
+  // The await that breaks the limiter: the figures in its text are the row's own.
+  ({ text, row } = await scenario(page, 'await-between'));
+  assert.match(page.url(), /do-code=await-between/);
+  const [, awaited, through, windowS, promised] = text
+    .match(/awaits another service for (\d+) ms .* so (\d+) requests got through in one (\d+) s window that promised (\d+)\./)
+    .map(Number);
+  assert.deepEqual([awaited, windowS, promised], [20, 1, 10]);
+  assert.equal(through, row.maxInWindow, 'the text quotes the row');
+  assert.ok(row.maxInWindow > promised, `${row.maxInWindow} in one window against a limit of ${promised}`);
+  assert.match(text, /Decide and write, then call out, or keep the check and the write in one storage transaction/);
+  await gotoLab(page, new URL(page.url()).search.slice(1).replace('do-code=await-between', 'do-code=safe'));
+  assert.equal((await doRowFigures(page)).maxInWindow, promised, "the seed's order never lets more than the limit through");
+
   ({ text, row } = await scenario(page, 'binding'));
   assert.equal(row.maxInWindow, 10, 'three locations, each its own window: 10 in a window of 5');
   assert.match(text, /from 3 locations/);

@@ -30,7 +30,7 @@ pub struct Scenario {
     pub query: &'static str,
 }
 
-pub const SCENARIOS: [Scenario; 7] = [
+pub const SCENARIOS: [Scenario; 8] = [
     Scenario { id: "far-object", title: "The far-away object", query: "pattern=steady&do=1&from=fra&home=gru&shards=1" },
     Scenario {
         id: "hot-key",
@@ -54,6 +54,11 @@ pub const SCENARIOS: [Scenario; 7] = [
         query: "window=10&trace=0@ip:a,20@ip:b,40@ip:c,60@ip:d,80@ip:e,100@ip:f,120@ip:g,140@ip:h,160@ip:i,180@ip:j,200@ip:k,220@ip:l,240@ip:m,260@ip:n,280@ip:o,300@ip:p,320@ip:q,340@ip:r,360@ip:s,380@ip:t,400@ip:u,420@ip:v,440@ip:w,460@ip:x,480@ip:y,500@ip:z,520@ip:aa,540@ip:ab,560@ip:ac,580@ip:ad,600@ip:ae,620@ip:af,640@ip:ag,660@ip:ah,680@ip:ai,700@ip:aj&do=1&from=fra&home=fra",
     },
     Scenario { id: "cache", title: "A first-tier cache takes the hop out", query: "pattern=retry-storm&do=1&from=syd&home=fra&timeout=400&shards=1&cache=1" },
+    Scenario {
+        id: "await-between",
+        title: "The await that breaks the limiter",
+        query: "limit=10&window=1&pattern=burst-trickle&do=1&shards=1&do-code=await-between",
+    },
 ];
 
 const BINDING: Scenario = Scenario {
@@ -116,6 +121,10 @@ fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
         "binding" => format!(
             "The binding keeps a separate fixed window in each location: with traffic from {} locations, one key got {most} per {window} s window instead of {limit}. It only answers success, so no RateLimit remaining can be sent.",
             d.from.len()
+        ),
+        "await-between" => format!(
+            "The object's code awaits another service for {} ms between reading its log and writing it, and an await on anything but storage lets other calls in: calls that arrived meanwhile read the same log, so {most} requests got through in one {window} s window that promised {limit}. Decide and write, then call out, or keep the check and the write in one storage transaction (do-code=safe): never more than {limit}.",
+            format_seconds(d.await_call.micros() * 1000)
         ),
         _ => String::new(),
     };

@@ -13,7 +13,8 @@ pub mod sim;
 pub mod traffic;
 
 pub use config::{
-    FailMode, Fault, FaultKind, Placement, RetryPolicy, Route, SimConfig, SimConfigError, Tier,
+    DoCode, FailMode, Fault, FaultKind, Placement, RetryPolicy, Route, SimConfig, SimConfigError,
+    Tier,
 };
 pub use object::ObjectInfo;
 pub use params::DurableParams;

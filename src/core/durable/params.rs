@@ -6,7 +6,7 @@ use crate::core::region::Region;
 use crate::core::time::Span;
 use crate::core::traffic::Trace;
 
-use super::config::{FailMode, Fault, FaultKind, Placement, Route, SimConfig, Tier};
+use super::config::{DoCode, FailMode, Fault, FaultKind, Placement, Route, SimConfig, Tier};
 use super::shard::{ShardBy, ShardRule};
 use super::traffic::SimTraffic;
 
@@ -48,6 +48,12 @@ pub struct DurableParams {
     pub cache: bool,
     /// Cloudflare's Rate Limiting binding instead of the object (`tier=binding`, `period=`).
     pub tier: Tier,
+    /// The runtime's occasional pauses under sustained load (`gc`, on by default).
+    pub gc: bool,
+    /// The order of the object's check, write and call out (`do-code`).
+    pub code: DoCode,
+    /// How long the other service takes with `do-code=await-between` (`await-ms`).
+    pub await_call: Span,
 }
 
 /// How much longer every decision takes during a slow period (`slow=`): a cold start, a noisy
@@ -78,6 +84,9 @@ impl Default for DurableParams {
             seed: sim.seed,
             cache: sim.first_tier_cache,
             tier: sim.tier,
+            gc: sim.gc,
+            code: sim.code,
+            await_call: sim.await_call,
         }
     }
 }
@@ -101,6 +110,9 @@ impl DurableParams {
             seed: self.seed,
             first_tier_cache: self.cache,
             tier: self.tier,
+            gc: self.gc,
+            code: self.code,
+            await_call: self.await_call,
             ..SimConfig::default()
         };
         if let Some(route) = config.routes.first_mut() {

@@ -8,11 +8,18 @@
 //!
 //! The mechanisms, each real rather than a label:
 //! - an object serves one request at a time, in arrival order, each for `service` (plus any
-//!   `Slow` fault): a hot object builds a queue, and its latency grows until timeouts start;
+//!   `Slow` fault, plus the durable write with `persist`): a hot object builds a queue, and its
+//!   latency grows until timeouts start;
+//! - under sustained load it pauses now and then (`gc`): after each second of work without an
+//!   idle gap of `GC_PAUSE_MAX`, its next task waits 50 to 150 ms, drawn from a generator of its
+//!   own;
+//! - with `DoCode::AwaitBetween` a decision is two tasks: the check, which decides on a copy of
+//!   the state, then (after `await_call`, while the object serves others) the write, which puts
+//!   that copy back when the call was allowed; the answer leaves after the write;
 //! - the Worker gives up after `timeout` and applies its route's fail mode; an answer that comes
 //!   back later is recorded as `late`: the object still counted it;
-//! - storage: with `persist`, each allowed decision writes the limiter's state before its answer
-//!   leaves, and an object that restarts reads it back before serving anyone. Storage holds the
+//! - storage: with `persist`, every decision writes before its answer leaves (the limiter's state
+//!   when allowed, and the alarm either way), holding the object meanwhile, and an object that restarts reads it back before serving anyone. Storage holds the
 //!   state as of the last allowed decision, which restores to exactly the in-memory state,
 //!   because a rejection changes nothing but the passage of time (a test checks this);
 //! - eviction after `evict_after` idle (or an `Evict` fault) drops the memory: without
@@ -30,7 +37,10 @@ use crate::core::limiter::{AnyLimiter, Settings};
 use crate::core::region::Region;
 use crate::core::time::{Span, Time};
 
-use super::config::{FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimConfigError, Tier};
+use super::config::{
+    DoCode, FailMode, FaultKind, Placement, RetryPolicy, SimConfig, SimConfigError, Tier, GC_EVERY,
+    GC_PAUSE_MAX, GC_PAUSE_MIN,
+};
 use super::object::ObjectInfo;
 use super::report::{Outcome, ReportWalk, RequestRecord, SimReport};
 use super::shard::{object_name, per_shard_limit, pick_shard, shard_of_key, ShardBy};
@@ -42,7 +52,12 @@ struct ObjectState {
     limiter: Option<AnyLimiter>,
     in_memory: bool,
     busy: bool,
-    queue: VecDeque<u32>,
+    queue: VecDeque<Task>,
+    /// Calls whose code is awaiting another service (`DoCode::AwaitBetween`): the object is not
+    /// idle, so it is not evicted.
+    awaiting: u32,
+    /// Work done since the last pause, or since an idle gap long enough to collect garbage in.
+    busy_since_gc: Span,
     last_active: Time,
     stored: bool,
     alarm_at: Option<Time>,
@@ -53,6 +68,13 @@ struct ObjectState {
     eviction_due: bool,
 }
 
+/// What an object does next: decide a call, or (after its await) write what a call decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Task {
+    Decide(u32),
+    Write(u32),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
     Send(u32),
@@ -61,12 +83,19 @@ enum Event {
     Respond(u32),
     Timeout(u32),
     Alarm(u32),
+    /// The other service answered a call's await: its write joins the object's queue.
+    Resume(u32),
 }
 
 struct Sim {
     config: SimConfig,
     traffic: SimTraffic,
     rng: SeededRng,
+    /// The pauses' own generator.
+    gc_rng: SeededRng,
+    /// The calls awaiting between their check and their write (a few at a time), each with the
+    /// state it will write if it was allowed.
+    pending: Vec<(u32, Option<AnyLimiter>)>,
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
     seq: u64,
     records: Vec<RequestRecord>,
@@ -129,6 +158,8 @@ impl Simulation {
         let requests = traffic.requests.len();
         let sim = Sim {
             rng: SeededRng::new(config.seed),
+            gc_rng: SeededRng::new(config.seed ^ GC_STREAM),
+            pending: Vec::new(),
             events: BinaryHeap::new(),
             seq: 0,
             records: Vec::with_capacity(requests),
@@ -269,6 +300,9 @@ fn stored_series(mut changes: Vec<(Time, i8)>) -> Vec<(Time, u32)> {
 
 const REGIONS: usize = Region::ALL.len();
 
+/// Sets the pauses' generator apart from the main one (any constant would do).
+const GC_STREAM: u64 = 0x6763_7061_7573_6573;
+
 /// For smart placement: the origin that sends each key the most requests (ties: the one that
 /// sent first).
 fn heaviest_origins(traffic: &SimTraffic) -> Vec<Option<Region>> {
@@ -337,6 +371,7 @@ impl Sim {
             Event::Respond(id) => self.respond(id, at),
             Event::Timeout(id) => self.timeout(id, at),
             Event::Alarm(object) => self.alarm(object, at),
+            Event::Resume(id) => self.resume(id, at),
         }
     }
 
@@ -468,6 +503,8 @@ impl Sim {
             in_memory: false,
             busy: false,
             queue: VecDeque::new(),
+            awaiting: 0,
+            busy_since_gc: Span::ZERO,
             last_active: Time::ZERO,
             stored: false,
             alarm_at: None,
@@ -505,7 +542,7 @@ impl Sim {
             state.eviction_due = true;
         }
         state.evictions_seen_until = at;
-        if state.in_memory && !state.busy && state.queue.is_empty() {
+        if state.in_memory && !state.busy && state.queue.is_empty() && state.awaiting == 0 {
             let idle_evicted = at >= state.last_active.plus(evict_after);
             if idle_evicted || state.eviction_due {
                 state.in_memory = false;
@@ -515,7 +552,7 @@ impl Sim {
                 }
             }
         }
-        state.queue.push_back(id);
+        state.queue.push_back(Task::Decide(id));
         let held = state.queue.len() as u32 + u32::from(state.busy);
         self.records[id as usize].queue_depth = held;
         let info = &mut self.objects[o];
@@ -533,12 +570,64 @@ impl Sim {
 
     fn start_next(&mut self, object: u32, now: Time) {
         let o = object as usize;
-        let Some(id) = self.states[o].queue.pop_front() else {
+        let Some(task) = self.states[o].queue.pop_front() else {
             return;
         };
-        let mut start = now;
+        let start = now.plus(self.gc_pause(o, now));
+        match task {
+            Task::Decide(id) => self.decide(object, id, start),
+            Task::Write(id) => self.write(object, id, start),
+        }
+    }
+
+    /// The pause before a task starting at `now`: garbage from the last second of sustained work.
+    /// An idle gap of `GC_PAUSE_MAX` or more was time enough to collect it unseen.
+    fn gc_pause(&mut self, o: usize, now: Time) -> Span {
+        let state = &mut self.states[o];
+        if now >= state.last_active.plus(GC_PAUSE_MAX) {
+            state.busy_since_gc = Span::ZERO;
+        }
+        if !self.config.gc || state.busy_since_gc < GC_EVERY {
+            return Span::ZERO;
+        }
+        state.busy_since_gc = Span::ZERO;
+        let spread = GC_PAUSE_MAX.micros() - GC_PAUSE_MIN.micros();
+        Span(GC_PAUSE_MIN.micros() + self.gc_rng.up_to(spread))
+    }
+
+    /// The object is held from `from` to `until`, then takes its next task.
+    fn hold(&mut self, object: u32, from: Time, until: Time) {
+        let state = &mut self.states[object as usize];
+        state.busy = true;
+        state.last_active = until;
+        state.busy_since_gc = Span(state.busy_since_gc.0.saturating_add(until.since(from).0));
+        self.schedule(until, Event::ServiceDone(object));
+    }
+
+    /// With persistence: the write of a decision made at `decided` (the state when allowed, the
+    /// seed's alarm either way), ending at `done`.
+    fn persist(&mut self, o: usize, decided: Time, allowed: bool, done: Time) {
+        if allowed && !self.states[o].stored {
+            self.states[o].stored = true;
+            self.stored_changes.push((done, 1));
+        }
+        let alarm_at = decided
+            .plus(self.config.settings.window)
+            .plus(self.config.alarm_cleanup);
+        self.states[o].alarm_at = Some(alarm_at);
+        if self.states[o].alarm_pending.is_none() {
+            self.states[o].alarm_pending = Some(alarm_at);
+            self.schedule(alarm_at, Event::Alarm(o as u32));
+        }
+    }
+
+    /// Reads the state and decides call `id`, starting at `start`.
+    fn decide(&mut self, object: u32, id: u32, mut start: Time) {
+        let o = object as usize;
+        let now = start;
         if !self.states[o].in_memory {
             self.objects[o].cold_starts += 1;
+            self.states[o].busy_since_gc = Span::ZERO;
             if self.config.persist {
                 // The constructor reads storage inside blockConcurrencyWhile: nobody is served
                 // before the read completes.
@@ -554,6 +643,8 @@ impl Sim {
             // validate() built every shard count's settings once, so this succeeds.
             self.states[o].limiter = self.config.algorithm.build(&settings).ok();
         }
+        let cost = u64::from(self.records[id as usize].cost);
+        let code = self.config.code;
         let Some(limiter) = self.states[o].limiter.as_mut() else {
             // Unreachable after validate(); if it ever happens, the call fails like a timeout
             // and the object moves on to its next request.
@@ -564,28 +655,17 @@ impl Sim {
             self.start_next(object, now);
             return;
         };
-        let decision = limiter.decide(start, u64::from(self.records[id as usize].cost));
-        let done = start
+        let (decision, copy) = match code {
+            DoCode::Safe => (limiter.decide(start, cost), None),
+            DoCode::AwaitBetween => {
+                // Decides on what it read; the state changes only when the write lands.
+                let mut copy = limiter.clone();
+                (copy.decide(start, cost), Some(copy))
+            }
+        };
+        let mut done = start
             .plus(self.config.service)
             .plus(self.config.slowdown_at(start));
-        let mut depart = done;
-        if self.config.persist {
-            if decision.allowed() {
-                depart = depart.plus(self.config.storage_write);
-                if !self.states[o].stored {
-                    self.states[o].stored = true;
-                    self.stored_changes.push((depart, 1));
-                }
-            }
-            let alarm_at = start
-                .plus(self.config.settings.window)
-                .plus(self.config.alarm_cleanup);
-            self.states[o].alarm_at = Some(alarm_at);
-            if self.states[o].alarm_pending.is_none() {
-                self.states[o].alarm_pending = Some(alarm_at);
-                self.schedule(alarm_at, Event::Alarm(object));
-            }
-        }
         let gave_up = self.finalized[id as usize];
         let record = &mut self.records[id as usize];
         record.decided = Some(start);
@@ -594,11 +674,61 @@ impl Sim {
             // The Worker stopped waiting before the object even started on it.
             record.late = true;
         }
-        let origin = record.origin;
+        if let Some(copy) = copy {
+            // The code now awaits another service; the object serves others meanwhile.
+            self.states[o].awaiting += 1;
+            self.pending.push((id, decision.allowed().then_some(copy)));
+            self.hold(object, now, done);
+            self.schedule(done.plus(self.config.await_call), Event::Resume(id));
+            return;
+        }
+        if self.config.persist {
+            done = done.plus(self.config.storage_write);
+            self.persist(o, start, decision.allowed(), done);
+        }
+        self.hold(object, now, done);
+        self.answer(id, o, done);
+    }
+
+    /// The other service answered call `id`: its write waits its turn at the object.
+    fn resume(&mut self, id: u32, _at: Time) {
+        let Some(object) = self.records[id as usize].object else {
+            return;
+        };
+        let state = &mut self.states[object as usize];
+        state.queue.push_back(Task::Write(id));
+        if !state.busy {
+            self.start_next(object, self.now);
+        }
+    }
+
+    /// Writes what call `id` decided (the state it computed, when allowed), then answers.
+    fn write(&mut self, object: u32, id: u32, start: Time) {
+        let o = object as usize;
+        let state = &mut self.states[o];
+        state.awaiting = state.awaiting.saturating_sub(1);
+        let written = match self.pending.iter().position(|(call, _)| *call == id) {
+            Some(at) => self.pending.swap_remove(at).1,
+            None => None,
+        };
+        let allowed = written.is_some();
+        if written.is_some() {
+            state.limiter = written;
+        }
+        let mut done = start;
+        if self.config.persist {
+            done = done.plus(self.config.storage_write);
+            let decided = self.records[id as usize].decided.unwrap_or(start);
+            self.persist(o, decided, allowed, done);
+        }
+        self.hold(object, start, done);
+        self.answer(id, o, done);
+    }
+
+    /// The object's answer to call `id` leaves at `depart`.
+    fn answer(&mut self, id: u32, o: usize, depart: Time) {
+        let origin = self.records[id as usize].origin;
         let region = self.objects[o].region;
-        self.states[o].busy = true;
-        self.states[o].last_active = done;
-        self.schedule(done, Event::ServiceDone(object));
         if !self.lost(depart, region, origin) {
             let back = depart.plus(self.hop(region, origin));
             self.schedule(back, Event::Respond(id));
@@ -612,7 +742,7 @@ impl Sim {
     fn service_done(&mut self, object: u32, at: Time) {
         let state = &mut self.states[object as usize];
         state.busy = false;
-        if state.queue.is_empty() && state.eviction_due {
+        if state.queue.is_empty() && state.awaiting == 0 && state.eviction_due {
             state.in_memory = false;
             state.eviction_due = false;
             if !self.config.persist {

@@ -7,13 +7,17 @@ use super::values::{
     choice, flag, millis, millis_text, name_of, period, period_text, region, seconds_text,
     NOT_A_REGION,
 };
-use crate::core::durable::{DurableParams, FailMode, Placement, ShardBy, Tier};
+use crate::core::durable::{DoCode, DurableParams, FailMode, Placement, ShardBy, Tier};
 use crate::core::field::Field;
 use crate::core::limiter::Algorithm;
 use crate::core::time::{parse_seconds, Span};
 
 const FAIL_MODES: [(&str, FailMode); 2] = [("open", FailMode::Open), ("closed", FailMode::Closed)];
 const SHARD_BY: [(&str, ShardBy); 2] = [("key", ShardBy::Key), ("request", ShardBy::Request)];
+const DO_CODES: [(&str, DoCode); 2] = [
+    ("safe", DoCode::Safe),
+    ("await-between", DoCode::AwaitBetween),
+];
 const PLACEMENTS: [(&str, Placement); 2] =
     [("first", Placement::First), ("smart", Placement::Smart)];
 /// The binding's only periods, in seconds; the first is its default.
@@ -183,7 +187,7 @@ pub const FIELDS: &[Field<DurableParams>] = &[
             d.service = millis(
                 raw,
                 1..=10_000_000,
-                "the service time is in milliseconds, 0.001 to 10000; using 0.25 ms.",
+                "the service time is in milliseconds, 0.001 to 10000; using 0.15 ms.",
             )?;
             Ok(())
         },
@@ -204,9 +208,41 @@ pub const FIELDS: &[Field<DurableParams>] = &[
                 d.evict = Span(us);
                 Ok(())
             }
-            _ => Err("idle seconds before eviction, 0.001 to 86400; using 60 s.".into()),
+            _ => Err("idle seconds before eviction, 0.001 to 86400; using 10 s.".into()),
         },
         write: |d| (d.evict != defaults().evict).then(|| seconds_text(d.evict)),
+    },
+    Field {
+        name: "gc",
+        read: |d, raw| {
+            d.gc = flag(raw, "use gc=1 for the runtime's pauses, or gc=0; pausing.")?;
+            Ok(())
+        },
+        write: |d| (d.gc != defaults().gc).then(|| u8::from(d.gc).to_string()),
+    },
+    Field {
+        name: "do-code",
+        read: |d, raw| {
+            d.code = choice(
+                raw,
+                &DO_CODES,
+                "use do-code=safe or do-code=await-between; running the seed's safe code.",
+            )?;
+            Ok(())
+        },
+        write: |d| (d.code != defaults().code).then(|| name_of(&DO_CODES, d.code).to_string()),
+    },
+    Field {
+        name: "await-ms",
+        read: |d, raw| {
+            d.await_call = millis(
+                raw,
+                0..=60_000_000,
+                "the other service's answer takes 0 to 60000 ms; using 20 ms.",
+            )?;
+            Ok(())
+        },
+        write: |d| (d.await_call != defaults().await_call).then(|| millis_text(d.await_call)),
     },
     Field {
         name: "jitter",

@@ -4,7 +4,7 @@
 use super::codec::percent_decode;
 use super::*;
 use crate::core::config::Rate;
-use crate::core::durable::{FailMode, Placement, ShardBy, Tier};
+use crate::core::durable::{DoCode, FailMode, Placement, ShardBy, Tier};
 use crate::core::lab_state::Theme;
 use crate::core::limiter::{Algorithm, LeakDelay};
 use crate::core::region::Region;
@@ -321,6 +321,31 @@ fn the_durable_object_fields_are_read_and_written_back() {
         (Some(4), ShardBy::Request, Placement::Smart, 7)
     );
     assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
+}
+
+#[test]
+fn the_objects_code_its_await_and_the_pauses_round_trip_and_stay_out_of_a_default_link() {
+    let query = "do=1&gc=0&do-code=await-between&await-ms=1.5";
+    let parsed = parse_query(query);
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    let d = &parsed.state.durable;
+    assert_eq!(
+        (d.gc, d.code, d.await_call),
+        (false, DoCode::AwaitBetween, Span(1_500))
+    );
+    assert_eq!(to_query(&parsed.state), query);
+    let config = d.sim_config(&parsed.state.settings, &[]);
+    assert_eq!(
+        (config.gc, config.code, config.await_call),
+        (false, DoCode::AwaitBetween, Span(1_500))
+    );
+    let defaults = parse_query("do=1&gc=1&do-code=safe&await-ms=20");
+    assert_eq!(to_query(&defaults.state), "do=1");
+    assert_eq!(defaults.state.durable.code, DoCode::Safe);
+    let bad = parse_query("do=1&gc=maybe&do-code=racy&await-ms=-3");
+    let fields: Vec<&str> = bad.notices.iter().map(|n| n.field).collect();
+    assert_eq!(fields, ["gc", "do-code", "await-ms"]);
+    assert_eq!(bad.state.durable, parse_query("do=1").state.durable);
 }
 
 #[test]
