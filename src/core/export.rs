@@ -116,7 +116,7 @@ impl CsvWriter {
     }
 }
 
-fn push_row(
+pub(crate) fn push_row(
     out: &mut String,
     time: &str,
     key: &str,
