@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { useBrowser, openPage, gotoLab, rowFigures, watchProgress, progressSeen, SCREENSHOT_DIR } from './helpers.mjs';
 
@@ -57,6 +58,38 @@ test('a large run\'s CSV is written a slice at a time with the progress bar, and
   const fixed = await rowFigures(page, 'fixed');
   assert.equal(lines.filter((l) => l.includes(',fixed,allowed,')).length, fixed.allowed);
   await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]'));
+  await page.close();
+});
+
+// The command line's CSV (`cargo run -- csv QUERY [--traffic FILE]`, native) for the same view.
+function cliCsv(args) {
+  return execFileSync('cargo', ['run', '--offline', '--quiet', '--', 'csv', ...args], { maxBuffer: 1 << 28 });
+}
+
+test('the page\'s CSV download is byte for byte what `ratelab csv` writes for the same view', async () => {
+  const { page } = await openPage(shared.browser);
+  const query = 'limit=2&window=10&trace=0,1,2,3,12@tenant:b,12.5*3@tenant:b&algos=fixed,token-bucket,leaky-bucket,nginx,redis-cell,governor&do=1';
+  await gotoLab(page, query);
+  const fromLink = await download(page, 'export-csv');
+  assert.ok(fromLink.bytes.equals(cliCsv([query])), 'the view from a link');
+
+  // Uploaded traffic: a CSV with keys, regions, routes and costs, as the import panel reads it.
+  const traffic = 'time,key,region,route,cost\n0,tenant:a,fra,GET /,1\n0.5,=cmd(),syd,,\n1,tenant:a,,POST /login,3\n2,"quoted",,,\n600,k,,,17\n';
+  const file = join(SCREENSHOT_DIR, 'cli-traffic.csv');
+  await writeFile(file, traffic);
+  const uploadQuery = 'limit=2&window=10&algos=fixed,gcra,upstash-token';
+  await gotoLab(page, uploadQuery);
+  await page.click('text=Use your own traffic');
+  await page.setInputFiles('[data-testid="import-file"]', file);
+  await page.waitForSelector('[data-testid="import-ok"]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]'));
+  // The five uploaded requests are the ones decided before the file is downloaded.
+  await page.waitForFunction(() => {
+    const row = document.querySelector('[data-testid="stats-fixed"]');
+    return row && Number(row.dataset.allowed) + Number(row.dataset.rejected) === 5;
+  });
+  const uploaded = await download(page, 'export-csv');
+  assert.ok(uploaded.bytes.equals(cliCsv([uploadQuery, '--traffic', file])), 'uploaded traffic');
   await page.close();
 });
 

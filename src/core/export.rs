@@ -181,7 +181,7 @@ impl Job for CsvJob {
     }
 }
 
-fn push_row(
+pub(crate) fn push_row(
     out: &mut String,
     time: &str,
     key: &str,

@@ -94,7 +94,7 @@ impl ImportErrors {
     }
 }
 
-fn is_skipped(line: &str) -> bool {
+pub(crate) fn is_skipped(line: &str) -> bool {
     let t = line.trim();
     t.is_empty() || t.starts_with('#')
 }
@@ -262,11 +262,11 @@ impl Reader {
     }
 }
 
-fn parse_time(text: &str) -> Result<Time, String> {
+pub(crate) fn parse_time(text: &str) -> Result<Time, String> {
     parse_seconds(text).map(Time).map_err(|e| e.to_string())
 }
 
-fn looks_like_header(line: &str) -> bool {
+pub(crate) fn looks_like_header(line: &str) -> bool {
     let first = line
         .split(',')
         .next()
@@ -293,7 +293,7 @@ fn parse_key(text: &str) -> Result<String, String> {
     Ok(key.to_string())
 }
 
-fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
+pub(crate) fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
     let fields: Vec<&str> = line.split(',').collect();
     if fields.len() < 2 || fields.len() > 5 {
         return Err(format!(
@@ -329,7 +329,7 @@ fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
 
 /// `host ident user [dd/Mon/yyyy:HH:MM:SS +zzzz] "METHOD path PROTO" status size ...`
 /// gives (seconds since the Unix epoch, host, path).
-fn parse_log_line(line: &str) -> Result<(i64, String, String), String> {
+pub(crate) fn parse_log_line(line: &str) -> Result<(i64, String, String), String> {
     let line = line.trim();
     let host = line.split_whitespace().next().ok_or("the line is empty")?;
     let open = line.find('[').ok_or("no [date] in this log line")?;

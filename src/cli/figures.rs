@@ -1,0 +1,98 @@
+//! What the page's table shows, as plain figures: one line per row (each limiter, then the
+//! Durable Object), whichever way they were computed, and the table printed from them.
+
+use std::fmt::Write;
+
+use crate::core::durable::Outcome;
+use crate::core::lab::LabRun;
+
+/// One row of the page's table (`data-testid="stats-<slug>"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Figures {
+    pub slug: &'static str,
+    pub label: String,
+    /// Let through, delayed ones included (`data-allowed`).
+    pub passed: u64,
+    pub delayed: u64,
+    /// Refused: 429s, and the Durable Object's fail-closed 503s (`data-rejected`).
+    pub rejected: u64,
+    /// The most one key had served inside one window (`data-max-in-window`).
+    pub most_in_window: u64,
+}
+
+/// The whole table, with what the page says above it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The requests of the traffic.
+    pub requests: u64,
+    /// The lab's limit, which "most in one window" is compared with.
+    pub limit: u64,
+    pub rows: Vec<Figures>,
+    /// Rows that could not run, named with why (the page's error line).
+    pub notes: Vec<String>,
+}
+
+impl Summary {
+    /// The figures of a run the page computed.
+    pub fn of_run(run: &LabRun) -> Summary {
+        let mut rows: Vec<Figures> = run
+            .runs
+            .iter()
+            .map(|r| Figures {
+                slug: r.algorithm.slug(),
+                label: r.algorithm.label().to_string(),
+                passed: r.passed(),
+                delayed: r.delayed,
+                rejected: r.rejected,
+                most_in_window: r.max_in_window,
+            })
+            .collect();
+        let mut notes: Vec<String> = run.error.iter().cloned().collect();
+        match &run.durable {
+            Some(Ok(report)) => rows.push(Figures {
+                slug: "do",
+                label: "Durable Object".into(),
+                passed: report.passed(),
+                delayed: report.count(Outcome::Delayed),
+                rejected: report.count(Outcome::Rejected) + report.count(Outcome::FailedClosed),
+                most_in_window: report.most_in_window,
+            }),
+            Some(Err(e)) => notes.push(format!("Durable Object: {e}")),
+            None => {}
+        }
+        Summary {
+            requests: run.trace.len() as u64,
+            limit: run.settings.limit,
+            rows,
+            notes,
+        }
+    }
+
+    /// The table as text: the page's columns, a row that broke the limit marked.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<34} {:>12} {:>16} {:>12} {:>18}",
+            "algorithm", "let through", "of them delayed", "rejected", "most in one window"
+        );
+        for row in &self.rows {
+            let broke = if row.most_in_window > self.limit {
+                "  more than the limit"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "{:<34} {:>12} {:>16} {:>12} {:>18}{broke}",
+                row.label, row.passed, row.delayed, row.rejected, row.most_in_window
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{} requests, limit {} per window",
+            self.requests, self.limit
+        );
+        out
+    }
+}

@@ -1,0 +1,269 @@
+//! Every limiter row of the lab over a stream of requests in time order, holding per key only
+//! the key's limiter and what its busiest window needs: the rows' figures (the page's table) and,
+//! when asked, each decision as the page's CSV row (`core::export`), written as it is made.
+//!
+//! Exact because keys are independent: every row keeps one limiter per key (as `core::run`
+//! does), and a key's limiter sees that key's requests in the same order as on the page. Memory
+//! grows with the number of keys, never with the number of requests.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::core::decision::{Limiter, Verdict};
+use crate::core::export::push_row;
+use crate::core::limiter::{Algorithm, AnyLimiter, Settings};
+use crate::core::row_response::row_response;
+use crate::core::time::{format_seconds, Span, Time};
+
+use super::figures::{Figures, Summary};
+
+/// One request as the rows need it.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival<'a> {
+    pub at: Time,
+    pub key: &'a str,
+    pub cost: u32,
+}
+
+/// The busiest window of one key, found as its served times come in: served times are settled
+/// in sorted order once no later request of the stream can be served before them.
+#[derive(Clone, Debug, Default)]
+struct Busiest {
+    /// Served times not yet settled (a delayed request's release), sorted, with their counts.
+    pending: VecDeque<(Time, u64)>,
+    /// Settled served times inside the window ending at the last one, with their counts.
+    window: VecDeque<(Time, u64)>,
+    in_window: u64,
+    /// The most in one window `(end - window, end]`, and the earliest such end.
+    best: (u64, Time),
+}
+
+impl Busiest {
+    fn serve(&mut self, at: Time, count: u64) {
+        let i = self.pending.partition_point(|&(t, _)| t <= at);
+        self.pending.insert(i, (at, count));
+    }
+
+    /// Settles every served time up to `now` (every later request arrives at `now` or after,
+    /// and is served no earlier).
+    fn settle(&mut self, now: Time, window: Span) {
+        while let Some(&(end, count)) = self.pending.front().filter(|&&(t, _)| t <= now) {
+            self.pending.pop_front();
+            // Half-open like `core::run::busiest_window`: one exactly a window older has left.
+            while let Some(&(first, n)) = self.window.front() {
+                match end.micros().checked_sub(window.micros()) {
+                    Some(cutoff) if first.micros() <= cutoff => {
+                        self.window.pop_front();
+                        self.in_window -= n;
+                    }
+                    _ => break,
+                }
+            }
+            self.window.push_back((end, count));
+            self.in_window += count;
+            if self.in_window > self.best.0 {
+                self.best = (self.in_window, end);
+            }
+        }
+    }
+}
+
+/// One key's state in one row.
+#[derive(Clone, Debug)]
+struct KeyState {
+    limiter: AnyLimiter,
+    busiest: Busiest,
+}
+
+/// One limiter row.
+struct Row {
+    algorithm: Algorithm,
+    fresh: AnyLimiter,
+    /// By key number.
+    keys: Vec<KeyState>,
+    allowed: u64,
+    delayed: u64,
+    rejected: u64,
+}
+
+/// The lab's rows over a stream of requests.
+pub struct StreamRows {
+    settings: Settings,
+    rows: Vec<Row>,
+    /// Rows that refuse the settings, named as the page names them.
+    refusals: Vec<String>,
+    /// Key numbers in order of first appearance, as the page numbers them.
+    numbers: HashMap<String, u32>,
+    requests: u64,
+}
+
+impl StreamRows {
+    pub fn new(settings: &Settings, algorithms: &[Algorithm]) -> StreamRows {
+        let mut rows = Vec::new();
+        let mut refusals = Vec::new();
+        for &algorithm in algorithms {
+            match algorithm.build(settings) {
+                Ok(fresh) => rows.push(Row {
+                    algorithm,
+                    fresh,
+                    keys: Vec::new(),
+                    allowed: 0,
+                    delayed: 0,
+                    rejected: 0,
+                }),
+                Err(e) => refusals.push(format!("{}: {e}.", algorithm.label())),
+            }
+        }
+        StreamRows {
+            settings: settings.clone(),
+            rows,
+            refusals,
+            numbers: HashMap::new(),
+            requests: 0,
+        }
+    }
+
+    /// Decides `arrival` in every row (it must not be earlier than the one before); with `csv`,
+    /// appends its rows of the page's CSV export.
+    pub fn decide(&mut self, arrival: Arrival, csv: Option<&mut String>) {
+        self.requests += 1;
+        let key = match self.numbers.get(arrival.key) {
+            Some(&number) => number as usize,
+            None => {
+                let number = self.numbers.len();
+                self.numbers.insert(arrival.key.to_string(), number as u32);
+                number
+            }
+        };
+        let cost = u64::from(arrival.cost);
+        let window = self.settings.window;
+        let time = csv.as_ref().map(|_| format_seconds(arrival.at.micros()));
+        let mut csv = csv;
+        for row in &mut self.rows {
+            if key == row.keys.len() {
+                row.keys.push(KeyState {
+                    limiter: row.fresh.clone(),
+                    busiest: Busiest::default(),
+                });
+            }
+            let state = &mut row.keys[key];
+            let verdict = match (&mut csv, &time) {
+                (Some(out), Some(time)) => {
+                    let (decision, reply) = state.limiter.decide_with_reply(arrival.at, cost);
+                    let response =
+                        row_response(row.algorithm, &self.settings, &decision, reply.as_ref());
+                    push_row(
+                        out,
+                        time,
+                        arrival.key,
+                        row.algorithm.slug(),
+                        decision.verdict.word(),
+                        &response,
+                    );
+                    decision.verdict
+                }
+                _ => state.limiter.admit(arrival.at, cost),
+            };
+            match verdict {
+                Verdict::Allowed => {
+                    row.allowed += 1;
+                    state.busiest.serve(arrival.at, cost);
+                }
+                Verdict::Delayed { by } => {
+                    row.delayed += 1;
+                    state.busiest.serve(arrival.at.plus(by), cost);
+                }
+                Verdict::Rejected => row.rejected += 1,
+            }
+            state.busiest.settle(arrival.at, window);
+        }
+    }
+
+    /// The rows' figures, as the page's table shows them.
+    pub fn finish(mut self) -> Summary {
+        let window = self.settings.window;
+        let rows = self
+            .rows
+            .iter_mut()
+            .map(|row| {
+                // The busiest key: the most in one window, then the earliest end, then the first
+                // key seen, as `core::run` chooses it.
+                let mut best = (0u64, Time::ZERO);
+                for state in &mut row.keys {
+                    state.busiest.settle(Time(u64::MAX), window);
+                    let (count, end) = state.busiest.best;
+                    if count > best.0 || (count == best.0 && count > 0 && end < best.1) {
+                        best = (count, end);
+                    }
+                }
+                Figures {
+                    slug: row.algorithm.slug(),
+                    label: row.algorithm.label().to_string(),
+                    passed: row.allowed + row.delayed,
+                    delayed: row.delayed,
+                    rejected: row.rejected,
+                    most_in_window: best.0,
+                }
+            })
+            .collect();
+        Summary {
+            requests: self.requests,
+            limit: self.settings.limit,
+            rows,
+            notes: self.refusals,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::export::decisions_csv;
+    use crate::core::lab::LabRun;
+    use crate::core::url::parse_query;
+
+    /// The stream's figures and CSV for a query's own traffic, and the page's.
+    fn both(query: &str) -> ((Summary, String), (Summary, String)) {
+        let state = parse_query(query).state;
+        let page = LabRun::compute(&state);
+        let mut rows = StreamRows::new(&state.settings, &state.algorithms);
+        let mut csv = String::from(crate::core::export::CSV_HEADER);
+        csv.push('\n');
+        for request in page.trace.requests() {
+            let arrival = Arrival {
+                at: request.at,
+                key: page.trace.key_name(request.key),
+                cost: request.cost,
+            };
+            rows.decide(arrival, Some(&mut csv));
+        }
+        (
+            (rows.finish(), csv),
+            (Summary::of_run(&page), decisions_csv(&page)),
+        )
+    }
+
+    #[test]
+    fn streamed_rows_give_the_pages_figures_and_csv_for_every_algorithm_and_product() {
+        for query in [
+            "pattern=several-keys&algos=fixed,sliding-log,sliding-counter,token-bucket,gcra,leaky-bucket",
+            "pattern=retry-storm&limit=3&window=2&algos=nginx,governor,redis-cell,upstash-fixed,upstash-sliding,upstash-token,envoy,cf-binding",
+            "pattern=double&leak-delay=2&leak-burst=6&algos=leaky-bucket,nginx&nginx-burst=6&nginx-delay=2",
+            "pattern=poisson&seed=7&limit=20&window=1&algos=leaky-bucket,token-bucket",
+            "limit=2&window=10&trace=0@a,0@a,1*3@b,5@a,600*17@k,600.5@k&algos=fixed,gcra,redis-cell,governor,leaky-bucket",
+            "pattern=several-keys&window=0.01&algos=envoy,fixed",
+        ] {
+            let ((streamed, streamed_csv), (page, page_csv)) = both(query);
+            assert_eq!(streamed, page, "{query}");
+            assert!(streamed_csv == page_csv, "{query}: the CSV differs");
+        }
+    }
+
+    #[test]
+    fn a_delayed_request_counts_in_the_window_it_is_released_in() {
+        let ((streamed, _), (page, _)) = both(
+            "limit=4&window=1&trace=0,0,0,0,0,0,0,0,0.1,0.2,0.9,1.0,1.05&algos=leaky-bucket&leak-burst=8",
+        );
+        assert!(streamed.rows[0].delayed > 0);
+        assert_eq!(streamed, page);
+    }
+}

@@ -1,0 +1,290 @@
+//! Each subcommand from its arguments to its output. Without the Durable Object row, the
+//! traffic (a file, standard input or the query's own) streams through the rows a request at a
+//! time, so a file of any length runs in memory that grows with its keys, not its lines; with
+//! `do=1` it is read whole and computed as the page computes it (`core::lab`).
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::core::export::{CsvWriter, CSV_HEADER};
+use crate::core::lab::LabRun;
+use crate::core::lab_state::LabState;
+use crate::core::traffic::DEFAULT_KEY;
+
+use super::args::{Cli, Command, TrafficArg};
+use super::figures::{Figures, Summary};
+use super::read::{TrafficError, TrafficLines};
+use super::rows::{Arrival, StreamRows};
+use super::shard::{Shard, ShardFilter};
+use super::source::{open, read_query, read_whole};
+use super::{CliError, EXIT_CHECK_FAILED};
+
+/// Bytes of CSV gathered before they are written out.
+const CSV_CHUNK: usize = 1 << 16;
+
+pub fn run(cli: Cli) -> Result<u8, CliError> {
+    let command = cli.command.unwrap_or_else(|| Command::Table {
+        query: cli.query.unwrap_or_default(),
+        traffic: TrafficArg { traffic: None },
+    });
+    match command {
+        Command::Table { query, traffic } => {
+            let state = prepare(&query, traffic.traffic.as_deref(), None, false)?;
+            let summary = summarize(state, traffic.traffic.as_deref(), None)?;
+            let mut out = std::io::stdout().lock();
+            write(&mut out, summary.table().as_bytes())?;
+            notes(&summary);
+            Ok(0)
+        }
+        Command::Csv {
+            query,
+            traffic,
+            shard,
+        } => {
+            let path = traffic.traffic.as_deref();
+            let state = prepare(&query, path, shard.shard, false)?;
+            csv(state, path, shard.shard)?;
+            Ok(0)
+        }
+        Command::Check {
+            query,
+            traffic,
+            max_refused,
+            shard,
+        } => {
+            let state = prepare(&query, Some(&traffic), shard.shard, true)?;
+            let summary = summarize(state, Some(&traffic), shard.shard)?;
+            notes(&summary);
+            let (report, over) = judge(&summary, max_refused, shard.shard);
+            let mut out = std::io::stdout().lock();
+            write(&mut out, summary.table().as_bytes())?;
+            write(&mut out, report.as_bytes())?;
+            if over.is_empty() {
+                return Ok(0);
+            }
+            eprintln!(
+                "check failed: {} refused more than {}% of the requests",
+                over.join(", "),
+                decimal(max_refused)
+            );
+            Ok(EXIT_CHECK_FAILED)
+        }
+    }
+}
+
+/// The state the query gives, with its notes printed (`check` takes none: it would judge a
+/// default in place of what was meant), and what the traffic and the shard allow.
+fn prepare(
+    query: &str,
+    traffic: Option<&Path>,
+    shard: Option<Shard>,
+    strict: bool,
+) -> Result<LabState, CliError> {
+    let parsed = read_query(query);
+    for notice in &parsed.notices {
+        eprintln!("note: {}", notice.message);
+    }
+    if strict && !parsed.notices.is_empty() {
+        return Err(CliError::input(
+            "check judges only the query as written: correct the fields named above",
+        ));
+    }
+    let state = parsed.state;
+    if traffic.is_none() && state.trace_in_storage {
+        return Err(CliError::input(
+            "trace=stored names a trace kept in a browser's storage; give the traffic with \
+             --traffic FILE",
+        ));
+    }
+    if shard.is_some() && state.durable.enabled {
+        return Err(CliError::input(
+            "--shard splits the keys, but the Durable Object row (do=1) shares one seeded network \
+             and the objects' queues among all keys, so its shards would not add up to one run: \
+             leave out do=1 or --shard",
+        ));
+    }
+    Ok(state)
+}
+
+/// Rows that could not run, said on standard error as the page says them above its table.
+fn notes(summary: &Summary) {
+    for note in &summary.notes {
+        eprintln!("note: {note}");
+    }
+}
+
+fn write(out: &mut impl Write, bytes: &[u8]) -> Result<(), CliError> {
+    out.write_all(bytes).map_err(|e| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => CliError::Closed,
+        _ => CliError::input(format!("cannot write the output: {e}")),
+    })
+}
+
+/// The table's figures.
+fn summarize(
+    mut state: LabState,
+    traffic: Option<&Path>,
+    shard: Option<Shard>,
+) -> Result<Summary, CliError> {
+    if state.durable.enabled {
+        if let Some(path) = traffic {
+            read_whole(path, &mut state)?;
+        }
+        return Ok(Summary::of_run(&LabRun::compute(&state)));
+    }
+    let mut rows = StreamRows::new(&state.settings, &state.algorithms);
+    stream(&state, traffic, shard, |arrival| {
+        rows.decide(arrival, None);
+        Ok(())
+    })?;
+    Ok(rows.finish())
+}
+
+/// Every decision as the page's CSV, written as it is made. With a shard, only shard 0 writes
+/// the header, so the shards' outputs put one after another make one file.
+fn csv(mut state: LabState, traffic: Option<&Path>, shard: Option<Shard>) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    if state.durable.enabled {
+        if let Some(path) = traffic {
+            read_whole(path, &mut state)?;
+        }
+        let run = LabRun::compute(&state);
+        let mut writer = CsvWriter::new(&run);
+        let mut piece = String::new();
+        loop {
+            let more = writer.write(&run, &mut piece, 4096);
+            write(&mut out, piece.as_bytes())?;
+            piece.clear();
+            if !more {
+                return out.flush().map_err(|_| CliError::Closed);
+            }
+        }
+    }
+    let mut text = String::with_capacity(CSV_CHUNK * 2);
+    if shard.is_none_or(Shard::is_first) {
+        text.push_str(CSV_HEADER);
+        text.push('\n');
+    }
+    let mut rows = StreamRows::new(&state.settings, &state.algorithms);
+    let streamed = stream(&state, traffic, shard, |arrival| {
+        rows.decide(arrival, Some(&mut text));
+        if text.len() >= CSV_CHUNK {
+            write(&mut out, text.as_bytes())?;
+            text.clear();
+        }
+        Ok(())
+    });
+    if let Err(CliError::Input(mut lines)) = streamed {
+        lines.push(
+            "standard output holds only the decisions before the first bad line: discard it".into(),
+        );
+        return Err(CliError::Input(lines));
+    }
+    streamed?;
+    write(&mut out, text.as_bytes())?;
+    out.flush().map_err(|_| CliError::Closed)
+}
+
+/// Hands every request of the traffic (in the shard, if one is given) to `take`, in time
+/// order. A file's bad lines are all named at the end, as the page names them, and no request
+/// after the first bad line is handed on.
+fn stream(
+    state: &LabState,
+    traffic: Option<&Path>,
+    shard: Option<Shard>,
+    mut take: impl FnMut(Arrival) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let mut filter = shard.map(ShardFilter::new);
+    let mut holds = |key: &str| filter.as_mut().is_none_or(|f| f.holds(key));
+    let Some(path) = traffic else {
+        let trace = state
+            .pattern
+            .generate(state.settings.limit, state.settings.window);
+        for request in trace.requests() {
+            let key = trace.key_name(request.key);
+            if holds(key) {
+                take(Arrival {
+                    at: request.at,
+                    key,
+                    cost: request.cost,
+                })?;
+            }
+        }
+        return Ok(());
+    };
+    let mut lines = TrafficLines::new(open(path)?);
+    while let Some(request) = lines.next() {
+        if lines.failed() {
+            continue;
+        }
+        // A line of the times format names no key: the lab's own, as on the page.
+        let key = if request.key.is_empty() {
+            DEFAULT_KEY
+        } else {
+            &request.key
+        };
+        if holds(key) {
+            take(Arrival {
+                at: request.at,
+                key,
+                cost: request.cost,
+            })?;
+        }
+    }
+    let format = lines.format();
+    match lines.finish() {
+        Ok(_) => Ok(()),
+        Err(TrafficError::Io(e)) => Err(CliError::input(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
+        Err(TrafficError::Lines(errors)) => {
+            let mut lines = vec![format!(
+                "{} is not readable traffic ({}):",
+                path.display(),
+                format.unwrap_or(errors.format).name()
+            )];
+            lines.extend(errors.describe());
+            Err(CliError::Input(lines))
+        }
+    }
+}
+
+/// The rows that refused more than `max` percent of the requests, and what to print about each.
+fn judge(summary: &Summary, max: f64, shard: Option<Shard>) -> (String, Vec<String>) {
+    let requests = summary.requests;
+    let whose = match shard {
+        Some(s) => format!("the {requests} requests of shard {}/{}", s.index, s.count),
+        None => format!("the {requests} requests"),
+    };
+    let over: Vec<&Figures> = summary
+        .rows
+        .iter()
+        .filter(|row| row.rejected as f64 * 100.0 > max * requests as f64)
+        .collect();
+    let mut report = String::new();
+    for row in &over {
+        let share = row.rejected as f64 * 100.0 / requests.max(1) as f64;
+        report.push_str(&format!(
+            "{} ({}) refused {} of {whose}: {}%, more than {}%\n",
+            row.slug,
+            row.label,
+            row.rejected,
+            decimal(share),
+            decimal(max)
+        ));
+    }
+    if over.is_empty() {
+        report.push_str(&format!(
+            "every row refused at most {}% of {whose}\n",
+            decimal(max)
+        ));
+    }
+    (report, over.iter().map(|r| r.slug.to_string()).collect())
+}
+
+/// A share with up to three decimals, no trailing zeros.
+fn decimal(value: f64) -> String {
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}

@@ -1,0 +1,118 @@
+//! Where a command's traffic comes from, and which way it is run: a `--traffic` file (or
+//! standard input) streamed through the rows; the query's own traffic (a preset or `trace=`);
+//! or, with the Durable Object row (`do=1`), the whole trace read into memory as the page reads
+//! it, because the emulation shares one seeded network, one clock and the objects' queues among
+//! all keys: it cannot be run a key at a time.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::core::import::{import, Format, Imported, MAX_LINES};
+use crate::core::lab_state::LabState;
+use crate::core::traffic::{Pattern, Point};
+use crate::core::url::parse_query;
+
+use super::CliError;
+
+/// The page's query: a bare query, with its `?`, or the page's whole address.
+pub fn read_query(text: &str) -> crate::core::url::Parsed {
+    let text = text.trim();
+    let query = if text.contains("://") {
+        text.split_once('?').map_or("", |(_, q)| q)
+    } else {
+        text
+    };
+    let query = query.split('#').next().unwrap_or("");
+    parse_query(query)
+}
+
+/// Opens `path` (`-` is standard input) for reading a line at a time.
+pub fn open(path: &Path) -> Result<Box<dyn BufRead>, CliError> {
+    if path == Path::new("-") {
+        return Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            std::io::stdin(),
+        )));
+    }
+    let file = File::open(path)
+        .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
+    Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
+}
+
+/// The page's import of a whole file: the same reader, the same two-million-line cap, the same
+/// messages, and the traffic the import panel makes of it.
+pub fn read_whole(path: &Path, state: &mut LabState) -> Result<(), CliError> {
+    let mut bytes = Vec::new();
+    open(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
+    let text = String::from_utf8_lossy(&bytes);
+    match import(&text) {
+        Ok(imported) => {
+            state.pattern = pattern_of(imported);
+            state.trace_in_storage = false;
+            Ok(())
+        }
+        Err(errors) => {
+            let mut lines = vec![format!(
+                "{} is not readable traffic ({}):",
+                path.display(),
+                errors.format.name()
+            )];
+            lines.extend(errors.describe());
+            if errors.errors.iter().any(|e| e.line > MAX_LINES) {
+                lines.push(format!(
+                    "the Durable Object row (do=1) emulates every key's object together, so its \
+                     traffic is read whole, up to {MAX_LINES} lines as in the page; without do=1 \
+                     a file of any length is streamed"
+                ));
+            }
+            Err(CliError::Input(lines))
+        }
+    }
+}
+
+/// The traffic the page's import panel makes of what it read: a plain time list for the times
+/// format; otherwise the requests with their keys, regions and costs, and their routes for a CSV
+/// (an access log's paths are too many and too fine to each get a failure policy).
+pub fn pattern_of(imported: Imported) -> Pattern {
+    let Imported {
+        format, requests, ..
+    } = imported;
+    if format == Format::Times {
+        return Pattern::Trace(Arc::new(requests.iter().map(|r| r.at).collect()));
+    }
+    let routes = format == Format::Csv;
+    Pattern::from_points(
+        requests
+            .into_iter()
+            .map(|r| Point {
+                at: r.at,
+                key: r.key,
+                origin: r.region,
+                route: r.route.filter(|_| routes),
+                cost: r.cost,
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_may_be_given_bare_with_its_question_mark_or_as_the_pages_address() {
+        for text in [
+            "limit=3&window=2",
+            "?limit=3&window=2",
+            "https://example.org/ratelab/?limit=3&window=2#top",
+        ] {
+            let parsed = read_query(text);
+            assert_eq!(parsed.state.settings.limit, 3, "{text}");
+            assert!(parsed.notices.is_empty(), "{text}");
+        }
+    }
+}
