@@ -86,12 +86,18 @@ impl Trace {
     /// table are dropped. Requests are put in arrival order (ties keep their given order).
     pub fn new(keys: Vec<String>, mut requests: Vec<Request>) -> Trace {
         requests.retain(|r| (r.key as usize) < keys.len());
-        requests.sort_by_key(|r| r.at);
-        Trace {
+        let mut trace = Trace {
             keys,
             requests,
             routes: Vec::new(),
-        }
+        };
+        trace.sort_into_arrival_order();
+        trace
+    }
+
+    /// Puts the requests in arrival order; requests at the same time keep their order.
+    fn sort_into_arrival_order(&mut self) {
+        self.requests.sort_by_key(|r| r.at);
     }
 
     /// Adds the unit-cost requests of another key and keeps the trace in arrival order (requests
@@ -106,7 +112,7 @@ impl Trace {
         };
         self.requests
             .extend(times.iter().map(|&at| Request::new(at, id)));
-        self.requests.sort_by_key(|r| r.at);
+        self.sort_into_arrival_order();
     }
 
     pub fn requests(&self) -> &[Request] {
