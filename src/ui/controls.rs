@@ -30,7 +30,7 @@ pub fn Slider(
     max: i64,
     #[prop(into)] value: Signal<i64>,
     #[prop(into)] shown: Signal<String>,
-    on_change: impl Fn(i64) + 'static,
+    #[prop(into)] on_change: Callback<i64>,
 ) -> impl IntoView {
     let id = format!("slider-{testid}");
     view! {
@@ -50,7 +50,7 @@ pub fn Slider(
                 aria-valuetext=shown
                 on:input=move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<i64>() {
-                        on_change(v);
+                        on_change.run(v);
                     }
                 }
             />
