@@ -6,7 +6,7 @@
 use leptos::html;
 use leptos::prelude::*;
 
-use crate::core::durable::{FailMode, Outcome, Placement, ShardBy, SimReport, Tier};
+use crate::core::durable::{DurableParams, FailMode, Outcome, Placement, ShardBy, SimReport, Tier};
 use crate::core::lab_state::LabState;
 use crate::core::limiter::Algorithm;
 use crate::core::region::Region;
@@ -131,6 +131,24 @@ fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
     text
 }
 
+/// The "Object in" menu's option for where the object lives.
+fn home_option(durable: &DurableParams) -> &'static str {
+    match (durable.home, durable.placement) {
+        (Some(r), _) => r.code(),
+        (None, Placement::Smart) => "smart",
+        (None, Placement::First) => "first",
+    }
+}
+
+/// The "Limiter" menu's option for what decides in the object.
+fn tier_option(durable: &DurableParams) -> &'static str {
+    match durable.tier {
+        Tier::DurableObject => durable.algorithm.slug(),
+        Tier::Binding { period_secs: 60 } => "binding-60",
+        Tier::Binding { .. } => "binding-10",
+    }
+}
+
 /// The lab section.
 #[component]
 pub fn DurableLab() -> impl IntoView {
@@ -142,16 +160,7 @@ pub fn DurableLab() -> impl IntoView {
 
     // The selects' values at first render; afterwards `prop:value` keeps them in step.
     let initial = state.get_untracked().durable;
-    let home0 = match (initial.home, initial.placement) {
-        (Some(r), _) => r.code(),
-        (None, Placement::Smart) => "smart",
-        (None, Placement::First) => "first",
-    };
-    let tier0 = match initial.tier {
-        Tier::DurableObject => initial.algorithm.slug(),
-        Tier::Binding { period_secs: 60 } => "binding-60",
-        Tier::Binding { .. } => "binding-10",
-    };
+    let (home0, tier0) = (home_option(&initial), tier_option(&initial));
     let world = move || {
         let (from, home) = state.with(|s| (s.durable.from.clone(), s.durable.home));
         let reference = home.unwrap_or_else(|| from.first().copied().unwrap_or(Region::Frankfurt));
@@ -240,11 +249,7 @@ pub fn DurableLab() -> impl IntoView {
                         {world}
                     </div>
                     <label>"Object in "
-                        <select data-testid="home" prop:value=move || state.with(|s| match (s.durable.home, s.durable.placement) {
-                            (Some(r), _) => r.code(),
-                            (None, Placement::Smart) => "smart",
-                            (None, Placement::First) => "first",
-                        }) on:change=move |ev| {
+                        <select data-testid="home" prop:value=move || state.with(|s| home_option(&s.durable)) on:change=move |ev| {
                             let v = event_target_value(&ev);
                             lab.change(|s| match v.as_str() {
                                 "first" => { s.durable.home = None; s.durable.placement = Placement::First }
@@ -318,11 +323,7 @@ pub fn DurableLab() -> impl IntoView {
                             })
                         })}
                         <label>"Limiter "
-                            <select data-testid="tier" prop:value=move || state.with(|s| match s.durable.tier {
-                                Tier::DurableObject => s.durable.algorithm.slug(),
-                                Tier::Binding { period_secs: 60 } => "binding-60",
-                                Tier::Binding { .. } => "binding-10",
-                            }) on:change=move |ev| {
+                            <select data-testid="tier" prop:value=move || state.with(|s| tier_option(&s.durable)) on:change=move |ev| {
                                 let v = event_target_value(&ev);
                                 let tier = match v.as_str() { "binding-10" => Tier::Binding { period_secs: 10 }, "binding-60" => Tier::Binding { period_secs: 60 }, _ => Tier::DurableObject };
                                 let algorithm = Algorithm::from_slug(&v);
