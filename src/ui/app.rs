@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::core::embed::control_names;
 use crate::core::lab_state::Theme;
 use crate::core::url::parse_query;
 
@@ -55,6 +56,12 @@ pub fn App() -> impl IntoView {
     // the first paint made the first view wait for all of them. `data-complete` on <body> says
     // when they are there.
     let below = NodeRef::<leptos::html::Div>::new();
+    let page = NodeRef::<leptos::html::Div>::new();
+    // What an embed shows is fixed by its link: only a new link changes it.
+    let (controls, caption) = lab.state.with_untracked(|s| {
+        let caption = (!s.caption.is_empty()).then(|| s.caption.clone());
+        (control_names(&s.controls), caption)
+    });
     let embed = lab.state.with_untracked(|s| s.embed);
     Effect::new(move |built: Option<bool>| {
         if built == Some(true) || !lab.first_view_shown.get() {
@@ -75,6 +82,9 @@ pub fn App() -> impl IntoView {
                     });
                     // They stay for the page's life, like the first view.
                     panels.forget();
+                }
+                if let (Some(page), true) = (page.get_untracked(), embed) {
+                    super::embed::talk_to_parent(lab, page.into());
                 }
                 super::mark_complete();
             })
@@ -105,9 +115,11 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <div class="page" class:embed=embed>
+        <div class="page" class:embed=embed node_ref=page
+            data-controls=controls>
             <header class="top">
                 <h1>"Rate Limit Lab"</h1>
+                {caption.map(|text| view! { <p class="caption" data-testid="caption">{text}</p> })}
                 <p class="lede" data-testid="lede">{lede}</p>
                 <ThemePicker/>
                 {embed.then(|| view! {
