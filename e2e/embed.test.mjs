@@ -3,28 +3,31 @@
 // why, `controls=` and `caption=` choose what an embed shows, and the embed follows a theme
 // message of the documented shape and nothing else.
 //
-// The framing page is served by the browser itself (a route on http://docs.test), so it has an
-// origin of its own, as documentation has; the lab comes from a server of this test's own that
-// sends no Access-Control-Allow-Origin, as `python3 -m http.server` does.
+// The framing page is served from an origin of its own, as documentation is; the lab comes from
+// a server of this test's own that sends no Access-Control-Allow-Origin, as
+// `python3 -m http.server` does.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { useBrowser, openPage, gotoLab, BASE_URL, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
-const DOCS = 'http://docs.test/guide/';
 
-/** The built site on a port of its own, without any CORS header. */
-async function plainServer() {
+/** Serves `root` on a port of its own (`--no-cors`: without any CORS header). */
+async function serve(root, ...flags) {
   const portFile = join(mkdtempSync(join(tmpdir(), 'ratelab-embed-')), 'port');
-  const server = spawn('python3', ['scripts/static_server.py', process.env.SITE_DIR, portFile, '--no-cors'], { stdio: 'ignore' });
+  const server = spawn('python3', ['scripts/static_server.py', root, portFile, ...flags], { stdio: 'ignore' });
   for (let i = 0; i < 100 && !(existsSync(portFile) && readFileSync(portFile, 'utf8')); i++) await sleep(50);
-  const port = readFileSync(portFile, 'utf8');
-  return { server, base: `http://127.0.0.1:${port}${new URL(BASE_URL).pathname}` };
+  return { server, origin: `http://127.0.0.1:${readFileSync(portFile, 'utf8')}` };
+}
+
+async function plainServer() {
+  const { server, origin } = await serve(process.env.SITE_DIR, '--no-cors');
+  return { server, base: `${origin}${new URL(BASE_URL).pathname}` };
 }
 
 const plain = await plainServer();
@@ -43,17 +46,21 @@ async function offeredSnippet(query) {
   }
 }
 
-/** A page at http://docs.test/guide/ with `body` as its content, at the given width. */
+/**
+ * A documentation page with `body` as its content, at the given width, served from an origin of
+ * its own (another port on this machine: a public name would be refused a loopback frame).
+ */
 async function docsPage(body, { width = 1280, height = 900 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'ratelab-docs-'));
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>Guide</title><body style="margin:0">${body}</body>`);
+  const docs = await serve(dir);
   const context = await shared.browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
-  await context.route('http://docs.test/**', (route) =>
-    route.fulfill({ contentType: 'text/html', body: `<!doctype html><meta charset="utf-8"><title>Guide</title><body style="margin:0">${body}</body>` }),
-  );
+  context.on('close', () => docs.server.kill());
   const page = await context.newPage();
   const problems = [];
   page.on('console', (msg) => msg.type() === 'error' && problems.push(`console: ${msg.text()}`));
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  await page.goto(DOCS);
+  await page.goto(`${docs.origin}/`);
   return { page, context, problems };
 }
 
@@ -87,7 +94,9 @@ test('the offered snippet opens the lab on a host that sends no CORS header, and
 });
 
 test('without the script, the suggested height fits the content at desktop and phone widths', async () => {
-  for (const query of ['pattern=steady', 'pattern=several-keys&controls=preset,play,limit,window&caption=Three+keys', 'algos=fixed,gcra,nginx']) {
+  const long = 'A+caption+long+enough+to+wrap+'.repeat(6);
+  for (const query of ['pattern=steady', 'pattern=several-keys&controls=preset,play,limit,window&caption=Three+keys', 'algos=fixed,gcra,nginx&do=1',
+    `controls=preset,play,send,limit,window,algos,tuning,theme&caption=${long}`, 'controls=']) {
     const snippet = (await offeredSnippet(query)).replace(/<script[^>]*><\/script>/, '');
     const suggested = Number(snippet.match(/height="(\d+)"/)[1]);
     for (const width of [1280, 375]) {
@@ -97,7 +106,8 @@ test('without the script, the suggested height fits the content at desktop and p
         await sleep(300);
         const needed = await contentHeight(frame);
         assert.ok(needed <= suggested, `${query} at ${width} px needs ${needed} px; the snippet gives ${suggested}`);
-        assert.ok(suggested - needed <= 260, `${query} at ${width} px: ${suggested} px for ${needed} px of content leaves too much blank`);
+        // Sized for a phone, where everything wraps most: there it leaves little blank.
+        if (width === 375) assert.ok(suggested - needed <= 120, `${query} at ${width} px: ${suggested} px for ${needed} px of content leaves too much blank`);
         if (width === 375) await page.screenshot({ path: `${SCREENSHOT_DIR}/embed-phone.png`, fullPage: true });
         assert.deepEqual(problems, []);
       } finally {
@@ -130,14 +140,14 @@ test('controls= chooses the controls an embed shows, and caption= adds its capti
       [true, true, false, false, false],
       'the default embed: the traffic menu and playback',
     );
-    assert.equal(await page.locator('[data-testid="caption"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="title"]').textContent(), 'Rate Limit Lab', 'no caption: the lab\'s name');
 
     await gotoLab(page, 'embed=1&controls=window,limit,theme&caption=Five%20per%20ten%20seconds%3A%20<b>edge</b>');
     assert.deepEqual(
       [await shown('pattern-select'), await shown('play'), await shown('limit-slider'), await shown('window-slider'), await shown('theme')],
       [false, false, true, true, true],
     );
-    assert.equal(await page.locator('[data-testid="caption"]').textContent(), 'Five per ten seconds: <b>edge</b>', 'the caption is text, never markup');
+    assert.equal(await page.locator('[data-testid="title"]').textContent(), 'Five per ten seconds: <b>edge</b>', 'the caption is the title, as text, never markup');
     await page.locator('[data-testid="limit-slider"]').fill('7');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('limit') === '7');
     assert.equal(new URL(page.url()).searchParams.get('controls'), 'limit,window,theme', 'the link keeps what the embed shows');
@@ -162,18 +172,17 @@ test('the embed follows a theme message of the documented shape from its parent,
     assert.equal(await theme(), null);
     await page.evaluate(() => {
       const w = document.querySelector('iframe').contentWindow;
-      for (const m of ['dark', '{"type":"ratelab:theme","theme":"dark"}', { theme: 'dark' }, { type: 'ratelab:theme' },
-        { type: 'ratelab:theme', theme: 'Dark' }, { type: 'ratelab:theme', theme: 'coal' }, { type: 'ratelab:height', theme: 'dark' },
-        { type: ['ratelab:theme'], theme: 'dark' }, null, 42]) {
+      for (const m of ['dark', { type: 'ratelab:theme', theme: 'dark' }, 'ratelab:theme:Dark', 'ratelab:theme:coal', 'ratelab:theme:dark ',
+        'ratelab:theme=dark', 'ratelab:height:dark', ['ratelab:theme:dark'], null, 42]) {
         w.postMessage(m, '*');
       }
     });
     // A window other than the parent (here the frame itself) may not set it either.
-    await frame.evaluate(() => postMessage({ type: 'ratelab:theme', theme: 'dark' }, '*'));
+    await frame.evaluate(() => postMessage('ratelab:theme:dark', '*'));
     await sleep(400);
     assert.equal(await theme(), null, 'no other shape, and no other sender, changes the theme');
 
-    await page.evaluate(() => document.querySelector('iframe').contentWindow.postMessage({ type: 'ratelab:theme', theme: 'dark' }, '*'));
+    await page.evaluate(() => document.querySelector('iframe').contentWindow.postMessage('ratelab:theme:dark', '*'));
     await frame.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'dark');
     await page.evaluate(() => window.RateLabEmbed.setTheme('light'));
     await frame.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'light');

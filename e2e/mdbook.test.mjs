@@ -85,19 +85,21 @@ test('an mdBook chapter embeds three views, each frame sized by embed.js and fol
     }
     const heights = await frames.evaluateAll((list) => list.map((f) => Math.round(f.getBoundingClientRect().height)));
     assert.ok(heights[1] !== heights[2], `each frame has its own height: ${heights}`);
-    await page.screenshot({ path: `${SCREENSHOT_DIR}/mdbook-light.png`, fullPage: true });
+    await frames.first().scrollIntoViewIfNeeded();
+    await sleep(500); // an out-of-process frame paints again after the scroll
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/mdbook-light.png` });
 
-    // The reader picks the book's dark theme: every frame follows.
-    await page.evaluate(() => {
-      const html = document.documentElement;
-      html.classList.remove('light');
-      html.classList.add('coal');
-    });
+    // The reader picks the book's dark theme with the book's own menu: every frame follows.
+    await page.locator('#mdbook-theme-toggle').click();
+    await page.locator('#mdbook-theme-coal').click();
+    assert.ok(await page.evaluate(() => document.documentElement.classList.contains('coal')));
     for (let i = 0; i < 3; i++) {
       const frame = await (await frames.nth(i).elementHandle()).contentFrame();
       await frame.waitForFunction(() => document.documentElement.getAttribute('data-theme') === 'dark', null, { timeout: 5000 });
     }
-    await page.screenshot({ path: `${SCREENSHOT_DIR}/mdbook-coal.png`, fullPage: true });
+    await frames.nth(1).scrollIntoViewIfNeeded();
+    await sleep(500);
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/mdbook-coal.png` });
     assert.deepEqual(problems, []);
   } finally {
     book.server.kill();

@@ -3,19 +3,19 @@
 //   <iframe data-ratelab src="https://example.org/ratelab/?embed=1" ...></iframe>
 //   <script src="https://example.org/ratelab/embed.js" defer></script>
 //
-// - Sizes every <iframe data-ratelab> to the height the lab reports. The lab posts
-//   { type: "ratelab:height", height: <CSS pixels> } whenever its height changes; messages of
-//   any other shape, or from any other window, are ignored.
-// - Sends each frame the page's theme, { type: "ratelab:theme", theme: "light" | "dark" |
-//   "auto" }: the value of data-ratelab-theme on the frame or on <html> when set, otherwise the
+// - Sizes every <iframe data-ratelab> to the height the lab reports. The lab posts the string
+//   "ratelab:height:<CSS pixels>" whenever its height changes; messages of any other shape, or
+//   from any other window, are ignored.
+// - Sends each frame the page's theme, "ratelab:theme:light", "ratelab:theme:dark" or
+//   "ratelab:theme:auto": the value of data-ratelab-theme on the frame or on <html> when set, otherwise the
 //   theme of an mdBook book (its class on <html>: light and rust are light, coal, navy and ayu
 //   are dark), otherwise nothing (the lab follows its link's theme= and the system).
 //   RateLabEmbed.setTheme(theme) sets it for every frame from a page's own theme switch.
 //
 // Without this script an embed still works at the height its snippet gives the frame.
 (() => {
-  const HEIGHT = 'ratelab:height';
-  const THEME = 'ratelab:theme';
+  const HEIGHT = /^ratelab:height:(\d{1,5})$/;
+  const THEME = 'ratelab:theme:';
   const THEMES = ['light', 'dark', 'auto'];
   const MDBOOK_DARK = ['coal', 'navy', 'ayu'];
   const MDBOOK_LIGHT = ['light', 'rust'];
@@ -36,15 +36,15 @@
   const sendTheme = (frame) => {
     const theme = pageTheme(frame);
     if (theme && frame.contentWindow) {
-      frame.contentWindow.postMessage({ type: THEME, theme }, '*');
+      frame.contentWindow.postMessage(THEME + theme, '*');
     }
   };
 
   addEventListener('message', (event) => {
-    const data = event.data;
-    if (!data || typeof data !== 'object' || data.type !== HEIGHT) return;
-    const height = data.height;
-    if (!Number.isInteger(height) || height < 50 || height > 20000) return;
+    const match = typeof event.data === 'string' && HEIGHT.exec(event.data);
+    if (!match) return;
+    const height = Number(match[1]);
+    if (height < 50 || height > 20000) return;
     const frame = frames().find((f) => f.contentWindow === event.source);
     if (!frame) return;
     const first = !frame.dataset.ratelabSized;

@@ -2,20 +2,22 @@
 //! frames it.
 //!
 //! An embed shows the timelines with the controls its link names (`controls=preset,play` by
-//! default) and an optional caption. It tells the framing page its height, so that a small
-//! script there (`web/embed.js`) can size the frame, and it takes one message from that page: a
-//! theme to follow. Both messages are plain objects with a `type` field; anything else a page
-//! posts is ignored. The shapes are documented in the README ("Share and embed").
+//! default), under its caption when it has one. It tells the framing page its height, so that a
+//! small script there (`web/embed.js`) can size the frame, and it takes one message from that
+//! page: a theme to follow. Both messages are short strings with a `ratelab:` prefix (the form
+//! iframe resizers use), so that neither side has to trust the shape of an object; anything
+//! else a page posts is ignored. The README documents them ("Share and embed").
 
 use super::lab_state::Theme;
 
-/// The `type` of the message an embed posts to its parent whenever its height changes:
-/// `{ type: "ratelab:height", height: <CSS pixels, a whole number> }`.
-pub const HEIGHT_MESSAGE: &str = "ratelab:height";
+/// What an embed posts to its parent whenever its height changes: `ratelab:height:<CSS pixels>`.
+pub fn height_message(height_px: u32) -> String {
+    format!("ratelab:height:{height_px}")
+}
 
-/// The `type` of the one message an embed takes from its parent:
-/// `{ type: "ratelab:theme", theme: "light" | "dark" | "auto" }`.
-pub const THEME_MESSAGE: &str = "ratelab:theme";
+/// The one message an embed takes from its parent: `ratelab:theme:light`, `ratelab:theme:dark`
+/// or `ratelab:theme:auto`.
+const THEME_MESSAGE: &str = "ratelab:theme:";
 
 /// The longest caption a link may carry, in characters.
 pub const MAX_CAPTION_CHARS: usize = 200;
@@ -83,14 +85,9 @@ pub fn control_names(controls: &[Control]) -> String {
     names.join(" ")
 }
 
-/// The theme a message from the framing page asks for, given its `type` and `theme` fields as
-/// strings (`None` where the message has no such field, or one that is not a string). Any other
-/// shape asks for nothing.
-pub fn theme_from_message(kind: Option<&str>, theme: Option<&str>) -> Option<Theme> {
-    if kind != Some(THEME_MESSAGE) {
-        return None;
-    }
-    match theme? {
+/// The theme a message from the framing page asks for. Any other message asks for nothing.
+pub fn theme_from_message(message: &str) -> Option<Theme> {
+    match message.strip_prefix(THEME_MESSAGE)? {
         "light" => Some(Theme::Light),
         "dark" => Some(Theme::Dark),
         "auto" => Some(Theme::Auto),
@@ -106,21 +103,36 @@ pub fn theme_from_message(kind: Option<&str>, theme: Option<&str>) -> Option<The
 pub const SANDBOX: &str =
     "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox";
 
-/// Pixels of what an embed shows besides its timelines (title, lede, time axis, legend, margins)
-/// at phone width, where they wrap the most.
-const FRAME_PX: u32 = 260;
-/// A line of controls at phone width, and the caption's line.
-const CONTROL_LINE_PX: u32 = 44;
-const CAPTION_PX: u32 = 26;
+/// What an embed shows besides its timelines' rows at phone width (375 px), where everything
+/// wraps the most: the title line, the lede, the time axis, the legend and the margins, with a
+/// little room to spare. Measured in Chromium; the e2e tests check the sum against the page.
+const FRAME_PX: u32 = 324;
+/// Pixels of each control at phone width.
+fn control_px(control: Control) -> u32 {
+    match control {
+        Control::Preset => 50,
+        Control::Play => 78,
+        Control::Send => 50,
+        Control::Limit | Control::Window => 48,
+        Control::Algos => 260,
+        Control::Tuning => 45,
+        // The theme menu shares the header's line with the link to the full lab.
+        Control::Theme => 12,
+    }
+}
+/// A caption's characters per line at phone width, and its line height.
+const CAPTION_CHARS_PER_LINE: usize = 34;
+const CAPTION_LINE_PX: u32 = 24;
 
-/// A frame height that fits an embed whose timelines are `timelines_px` tall
-/// (`layout::timeline::Layout::height`) at desktop and phone widths, for the snippet's `height`
-/// (embed.js then sets the exact height).
-pub fn suggested_height(timelines_px: f64, controls: &[Control], caption: bool) -> u32 {
-    // At phone width each shown control takes about a line; the theme menu sits in the header.
-    let lines = controls.iter().filter(|&&c| c != Control::Theme).count() as u32;
+/// A frame height that fits an embed whose timelines' rows are `timelines_px` tall
+/// (`layout::timeline::Layout::height`), with `controls` and a caption of `caption_chars`
+/// characters, at desktop and phone widths: the snippet's `height` (embed.js then sets the
+/// exact height).
+pub fn suggested_height(timelines_px: f64, controls: &[Control], caption_chars: usize) -> u32 {
+    let controls: u32 = controls.iter().map(|&c| control_px(c)).sum();
     let timelines = timelines_px.clamp(0.0, 10_000.0).ceil() as u32;
-    FRAME_PX + timelines + CONTROL_LINE_PX * lines + if caption { CAPTION_PX } else { 0 }
+    let caption_lines = caption_chars.div_ceil(CAPTION_CHARS_PER_LINE).clamp(1, 10) as u32;
+    FRAME_PX + timelines + controls + CAPTION_LINE_PX * (caption_lines - 1)
 }
 
 /// The HTML a person pastes into their documentation to embed the view at `embed_url` (the lab's
@@ -154,78 +166,60 @@ mod tests {
     }
 
     #[test]
-    fn the_suggested_height_grows_with_rows_controls_and_a_caption() {
-        let base = suggested_height(288.0, &Control::DEFAULT, false);
-        assert_eq!(suggested_height(336.0, &Control::DEFAULT, false), base + 48);
-        assert_eq!(suggested_height(287.5, &Control::DEFAULT, false), base);
-        assert!(suggested_height(288.0, &Control::ALL, false) > base);
+    fn the_suggested_height_grows_with_rows_controls_and_a_long_caption() {
+        let base = suggested_height(420.0, &Control::DEFAULT, 0);
+        assert_eq!(base, FRAME_PX + 420 + 128);
+        assert_eq!(suggested_height(490.0, &Control::DEFAULT, 0), base + 70);
+        assert_eq!(suggested_height(419.5, &Control::DEFAULT, 0), base);
+        assert_eq!(suggested_height(420.0, &Control::ALL, 0), base - 128 + 591);
+        assert_eq!(suggested_height(420.0, &[], 0), base - 128);
         assert_eq!(
-            suggested_height(288.0, &Control::DEFAULT, true),
-            base + CAPTION_PX
-        );
-        assert_eq!(
-            suggested_height(
-                288.0,
-                &[Control::Preset, Control::Play, Control::Theme],
-                false
-            ),
+            suggested_height(420.0, &Control::DEFAULT, 34),
             base,
-            "the theme menu sits in the header"
+            "one line"
+        );
+        assert_eq!(suggested_height(420.0, &Control::DEFAULT, 35), base + 24);
+        assert_eq!(
+            suggested_height(420.0, &Control::DEFAULT, 200),
+            base + 5 * 24
         );
         assert_eq!(
-            suggested_height(f64::INFINITY, &[], false),
-            suggested_height(10_000.0, &[], false)
+            suggested_height(f64::INFINITY, &[], 0),
+            suggested_height(10_000.0, &[], 0)
         );
-        assert_eq!(suggested_height(f64::NAN, &[], false), FRAME_PX);
-    }
-
-    #[test]
-    fn every_control_reads_back_from_its_own_name() {
-        for control in Control::ALL {
-            assert_eq!(Control::from_slug(control.slug()), Some(control));
-        }
-        assert_eq!(Control::from_slug("Play"), None);
-        assert_eq!(Control::from_slug(""), None);
-    }
-
-    #[test]
-    fn the_attribute_lists_the_controls_in_their_given_order() {
-        assert_eq!(control_names(&Control::DEFAULT), "preset play");
-        assert_eq!(control_names(&[]), "");
+        assert_eq!(suggested_height(f64::NAN, &[], 0), FRAME_PX);
     }
 
     #[test]
     fn a_theme_message_of_the_documented_shape_sets_the_theme() {
+        assert_eq!(theme_from_message("ratelab:theme:dark"), Some(Theme::Dark));
         assert_eq!(
-            theme_from_message(Some("ratelab:theme"), Some("dark")),
-            Some(Theme::Dark)
-        );
-        assert_eq!(
-            theme_from_message(Some("ratelab:theme"), Some("light")),
+            theme_from_message("ratelab:theme:light"),
             Some(Theme::Light)
         );
-        assert_eq!(
-            theme_from_message(Some("ratelab:theme"), Some("auto")),
-            Some(Theme::Auto)
-        );
+        assert_eq!(theme_from_message("ratelab:theme:auto"), Some(Theme::Auto));
     }
 
     #[test]
     fn messages_of_any_other_shape_ask_for_nothing() {
-        assert_eq!(theme_from_message(None, Some("dark")), None);
-        assert_eq!(
-            theme_from_message(Some("ratelab:height"), Some("dark")),
-            None
-        );
-        assert_eq!(theme_from_message(Some("theme"), Some("dark")), None);
-        assert_eq!(theme_from_message(Some("ratelab:theme"), None), None);
-        assert_eq!(
-            theme_from_message(Some("ratelab:theme"), Some("Dark")),
-            None
-        );
-        assert_eq!(
-            theme_from_message(Some("ratelab:theme"), Some("coal")),
-            None
-        );
+        for other in [
+            "",
+            "dark",
+            "ratelab:theme:",
+            "ratelab:theme:Dark",
+            "ratelab:theme:coal",
+            "ratelab:theme:dark ",
+            " ratelab:theme:dark",
+            "ratelab:height:dark",
+            "ratelab:theme=dark",
+            r#"{"type":"ratelab:theme","theme":"dark"}"#,
+        ] {
+            assert_eq!(theme_from_message(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn the_height_message_names_whole_pixels() {
+        assert_eq!(height_message(564), "ratelab:height:564");
     }
 }

@@ -28,7 +28,7 @@ pub struct LabState {
     pub embed: bool,
     /// The controls the compact view shows, in `Control::ALL`'s order.
     pub controls: Vec<Control>,
-    /// A line of text under the title, for an embed in documentation (empty: none).
+    /// The view's title in place of the lab's name, for an embed in documentation (empty: none).
     pub caption: String,
     pub theme: Theme,
     /// The person's trace is kept in this browser's storage, not yet read back.

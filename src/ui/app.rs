@@ -56,11 +56,14 @@ pub fn App() -> impl IntoView {
     // the first paint made the first view wait for all of them. `data-complete` on <body> says
     // when they are there.
     let below = NodeRef::<leptos::html::Div>::new();
-    let page = NodeRef::<leptos::html::Div>::new();
-    // What an embed shows is fixed by its link: only a new link changes it.
-    let (controls, caption) = lab.state.with_untracked(|s| {
-        let caption = (!s.caption.is_empty()).then(|| s.caption.clone());
-        (control_names(&s.controls), caption)
+    // What an embed shows is fixed by its link: only a new link changes it. A caption is the
+    // view's title.
+    let (controls, title) = lab.state.with_untracked(|s| {
+        let title = match s.caption.is_empty() {
+            true => "Rate Limit Lab".to_string(),
+            false => s.caption.clone(),
+        };
+        (control_names(&s.controls), title)
     });
     let embed = lab.state.with_untracked(|s| s.embed);
     Effect::new(move |built: Option<bool>| {
@@ -83,8 +86,8 @@ pub fn App() -> impl IntoView {
                     // They stay for the page's life, like the first view.
                     panels.forget();
                 }
-                if let (Some(page), true) = (page.get_untracked(), embed) {
-                    super::embed::talk_to_parent(lab, page.into());
+                if embed {
+                    super::embed::talk_to_parent(lab);
                 }
                 super::mark_complete();
             })
@@ -115,11 +118,9 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <div class="page" class:embed=embed node_ref=page
-            data-controls=controls>
+        <div class="page" class:embed=embed data-controls=controls>
             <header class="top">
-                <h1>"Rate Limit Lab"</h1>
-                {caption.map(|text| view! { <p class="caption" data-testid="caption">{text}</p> })}
+                <h1 data-testid="title">{title}</h1>
                 <p class="lede" data-testid="lede">{lede}</p>
                 <ThemePicker/>
                 {embed.then(|| view! {

@@ -34,7 +34,7 @@ pub fn Slider(
 ) -> impl IntoView {
     let id = format!("slider-{testid}");
     view! {
-        <div class="slider" data-control=testid>
+        <div class="slider">
             <label for=id.clone()>
                 <span class="slider-label">{label}</span>
                 <output class="slider-value" data-testid=format!("{testid}-value")>{shown}</output>
@@ -294,12 +294,12 @@ pub fn Controls() -> impl IntoView {
 
     view! {
         <section class="controls" aria-label="Controls">
-            <div class="control-group" data-control="preset">
+            <div class="control-group">
                 <label for="preset" class="group-label">"Traffic"</label>
                 <select id="preset" data-testid="pattern-select" on:change=on_preset>{presets}</select>
             </div>
 
-            <div class="control-group playback" data-control="play" role="group" aria-label="Playback">
+            <div class="control-group playback" role="group" aria-label="Playback">
                 <button
                     data-testid="play"
                     aria-pressed=move || playing.get().to_string()
@@ -324,7 +324,7 @@ pub fn Controls() -> impl IntoView {
                 }}</span>
             </div>
 
-            <div class="control-group send-group" data-control="send">
+            <div class="control-group send-group">
                 <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=move |_| send_request(lab)>
                     "Send a request " <kbd>"S"</kbd>
                 </button>
@@ -351,7 +351,7 @@ pub fn Controls() -> impl IntoView {
                     lab.change(|s| s.settings.window = Span(micros.min(86_400 * MICROS_PER_SEC)));
                 }/>
 
-            <fieldset class="control-group algos" data-control="algos">
+            <fieldset class="control-group algos">
                 <legend class="group-label">"Algorithms, then products (exact profiles)"</legend>
                 {Algorithm::ALL.into_iter().map(|a| view! {
                     <label class="algo-toggle">
@@ -361,7 +361,7 @@ pub fn Controls() -> impl IntoView {
                 }).collect_view()}
             </fieldset>
 
-            <details class="control-group tuning" data-control="tuning">
+            <details class="control-group tuning">
                 <summary>"Tune single algorithms"</summary>
                 <Slider label="Bucket capacity" testid="capacity" min=1 max=200
                     value=move || state.with(|s| s.settings.bucket_capacity() as i64)
@@ -406,7 +406,7 @@ pub fn ThemePicker() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
     view! {
-        <label class="theme-picker" data-control="theme">"Theme "
+        <label class="theme-picker">"Theme "
             <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
                 lab.change(|s| s.theme = theme);
@@ -436,7 +436,7 @@ pub fn ShareEmbed() -> impl IntoView {
         let (timelines_px, controls, caption) = lab.run.with(|run| {
             let timelines = crate::layout::timeline::Layout::new(run, 0.0).height;
             lab.state
-                .with(|s| (timelines, s.controls.clone(), !s.caption.is_empty()))
+                .with(|s| (timelines, s.controls.clone(), s.caption.chars().count()))
         });
         crate::core::embed::snippet(
             &embed_link(),
