@@ -409,7 +409,7 @@ pub fn ThemePicker() -> impl IntoView {
         <label class="theme-picker">"Theme "
             <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
-                lab.change(|s| s.theme = theme);
+                lab.set_theme(theme);
             }>
                 {[Theme::Auto, Theme::Light, Theme::Dark].into_iter().map(|t| view! {
                     <option value=t.slug() selected=state.with_untracked(|s| s.theme == t)>{match t { Theme::Auto => "system", Theme::Light => "light", Theme::Dark => "dark" }}</option>

@@ -65,7 +65,7 @@ fn follow_theme_messages(lab: Lab, window: &web_sys::Window, parent: web_sys::Wi
                 .as_deref()
                 .and_then(theme_from_message)
             {
-                lab.change(|s| s.theme = theme);
+                lab.set_theme(theme);
             }
         });
     let _ = window.add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref());
