@@ -11,6 +11,8 @@ cd "$ROOT"
 DIST="${1:-dist}"
 trunk build --release --public-url ./ --dist "$DIST"
 # Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
+# The resize helper for pages that embed the lab (web/embed.js); the page itself never loads it.
+cp "$ROOT/web/embed.js" "$DIST/embed.js"
 python3 "$ROOT/scripts/offline.py" "$DIST"
 for js in "$DIST"/*.js; do
   terser "$js" --module --compress passes=2 --mangle --output "$js.min"

@@ -15,6 +15,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RATELAB_TOOLS="${RATELAB_TOOLS:-$HOME/.local/share/ratelab-tools}"
 TRUNK_VERSION="0.21.14"
+MDBOOK_VERSION="0.5.4"
 WASM_BINDGEN_VERSION="0.2.130"
 BINARYEN_VERSION="132.0.0"
 TERSER_VERSION="5.51.4"
@@ -88,4 +89,9 @@ ensure_browser_tools() {
     say "installing playwright-core from npm (the browser is Debian's chromium)"
     (cd "$ROOT" && npm ci --silent --no-audit --no-fund >/dev/null)
   fi
+}
+
+# mdBook, for the end-to-end test that embeds the lab in a real documentation site.
+ensure_docs_tools() {
+  ensure_cargo_tool mdbook mdbook "$MDBOOK_VERSION" --locked
 }

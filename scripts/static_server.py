@@ -1,10 +1,11 @@
 """Serves a folder on 127.0.0.1 on a free port, writing the port to a file once listening.
 
 Used by the end-to-end tests and the benchmarks: the site is served exactly as a static host
-would serve it. With `--gzip`, text and WebAssembly files are sent gzip-compressed to a browser
+would serve it, with `Access-Control-Allow-Origin: *` as GitHub Pages sends it; `--no-cors` leaves
+that header out, as `python3 -m http.server` and many servers do. With `--gzip`, text and WebAssembly files are sent gzip-compressed to a browser
 that accepts it, as public static hosts do (GitHub Pages, Cloudflare Pages, Netlify): the load
 benchmark measures what a person would download.
-Usage: python3 static_server.py ROOT PORT_FILE [--gzip]
+Usage: python3 static_server.py ROOT PORT_FILE [--gzip] [--no-cors]
 """
 import functools
 import gzip
@@ -29,14 +30,16 @@ def compressed(path: str) -> bytes:
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".js": "text/javascript"}
 
-    def __init__(self, *args, compress=False, **kwargs):
+    def __init__(self, *args, compress=False, cors=True, **kwargs):
         self.compress = compress
+        self.cors = cors
         super().__init__(*args, **kwargs)
 
     def end_headers(self):
         # As public static hosts do (GitHub Pages among them): lets a page embedded in an iframe
         # sandboxed without allow-same-origin (an opaque origin) load the app's own files.
-        self.send_header("Access-Control-Allow-Origin", "*")
+        if self.cors:
+            self.send_header("Access-Control-Allow-Origin", "*")
         super().end_headers()
 
     def do_GET(self):
@@ -62,7 +65,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def main() -> None:
     root, port_file = sys.argv[1], sys.argv[2]
-    handler = functools.partial(QuietHandler, directory=root, compress="--gzip" in sys.argv[3:])
+    handler = functools.partial(QuietHandler, directory=root, compress="--gzip" in sys.argv[3:], cors="--no-cors" not in sys.argv[3:])
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
         with open(port_file, "w") as f:
             f.write(str(server.server_address[1]))

@@ -8,6 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
 ensure_lint_tools
 ensure_browser_tools
+ensure_docs_tools
 cd "$ROOT"
 
 say "0/4 formatting and lints (cargo fmt --check; clippy natively and for wasm32, warnings fail)"

@@ -3,6 +3,7 @@
 //! to and from a link, and `core::lab` computes what it shows.
 
 use super::durable::DurableParams;
+use super::embed::Control;
 use super::limiter::{Algorithm, Settings};
 use super::time::Span;
 use super::traffic::Pattern;
@@ -25,6 +26,10 @@ pub struct LabState {
     pub durable: DurableParams,
     /// The compact view for an iframe.
     pub embed: bool,
+    /// The controls the compact view shows, in `Control::ALL`'s order.
+    pub controls: Vec<Control>,
+    /// The view's title in place of the lab's name, for an embed in documentation (empty: none).
+    pub caption: String,
     pub theme: Theme,
     /// The person's trace is kept in this browser's storage, not yet read back.
     pub trace_in_storage: bool,
@@ -54,6 +59,8 @@ impl Default for LabState {
             algorithms: Algorithm::CORE.to_vec(),
             durable: DurableParams::default(),
             embed: false,
+            controls: Control::DEFAULT.to_vec(),
+            caption: String::new(),
             theme: Theme::Auto,
             trace_in_storage: false,
         }

@@ -5,6 +5,7 @@ pub mod algorithms;
 pub mod config;
 pub mod decision;
 pub mod durable;
+pub mod embed;
 pub mod export;
 pub mod field;
 pub mod http;

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::core::embed::control_names;
 use crate::core::lab_state::Theme;
 use crate::core::url::parse_query;
 
@@ -55,6 +56,15 @@ pub fn App() -> impl IntoView {
     // the first paint made the first view wait for all of them. `data-complete` on <body> says
     // when they are there.
     let below = NodeRef::<leptos::html::Div>::new();
+    // What an embed shows is fixed by its link: only a new link changes it. A caption is the
+    // view's title.
+    let (controls, title) = lab.state.with_untracked(|s| {
+        let title = match s.caption.is_empty() {
+            true => "Rate Limit Lab".to_string(),
+            false => s.caption.clone(),
+        };
+        (control_names(&s.controls), title)
+    });
     let embed = lab.state.with_untracked(|s| s.embed);
     Effect::new(move |built: Option<bool>| {
         if built == Some(true) || !lab.first_view_shown.get() {
@@ -75,6 +85,9 @@ pub fn App() -> impl IntoView {
                     });
                     // They stay for the page's life, like the first view.
                     panels.forget();
+                }
+                if embed {
+                    super::embed::talk_to_parent(lab);
                 }
                 super::mark_complete();
             })
@@ -105,9 +118,9 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <div class="page" class:embed=embed>
+        <div class="page" class:embed=embed data-controls=controls>
             <header class="top">
-                <h1>"Rate Limit Lab"</h1>
+                <h1 data-testid="title">{title}</h1>
                 <p class="lede" data-testid="lede">{lede}</p>
                 <ThemePicker/>
                 {embed.then(|| view! {

@@ -409,7 +409,7 @@ pub fn ThemePicker() -> impl IntoView {
         <label class="theme-picker">"Theme "
             <select data-testid="theme" prop:value=move || state.with(|s| s.theme.slug()) on:change=move |ev| {
                 let theme = match event_target_value(&ev).as_str() { "light" => Theme::Light, "dark" => Theme::Dark, _ => Theme::Auto };
-                lab.change(|s| s.theme = theme);
+                lab.set_theme(theme);
             }>
                 {[Theme::Auto, Theme::Light, Theme::Dark].into_iter().map(|t| view! {
                     <option value=t.slug() selected=state.with_untracked(|s| s.theme == t)>{match t { Theme::Auto => "system", Theme::Light => "light", Theme::Dark => "dark" }}</option>
@@ -433,9 +433,15 @@ pub fn ShareEmbed() -> impl IntoView {
         })
     };
     let snippet = move || {
-        format!(
-            "<iframe src=\"{}\" title=\"Rate Limit Lab\" width=\"100%\" height=\"460\" style=\"border:0\" loading=\"lazy\" sandbox=\"allow-scripts\"></iframe>",
-            embed_link()
+        let (timelines_px, controls, caption) = lab.run.with(|run| {
+            let timelines = crate::layout::timeline::Layout::new(run, 0.0).height;
+            lab.state
+                .with(|s| (timelines, s.controls.clone(), s.caption.chars().count()))
+        });
+        crate::core::embed::snippet(
+            &embed_link(),
+            &super::site_file("embed.js"),
+            crate::core::embed::suggested_height(timelines_px, &controls, caption),
         )
     };
     let copied = RwSignal::new(false);

@@ -6,6 +6,7 @@ mod controls;
 mod draw;
 mod draw_latency;
 mod durable_lab;
+mod embed;
 mod explain;
 mod export;
 mod import_panel;
@@ -103,6 +104,16 @@ pub(crate) fn url_for(query: &str) -> String {
     } else {
         format!("{base}?{query}")
     }
+}
+
+/// The address of a file of the site, `name` resolved against the page's own address as the
+/// browser resolves a relative link.
+pub(crate) fn site_file(name: &str) -> String {
+    window()
+        .and_then(|w| w.location().href().ok())
+        .and_then(|page| web_sys::Url::new_with_base(name, &page).ok())
+        .map(|url| url.href())
+        .unwrap_or_default()
 }
 
 pub(crate) fn media_matches(query: &str) -> bool {

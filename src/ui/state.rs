@@ -14,7 +14,7 @@ use leptos::prelude::*;
 
 use crate::core::job::Job;
 use crate::core::lab::{Computation, LabRun};
-use crate::core::lab_state::LabState;
+use crate::core::lab_state::{LabState, Theme};
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
 use crate::core::url::{parse_stored_trace, to_query, trace_list_within, MAX_REQUESTS_IN_LINK};
@@ -107,6 +107,11 @@ impl Lab {
             move || lab.job.get_untracked() == job,
             move |run| lab.apply(next, run),
         );
+    }
+
+    /// Sets the colour theme, whether a person picked it or the page that frames an embed sent it.
+    pub fn set_theme(&self, theme: Theme) {
+        self.change(|s| s.theme = theme);
     }
 
     fn apply(&self, next: LabState, run: LabRun) {

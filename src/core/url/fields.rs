@@ -4,10 +4,12 @@
 //! default). The products and the Durable Object have tables of their own; `super::SECTIONS`
 //! puts them all in the order a link writes them.
 
+use super::codec::percent_encode;
 use super::trace_list::{parse_trace_list, trace_list, MAX_REQUESTS_IN_LINK, STORED_TRACE};
 use super::values::{choice, count, flag, name_of};
 use crate::core::config::Rate;
 use crate::core::durable::DurableParams;
+use crate::core::embed::{Control, MAX_CAPTION_CHARS};
 use crate::core::field::Field;
 use crate::core::lab_state::{LabState, Theme, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
 use crate::core::limiter::{Algorithm, LeakDelay, Settings};
@@ -246,6 +248,53 @@ pub const SEED_AND_VIEW: &[Field<LabState>] = &[
             Ok(())
         },
         write: |s| s.embed.then(|| "1".to_string()),
+    },
+    Field {
+        name: "controls",
+        read: |s, raw| {
+            let mut named = Vec::new();
+            let mut unknown = Vec::new();
+            for name in raw.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                match Control::from_slug(name) {
+                    Some(c) => named.push(c),
+                    None => unknown.push(format!("\"{name}\"")),
+                }
+            }
+            // In the one order a link writes them, each once.
+            s.controls = Control::ALL
+                .into_iter()
+                .filter(|c| named.contains(c))
+                .collect();
+            match unknown.is_empty() {
+                true => Ok(()),
+                false => Err(format!(
+                    "{} not known (use {}); showing the others.",
+                    unknown.join(", "),
+                    Control::ALL.map(Control::slug).join(", ")
+                )),
+            }
+        },
+        write: |s| {
+            (s.controls != Control::DEFAULT).then(|| {
+                let names: Vec<&str> = s.controls.iter().map(|c| c.slug()).collect();
+                names.join(",")
+            })
+        },
+    },
+    Field {
+        name: "caption",
+        read: |s, raw| {
+            let caption: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+            let count = caption.chars().count();
+            s.caption = caption.chars().take(MAX_CAPTION_CHARS).collect();
+            match count > MAX_CAPTION_CHARS {
+                true => Err(format!(
+                    "longer than {MAX_CAPTION_CHARS} characters; showing the first {MAX_CAPTION_CHARS}."
+                )),
+                false => Ok(()),
+            }
+        },
+        write: |s| (!s.caption.is_empty()).then(|| percent_encode(&s.caption)),
     },
     Field {
         name: "theme",

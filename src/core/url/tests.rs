@@ -468,3 +468,72 @@ fn out_of_range_values_are_refused_with_the_range() {
         .message
         .contains("whole number"));
 }
+
+#[test]
+fn an_embed_names_its_controls_in_any_order_and_writes_them_in_one() {
+    use crate::core::embed::Control;
+    let parsed = parse_query("embed=1&controls=window,limit,play,limit");
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    assert_eq!(
+        parsed.state.controls,
+        [Control::Play, Control::Limit, Control::Window]
+    );
+    assert_eq!(
+        to_query(&parsed.state),
+        "embed=1&controls=play,limit,window"
+    );
+    assert_eq!(LabState::default().controls, Control::DEFAULT);
+    assert_eq!(to_query(&parse_query("controls=preset,play").state), "");
+}
+
+#[test]
+fn an_empty_controls_list_shows_none_and_survives_the_round_trip() {
+    let state = parse_query("embed=1&controls=").state;
+    assert!(state.controls.is_empty());
+    assert_eq!(to_query(&state), "embed=1&controls=");
+    assert_eq!(parse_query(&to_query(&state)).state, state);
+}
+
+#[test]
+fn an_unknown_control_is_named_and_the_known_ones_stay() {
+    use crate::core::embed::Control;
+    let parsed = parse_query("controls=limit,sliders,play");
+    assert_eq!(parsed.state.controls, [Control::Play, Control::Limit]);
+    assert_eq!(parsed.notices.len(), 1);
+    assert_eq!(
+        parsed.notices[0].message,
+        "controls=\"limit,sliders,play\": \"sliders\" not known (use preset, play, send, limit, \
+         window, algos, tuning, theme); showing the others."
+    );
+}
+
+#[test]
+fn a_caption_is_read_as_text_and_written_back_escaped() {
+    let parsed =
+        parse_query("caption=Five+per%20ten%20seconds%3A%20%3Cb%3Eedge%3C%2Fb%3E%20%26%20more");
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    assert_eq!(
+        parsed.state.caption,
+        "Five per ten seconds: <b>edge</b> & more"
+    );
+    let written = to_query(&parsed.state);
+    assert!(
+        !written.contains('<') && !written.contains(" &"),
+        "{written}"
+    );
+    assert_eq!(parse_query(&written).state, parsed.state);
+}
+
+#[test]
+fn a_caption_is_one_line_of_at_most_two_hundred_characters() {
+    use crate::core::embed::MAX_CAPTION_CHARS;
+    let parsed = parse_query("caption=%0Aone%0A%0D%09two++");
+    assert_eq!(parsed.state.caption, "one two");
+    let long = "é".repeat(MAX_CAPTION_CHARS + 5);
+    let parsed = parse_query(&format!("caption={long}"));
+    assert_eq!(parsed.state.caption.chars().count(), MAX_CAPTION_CHARS);
+    assert_eq!(parsed.notices[0].field, "caption");
+    assert!(parsed.notices[0]
+        .message
+        .ends_with("showing the first 200."));
+}
