@@ -8,7 +8,7 @@
 //! iframe resizers use), so that neither side has to trust the shape of an object; anything
 //! else a page posts is ignored. The README documents them ("Share and embed").
 
-use super::lab_state::Theme;
+use super::theme::Theme;
 
 /// What an embed posts to its parent whenever its height changes: `ratelab:height:<CSS pixels>`.
 pub fn height_message(height_px: u32) -> String {

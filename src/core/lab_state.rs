@@ -5,6 +5,7 @@
 use super::durable::DurableParams;
 use super::embed::Control;
 use super::limiter::{Algorithm, Settings};
+use super::theme::Theme;
 use super::time::Span;
 use super::traffic::Pattern;
 
@@ -63,25 +64,6 @@ impl Default for LabState {
             caption: String::new(),
             theme: Theme::Auto,
             trace_in_storage: false,
-        }
-    }
-}
-
-/// The colour theme: follow the system, or force one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Theme {
-    #[default]
-    Auto,
-    Light,
-    Dark,
-}
-
-impl Theme {
-    pub fn slug(self) -> &'static str {
-        match self {
-            Theme::Auto => "auto",
-            Theme::Light => "light",
-            Theme::Dark => "dark",
         }
     }
 }

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::core::embed::control_names;
-use crate::core::lab_state::Theme;
+use crate::core::theme::Theme;
 use crate::core::url::parse_query;
 
 use super::controls::{Controls, ShareEmbed, ThemePicker};

@@ -6,8 +6,8 @@ use leptos::ev;
 use leptos::prelude::*;
 
 use crate::core::config::Rate;
-use crate::core::lab_state::Theme;
 use crate::core::limiter::{Algorithm, LeakDelay};
+use crate::core::theme::Theme;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 

@@ -14,7 +14,8 @@ use leptos::prelude::*;
 
 use crate::core::job::Job;
 use crate::core::lab::{Computation, LabRun};
-use crate::core::lab_state::{LabState, Theme};
+use crate::core::lab_state::LabState;
+use crate::core::theme::Theme;
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
 use crate::core::url::{parse_stored_trace, to_query, trace_list_within, MAX_REQUESTS_IN_LINK};

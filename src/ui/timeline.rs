@@ -14,7 +14,7 @@ use crate::layout::timeline::{ticks, time_label, Layout, MarkColumns, MarkColumn
 use super::draw::{draw, Palette, View};
 use super::scheduler::{run_sliced, Slicing};
 use super::state::Lab;
-use crate::core::lab_state::Theme;
+use crate::core::theme::Theme;
 
 /// CSS pixels, rounded to whole ones.
 fn px(v: f64) -> String {

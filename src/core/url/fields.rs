@@ -11,8 +11,9 @@ use crate::core::config::Rate;
 use crate::core::durable::DurableParams;
 use crate::core::embed::{Control, MAX_CAPTION_CHARS};
 use crate::core::field::Field;
-use crate::core::lab_state::{LabState, Theme, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
+use crate::core::lab_state::{LabState, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
 use crate::core::limiter::{Algorithm, LeakDelay, Settings};
+use crate::core::theme::Theme;
 use crate::core::time::{format_seconds, parse_seconds, Span};
 use crate::core::traffic::Pattern;
 

@@ -5,9 +5,9 @@ use super::codec::percent_decode;
 use super::*;
 use crate::core::config::Rate;
 use crate::core::durable::{DoCode, FailMode, Placement, ShardBy, Tier};
-use crate::core::lab_state::Theme;
 use crate::core::limiter::{Algorithm, LeakDelay};
 use crate::core::region::Region;
+use crate::core::theme::Theme;
 use crate::core::time::{Span, Time};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 
