@@ -246,7 +246,7 @@ test('embed=1 gives a compact view with a link to the full lab, and the page off
   await gotoLab(full.page, 'pattern=steady');
   await full.page.click('text=Embed this view in your documentation');
   const snippet = await full.page.locator('[data-testid="embed-snippet"]').inputValue();
-  assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/sub\/path\/ratelab\/\?pattern=steady&embed=1"/);
+  assert.match(snippet, /^<iframe data-ratelab src="http:\/\/127\.0\.0\.1:\d+\/sub\/path\/ratelab\/\?pattern=steady&embed=1"/);
   assert.match(await full.page.locator('[data-testid="share-link"]').inputValue(), /\?pattern=steady$/);
   assert.deepEqual(problems, []);
   assert.deepEqual(foreignRequests(requests), []);

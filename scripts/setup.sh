@@ -85,8 +85,8 @@ ensure_browser_tools() {
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
   [ ${#missing[@]} -eq 0 ] || need_root_apt "${missing[@]}"
-  if [ ! -d "$ROOT/node_modules/playwright-core" ]; then
-    say "installing playwright-core from npm (the browser is Debian's chromium)"
+  if [ ! -d "$ROOT/node_modules/playwright-core" ] || [ ! -d "$ROOT/node_modules/axe-core" ]; then
+    say "installing playwright-core and axe-core from npm (the browser is Debian's chromium)"
     (cd "$ROOT" && npm ci --silent --no-audit --no-fund >/dev/null)
   fi
 }

@@ -1,0 +1,54 @@
+// The standard's own checker: axe-core (npm) runs its WCAG 2.0 and 2.1 A and AA rules on the
+// default page, the Durable Object lab open, the import panel open and an embed, in the light and
+// the dark theme, and any violation fails the test with what axe says and where.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+
+const shared = useBrowser();
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/** axe's violations on the page as it is now, one line per element. */
+async function violations(page) {
+  // Through the DevTools protocol, as a test tool: the page's own policy allows no inline script.
+  await page.evaluate(AXE);
+  const result = await page.evaluate((tags) => window.axe.run(document, { runOnly: { type: 'tag', values: tags } }), RULES);
+  return result.violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`));
+}
+
+const VIEWS = [
+  { name: 'default page', query: '' },
+  { name: 'Durable Object lab open', query: 'do=1', open: '[data-testid="durable-lab"]' },
+  { name: 'import panel open', query: '', open: '[data-testid="import-panel"]' },
+  { name: 'embed', query: 'embed=1&pattern=steady' },
+];
+
+for (const theme of ['light', 'dark']) {
+  for (const view of VIEWS) {
+    test(`axe finds no WCAG 2.1 A or AA violation: ${view.name}, ${theme} theme`, async () => {
+      const { page, problems, context } = await openPage(shared.browser);
+      try {
+        await gotoLab(page, [view.query, `theme=${theme}`].filter(Boolean).join('&'));
+        await page.waitForSelector('body[data-complete="true"]');
+        if (view.open) {
+          await page.locator(view.open).evaluate((el) => {
+            const details = el.matches('details') ? el : el.querySelector('details');
+            if (details) details.open = true;
+          });
+          await page.locator(view.open).scrollIntoViewIfNeeded();
+        }
+        const found = await violations(page);
+        if (found.length) {
+          await page.screenshot({ path: `${SCREENSHOT_DIR}/axe-${theme}-${view.name.replaceAll(' ', '-')}.png`, fullPage: true });
+        }
+        assert.deepEqual(found, []);
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+}
