@@ -1,0 +1,53 @@
+// What a person sees at a phone's width: nothing cut off. Each row's label (its name and the
+// line under it) fits its row, for every algorithm and product and the Durable Object, and long
+// lists of messages wrap inside their panel instead of running past it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+
+const shared = useBrowser();
+const EVERY_ROW =
+  'algos=fixed,sliding-log,sliding-counter,token-bucket,gcra,leaky-bucket,nginx,governor,redis-cell,upstash-fixed,upstash-sliding,upstash-token,envoy,cf-binding&do=1';
+
+/** Row labels whose content is taller or wider than the label shows. */
+const clippedLabels = (page) =>
+  page.$$eval('.row-label', (labels) =>
+    labels
+      .filter((l) => l.scrollHeight > l.clientHeight + 1 || l.scrollWidth > l.clientWidth + 1)
+      .map((l) => `${l.textContent.trim()} (${l.scrollWidth}x${l.scrollHeight} in ${l.clientWidth}x${l.clientHeight})`),
+  );
+
+for (const width of [375, 760, 1280]) {
+  test(`at ${width} px every row's label fits its row, for every algorithm, product and the object`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width });
+    try {
+      await gotoLab(page, `${EVERY_ROW}&pattern=edge`);
+      assert.equal(await page.locator('.row-label').count(), 15);
+      assert.deepEqual(await clippedLabels(page), []);
+      if (width === 375) await page.locator('.timelines').screenshot({ path: `${SCREENSHOT_DIR}/layout-phone-rows.png` });
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+test('at 375 px a long list of link messages wraps inside its panel', async () => {
+  const { page, problems, context } = await openPage(shared.browser, { width: 375 });
+  try {
+    const bad = 'x'.repeat(60);
+    await gotoLab(page, `limit=${bad}&window=${bad}&pattern=${bad}&algos=${bad}&trace=1,2,${bad}`);
+    const panel = page.locator('[data-testid="notices"]');
+    assert.ok((await page.locator('[data-testid="notice"]').count()) >= 4);
+    const fits = await panel.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      return el.scrollWidth <= el.clientWidth + 1 && box.right <= document.documentElement.clientWidth + 1;
+    });
+    assert.ok(fits, 'the messages stay inside the panel and the page');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1), 'no sideways scrolling');
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/layout-phone-notices.png` });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
