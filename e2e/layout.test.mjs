@@ -1,6 +1,7 @@
 // What a person sees at a phone's width: nothing cut off. Each row's label (its name and the
 // line under it) fits its row, for every algorithm and product and the Durable Object, and long
-// lists of messages wrap inside their panel instead of running past it.
+// lists of messages wrap inside their panel instead of running past it. The line under a row's
+// name reads as its promise, then what it did.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
@@ -31,6 +32,22 @@ for (const width of [375, 760, 1280]) {
     }
   });
 }
+
+test('each row states its promise, then its busiest window, so the figure never reads as the limit', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  const line = (row, part) => page.locator(`div[data-row="${row}"] > .row-${part}`).textContent();
+  try {
+    await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log');
+    assert.equal(await line('fixed', 'summary'), '⚠ limit 5 per 10 s; busiest window 10');
+    assert.equal(await line('sliding-log', 'summary'), 'limit 5 per 10 s; busiest window 5');
+    assert.equal(await line('fixed', 'short'), '⚠ busiest 10 / 5');
+    await gotoLab(page, 'pattern=steady&limit=23&algos=sliding-log');
+    assert.equal(await line('sliding-log', 'summary'), 'limit 23 per 10 s; busiest window 10');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
 
 test('at 375 px a long list of link messages wraps inside its panel', async () => {
   const { page, problems, context } = await openPage(shared.browser, { width: 375 });

@@ -9,7 +9,7 @@ use crate::core::durable::Outcome;
 use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
-use crate::core::time::{Time, MICROS_PER_SEC};
+use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 
 pub const ROW_H: f64 = 58.0;
 pub const GAUGE_H: f64 = 30.0;
@@ -466,6 +466,18 @@ pub fn time_label(t: Time) -> String {
     format!("{} s", crate::core::time::format_seconds(us))
 }
 
+/// A row's line under its name: the promise it was set to keep, then what it did, so the busiest
+/// window never reads as the limit: "limit 5 per 10 s; busiest window 3".
+pub fn row_promise(limit: u64, window: Span, busiest: u64) -> String {
+    let window = format_seconds(window.micros());
+    format!("limit {limit} per {window} s; busiest window {busiest}")
+}
+
+/// The same in a few characters, for narrow screens: "busiest 3 / 5".
+pub fn row_promise_short(limit: u64, busiest: u64) -> String {
+    format!("busiest {busiest} / {limit}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -599,5 +611,20 @@ mod tests {
         assert!(!first.heavy_next());
         assert_eq!(first.step(1), Step::More);
         assert!(first.heavy_next(), "the first row waits for a fresh slice");
+    }
+
+    #[test]
+    fn a_row_line_states_the_promise_then_the_busiest_window() {
+        use super::{row_promise, row_promise_short};
+        use crate::core::time::Span;
+        assert_eq!(
+            row_promise(23, Span::from_secs(10), 9),
+            "limit 23 per 10 s; busiest window 9"
+        );
+        assert_eq!(
+            row_promise(5, Span::from_millis(2_500), 10),
+            "limit 5 per 2.5 s; busiest window 10"
+        );
+        assert_eq!(row_promise_short(5, 3), "busiest 3 / 5");
     }
 }

@@ -76,17 +76,12 @@ fn row_figures(
         },
     };
     let broke = most > limit;
-    let window_text = crate::core::time::format_seconds(window.micros());
-    let summary = if broke {
-        format!("{most} in one {window_text} s window (limit {limit})")
-    } else {
-        format!("at most {most} per {window_text} s window")
-    };
+    let summary = crate::layout::timeline::row_promise(limit, window, most);
     let bracket = in_bracket.map(|n| format!("{n} in the bracket"));
     (summary, bracket, broke)
 }
 
-/// The busiest window in a few characters, for narrow screens: "⚠ 10 > 5" or "≤ 5".
+/// The busiest window in a few characters, for narrow screens: "⚠ busiest 10 / 5".
 fn short_figure(run: &LabRun, kind: RowKind) -> String {
     let most = match kind {
         RowKind::Algo(a) => run.run(a).map(|r| r.max_in_window).unwrap_or(0),
@@ -95,10 +90,12 @@ fn short_figure(run: &LabRun, kind: RowKind) -> String {
             _ => 0,
         },
     };
-    if most > run.settings.limit {
-        format!("⚠ {most} > {}", run.settings.limit)
+    let limit = run.settings.limit;
+    let short = crate::layout::timeline::row_promise_short(limit, most);
+    if most > limit {
+        format!("⚠ {short}")
     } else {
-        format!("≤ {}", run.settings.limit)
+        short
     }
 }
 
