@@ -24,6 +24,13 @@ pub fn App() -> impl IntoView {
     );
     provide_context(lab);
     lab.restore_trace();
+    // Back and Forward walk the views a person chose deliberately (`Lab::change_and_remember`):
+    // the address bar already holds the one to show.
+    let history = window_event_listener(leptos::ev::popstate, move |_| {
+        lab.playhead.set(None);
+        lab.show(parse_query(&super::current_query()).state, false);
+    });
+    on_cleanup(move || history.remove());
 
     // The theme is an attribute on <html>, so plain CSS can follow it.
     Effect::new(move |_| {

@@ -242,7 +242,7 @@ pub fn Controls() -> impl IntoView {
         {
             lab.playhead.set(None);
             lab.playing.set(false);
-            lab.change(|s| s.pattern = p);
+            lab.change_and_remember(|s| s.pattern = p);
         }
     };
 

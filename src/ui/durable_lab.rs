@@ -203,7 +203,7 @@ pub fn DurableLab() -> impl IntoView {
                 <button class="scenario" data-testid=format!("scenario-{}", sc.id) on:click=move |_| {
                     let next = parse_query(query).state;
                     lab.playhead.set(None);
-                    lab.change(|s| { let theme = s.theme; *s = next; s.theme = theme; });
+                    lab.change_and_remember(|s| { let theme = s.theme; *s = next; s.theme = theme; });
                     lab.active_scenario.set(Some(query));
                 }>{sc.title}</button>
             }

@@ -105,7 +105,7 @@ fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Opt
                 )
             };
             lab.playhead.set(None);
-            lab.change(|s| {
+            lab.change_and_remember(|s| {
                 s.pattern = pattern;
                 s.trace_in_storage = false;
             });

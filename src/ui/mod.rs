@@ -74,8 +74,9 @@ pub(crate) fn current_query() -> String {
         .unwrap_or_default()
 }
 
-/// Puts `query` in the address bar without reloading, so the URL always holds the state.
-pub(crate) fn replace_url(query: &str) {
+/// Puts `query` in the address bar without reloading, so the URL always holds the state: as a
+/// new history entry when `remember` (Back then returns to the view before), else in place.
+pub(crate) fn write_url(query: &str, remember: bool) {
     let Some(w) = window() else { return };
     let path = w.location().pathname().unwrap_or_default();
     let url = if query.is_empty() {
@@ -84,7 +85,11 @@ pub(crate) fn replace_url(query: &str) {
         format!("{path}?{query}")
     };
     if let Ok(history) = w.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+        let url = Some(url.as_str());
+        let _ = match remember {
+            true => history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", url),
+            false => history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", url),
+        };
     }
 }
 

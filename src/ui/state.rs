@@ -83,8 +83,26 @@ impl Lab {
 
     /// Changes the lab state, recomputes everything and writes the new URL.
     pub fn change(&self, edit: impl FnOnce(&mut LabState)) {
+        self.show(self.edited(edit), false);
+    }
+
+    /// A deliberate change (a preset, a scenario, an import): like [`Lab::change`], and the view
+    /// before it stays in the browser's history, so Back returns to it. Dragging a slider
+    /// changes the view in place instead.
+    pub fn change_and_remember(&self, edit: impl FnOnce(&mut LabState)) {
+        self.show(self.edited(edit), true);
+    }
+
+    /// The current state with `edit` applied.
+    fn edited(&self, edit: impl FnOnce(&mut LabState)) -> LabState {
         let mut next = self.state.get_untracked();
         edit(&mut next);
+        next
+    }
+
+    /// Shows `next`: computes it (a slice at a time when large), then writes the address bar,
+    /// as a new history entry when `remember`.
+    pub fn show(&self, next: LabState, remember: bool) {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
@@ -106,7 +124,7 @@ impl Lab {
                 finish_later: large,
             },
             move || lab.job.get_untracked() == job,
-            move |run| lab.apply(next, run),
+            move |run| lab.apply(next, run, remember),
         );
     }
 
@@ -115,10 +133,10 @@ impl Lab {
         self.change(|s| s.theme = theme);
     }
 
-    fn apply(&self, next: LabState, run: LabRun) {
+    fn apply(&self, next: LabState, run: LabRun, remember: bool) {
         let pattern_changed = self.state.with_untracked(|s| s.pattern != next.pattern);
         self.run.set(Arc::new(run));
-        super::replace_url(&to_query(&next));
+        super::write_url(&to_query(&next), remember);
         let trace_len = self.run.with_untracked(|r| r.trace.len());
         if self
             .selected

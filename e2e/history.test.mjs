@@ -1,0 +1,73 @@
+// Back and Forward walk what a person chose deliberately: a preset, a scenario and an import each
+// leave the view before them in the browser's history, while dragging a slider changes the
+// current entry in place.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, gotoLab } from './helpers.mjs';
+
+const shared = useBrowser();
+
+const param = (page, name) => new URL(page.url()).searchParams.get(name);
+const historyLength = (page) => page.evaluate(() => history.length);
+/** Waits until the sliding log's row shows `allowed`, the page's own figure for the view. */
+const shows = (page, allowed) =>
+  page.waitForFunction((n) => document.querySelector('[data-testid="stats-sliding-log"]')?.dataset.allowed === String(n), allowed, { timeout: 10000 });
+
+test('a preset is a history entry, a slider is not, and Back and Forward show each view again', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'pattern=steady');
+    await shows(page, 30);
+    const start = await historyLength(page);
+
+    await page.selectOption('[data-testid="pattern-select"]', 'double');
+    await page.waitForFunction(() => location.search.includes('pattern=double'));
+    assert.equal(await historyLength(page), start + 1, 'the preset left the view before it in the history');
+
+    await page.locator('[data-testid="limit-slider"]').fill('7');
+    await page.waitForFunction(() => location.search.includes('limit=7'));
+    assert.equal(await historyLength(page), start + 1, 'the slider changed the entry in place');
+    const double7 = (await page.locator('[data-testid="stats-sliding-log"]').getAttribute('data-allowed'));
+
+    await page.goBack();
+    await shows(page, 30);
+    assert.equal(param(page, 'pattern'), 'steady');
+    assert.equal(param(page, 'limit'), null);
+    assert.equal(await page.locator('[data-testid="pattern-select"]').inputValue(), 'steady');
+
+    await page.goForward();
+    await shows(page, Number(double7));
+    assert.equal(param(page, 'pattern'), 'double');
+    assert.equal(param(page, 'limit'), '7');
+    assert.equal(await page.locator('[data-testid="limit-value"]').textContent(), '7 requests');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an import and a Durable Object scenario are history entries too', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'pattern=steady');
+    await page.waitForSelector('body[data-complete="true"]');
+    await page.locator('[data-testid="import-panel"]').evaluate((d) => { d.open = true; });
+    await page.fill('[data-testid="import-text"]', '0\n0.5\n1\n1.5\n2\n2.5\n3');
+    await page.click('[data-testid="import-use"]');
+    await shows(page, 5);
+    assert.equal(param(page, 'trace'), '0,0.5,1,1.5,2,2.5,3');
+
+    await page.click('[data-testid="scenario-far-object"]');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('home') === 'gru');
+
+    await page.goBack();
+    await shows(page, 5);
+    assert.equal(param(page, 'trace'), '0,0.5,1,1.5,2,2.5,3', 'Back from the scenario: the imported requests');
+    await page.goBack();
+    await shows(page, 30);
+    assert.equal(param(page, 'pattern'), 'steady', 'Back from the import: the preset before it');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
