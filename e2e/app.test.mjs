@@ -93,7 +93,8 @@ test('choosing a preset and moving a slider updates the rows and the URL', async
   await page.selectOption('[data-testid="pattern-select"]', 'steady');
   await page.waitForURL(/pattern=steady/);
   assert.equal((await rowFigures(page, 'token-bucket')).allowed, 34);
-  await page.locator('[data-testid="window-slider"]').fill('200'); // tenths of a second
+  await page.locator('[data-testid="window-number"]').fill('20');
+  await page.locator('[data-testid="window-number"]').press('Enter');
   await page.waitForURL(/window=20/);
   assert.equal(await page.locator('[data-testid="window-value"]').innerText(), '20 s');
   assert.equal((await rowFigures(page, 'sliding-log')).allowed, 15, '5 per 20 s over 60 s');

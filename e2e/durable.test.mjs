@@ -76,7 +76,8 @@ test('an outage from 20 to 30 s degrades exactly the ten requests inside it, and
   await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1&outage=20-30');
   assert.equal((await doRowFigures(page)).degraded, 10);
   // The Durable Object fields stay in the URL when another setting changes, and survive a reload.
-  await page.locator('[data-testid="limit-slider"]').fill('4');
+  await page.locator('[data-testid="limit-number"]').fill('4');
+  await page.locator('[data-testid="limit-number"]').press('Enter');
   await page.waitForURL(/limit=4/);
   assert.match(page.url(), /outage=20-30/);
   await page.goto(page.url());

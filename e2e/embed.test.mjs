@@ -148,7 +148,8 @@ test('controls= chooses the controls an embed shows, and caption= adds its capti
       [false, false, true, true, true],
     );
     assert.equal(await page.locator('[data-testid="title"]').textContent(), 'Five per ten seconds: <b>edge</b>', 'the caption is the title, as text, never markup');
-    await page.locator('[data-testid="limit-slider"]').fill('7');
+    await page.locator('[data-testid="limit-number"]').fill('7');
+    await page.locator('[data-testid="limit-number"]').press('Enter');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('limit') === '7');
     assert.equal(new URL(page.url()).searchParams.get('controls'), 'limit,window,theme', 'the link keeps what the embed shows');
     await page.screenshot({ path: `${SCREENSHOT_DIR}/embed-controls.png` });

@@ -71,7 +71,8 @@ for (const [query, field, words] of [
 test('a slider writes the state into the URL, and reloading the URL gives the same state', async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady');
-  await page.locator('[data-testid="limit-slider"]').fill('3');
+  await page.locator('[data-testid="limit-number"]').fill('3');
+  await page.locator('[data-testid="limit-number"]').press('Enter');
   await page.waitForURL(/limit=3/);
   const url = page.url();
   assert.match(url, /pattern=steady/);

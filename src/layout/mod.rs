@@ -1,6 +1,8 @@
 //! The charts' geometry, pure and native: where each row, time and mark of the timelines sits
-//! ([`timeline`]), and the Durable Object chart's strips and marks ([`latency`]). Nothing here
+//! ([`timeline`]), the Durable Object chart's strips and marks ([`latency`]), and the limit and
+//! window sliders' logarithmic scales ([`scale`]). Nothing here
 //! knows of a browser, a canvas or plotters; the page (`ui`) paints what is worked out here.
 
 pub mod latency;
+pub mod scale;
 pub mod timeline;

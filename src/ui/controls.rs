@@ -12,6 +12,7 @@ use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 
 use super::state::Lab;
+use crate::layout::scale::{limit_at, window_at, LIMIT_SCALE, SLIDER_STEPS, WINDOW_SCALE};
 use crate::layout::timeline::time_label;
 
 /// A labelled range slider that shows its value and unit.
@@ -55,6 +56,25 @@ pub fn Slider(
                 }
             />
         </div>
+    }
+}
+
+/// A number typed in the units shown beside it, for the field of a link named `field`: set when
+/// the person leaves the box or presses Enter, with the link's own checks and messages.
+#[component]
+pub fn NumberField(
+    label: &'static str,
+    field: &'static str,
+    unit: &'static str,
+    #[prop(into)] value: Signal<String>,
+) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    view! {
+        <label class="number-field">
+            <input type="text" inputmode="decimal" aria-label=label data-testid=format!("{field}-number")
+                prop:value=value on:change=move |ev| lab.set_field(field, &event_target_value(&ev))/>
+            <span class="number-unit">{unit}</span>
+        </label>
     }
 }
 
@@ -341,15 +361,20 @@ pub fn Controls() -> impl IntoView {
                 </label>
             </div>
 
-            <Slider label="Limit" testid="limit" min=1 max=100 value=move || state.with(|s| s.settings.limit as i64)
-                shown=move || format!("{} requests", state.with(|s| s.settings.limit))
-                on_change=move |v: i64| lab.change(|s| s.settings.limit = (v.max(1) as u64).min(1_000_000))/>
-            <Slider label="Window" testid="window" min=5 max=1200 value=move || state.with(|s| (s.settings.window.micros() / (MICROS_PER_SEC / 10)) as i64)
-                shown=move || seconds_text(state.with(|s| s.settings.window))
-                on_change=move |tenths: i64| {
-                    let micros = (tenths.max(1) as u64).saturating_mul(MICROS_PER_SEC / 10);
-                    lab.change(|s| s.settings.window = Span(micros.min(86_400 * MICROS_PER_SEC)));
-                }/>
+            <div class="scaled">
+                <Slider label="Limit" testid="limit" min=0 max=SLIDER_STEPS
+                    value=move || state.with(|s| LIMIT_SCALE.position(s.settings.limit as f64))
+                    shown=move || format!("{} requests", state.with(|s| s.settings.limit))
+                    on_change=move |p: i64| lab.change(|s| s.settings.limit = limit_at(p, s.settings.limit))/>
+                <NumberField label="Limit, requests" field="limit" unit="requests" value=move || state.with(|s| s.settings.limit.to_string())/>
+            </div>
+            <div class="scaled">
+                <Slider label="Window" testid="window" min=0 max=SLIDER_STEPS
+                    value=move || state.with(|s| WINDOW_SCALE.position(s.settings.window.micros() as f64 / MICROS_PER_SEC as f64))
+                    shown=move || seconds_text(state.with(|s| s.settings.window))
+                    on_change=move |p: i64| lab.change(|s| s.settings.window = window_at(p, s.settings.window))/>
+                <NumberField label="Window, seconds" field="window" unit="s" value=move || state.with(|s| format_seconds(s.settings.window.micros()))/>
+            </div>
 
             <fieldset class="control-group algos">
                 <legend class="group-label">"Algorithms, then products (exact profiles)"</legend>

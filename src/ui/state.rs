@@ -93,6 +93,19 @@ impl Lab {
         self.show(self.edited(edit), true);
     }
 
+    /// Sets one field from what a person typed (its URL name and text): a refusal is shown in the
+    /// words a link with that text would get, and the field shows the value in force again.
+    pub fn set_field(&self, name: &str, text: &str) {
+        let mut next = self.state.get_untracked();
+        match crate::core::url::set_field(&mut next, name, text) {
+            Ok(()) => self.show(next, false),
+            Err(refused) => {
+                self.notice(refused.message);
+                self.state.update(|_| {});
+            }
+        }
+    }
+
     /// The current state with `edit` applied.
     fn edited(&self, edit: impl FnOnce(&mut LabState)) -> LabState {
         let mut next = self.state.get_untracked();

@@ -84,6 +84,31 @@ pub fn parse_query(query: &str) -> Parsed {
     Parsed { state, notices }
 }
 
+/// Sets one field from the text a person typed, as a link would: `Err` carries the message a
+/// link with that text would get, and leaves the state as it was.
+pub fn set_field(state: &mut LabState, name: &str, text: &str) -> Result<(), Notice> {
+    let pairs = [(name.to_string(), text.to_string())];
+    let mut next = state.clone();
+    let mut notices = Vec::new();
+    for section in &SECTIONS {
+        match section {
+            Section::Lab(fields) => read(fields, &mut next, &pairs, &mut notices),
+            Section::Settings(fields) => read(fields, &mut next.settings, &pairs, &mut notices),
+            Section::Products(fields) => {
+                read(fields, &mut next.settings.products, &pairs, &mut notices)
+            }
+            Section::Durable(fields) => read(fields, &mut next.durable, &pairs, &mut notices),
+        }
+    }
+    match notices.pop() {
+        Some(notice) => Err(notice),
+        None => {
+            *state = next;
+            Ok(())
+        }
+    }
+}
+
 /// Writes the state as a query (without `?`): fields in the table's order, defaults left out.
 pub fn to_query(state: &LabState) -> String {
     let mut pairs = Vec::new();

@@ -537,3 +537,30 @@ fn a_caption_is_one_line_of_at_most_two_hundred_characters() {
         .message
         .ends_with("showing the first 200."));
 }
+
+#[test]
+fn a_typed_value_sets_its_field_as_a_link_would() {
+    let mut state = LabState::default();
+    assert!(set_field(&mut state, "limit", "250").is_ok());
+    assert!(set_field(&mut state, "window", "3600").is_ok());
+    assert_eq!(state.settings.limit, 250);
+    assert_eq!(state.settings.window, Span::from_secs(3600));
+    assert!(set_field(&mut state, "timeout", "400").is_ok());
+    assert_eq!(state.durable.timeout, Span::from_millis(400));
+}
+
+#[test]
+fn a_refused_typed_value_gets_the_links_message_and_changes_nothing() {
+    let mut state = parse_query("limit=7").state;
+    let before = state.clone();
+    let refused = set_field(&mut state, "limit", "0").unwrap_err();
+    assert_eq!(refused.field, "limit");
+    assert_eq!(
+        refused.message,
+        parse_query("limit=0").notices[0].message,
+        "the same words as a link"
+    );
+    assert_eq!(state, before);
+    assert!(set_field(&mut state, "window", "abc").is_err());
+    assert_eq!(state, before);
+}

@@ -1,0 +1,84 @@
+// Values a person sets are never thrown away: the limit and window sliders' scales cover every
+// value a link or a scenario can set (logarithmic: 5 and 20,000 both sit on the limit's), a
+// press of an arrow key moves a value to its neighbour, and each slider has a number field
+// beside it that takes a typed value with the same checks and messages as a link.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+
+const shared = useBrowser();
+const param = (page, name) => Number(new URL(page.url()).searchParams.get(name));
+
+async function pressOn(page, testid, key) {
+  const before = page.url();
+  await page.focus(`[data-testid="${testid}"]`);
+  await page.keyboard.press(key);
+  await page.waitForFunction((url) => location.href !== url, before);
+}
+
+test('after the hot-key scenario, one press of Left takes the limit of 20,000 to its neighbour, not to 99', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'do=1');
+    await page.waitForSelector('body[data-complete="true"]');
+    await page.click('[data-testid="scenario-hot-key"]');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('limit') === '20000');
+    await pressOn(page, 'limit-slider', 'ArrowLeft');
+    const limit = param(page, 'limit');
+    assert.ok(limit >= 19500 && limit < 20000, `limit ${limit}`);
+    assert.equal(await page.locator('[data-testid="limit-number"]').inputValue(), String(limit));
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('at an hour and 1,000 requests, one press of Left takes the window to its neighbour, not to 119.9 s', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'window=3600&limit=1000');
+    await pressOn(page, 'window-slider', 'ArrowLeft');
+    const window = param(page, 'window');
+    assert.ok(window >= 3500 && window < 3600, `window ${window}`);
+    assert.equal(param(page, 'limit'), 1000, 'the limit was not moved, so it stays');
+    await pressOn(page, 'limit-slider', 'ArrowRight');
+    assert.ok(param(page, 'limit') > 1000 && param(page, 'limit') < 1030);
+    assert.ok(param(page, 'window') === window, 'the window was not moved, so it stays');
+    // A small limit moves by one at each press.
+    await gotoLab(page, 'limit=5');
+    await pressOn(page, 'limit-slider', 'ArrowLeft');
+    assert.equal(param(page, 'limit'), 4);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a number typed beside a slider sets it, and a refused one says why as a link would', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'pattern=steady');
+    const limit = page.locator('[data-testid="limit-number"]');
+    await limit.fill('250');
+    await limit.press('Enter');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('limit') === '250');
+    assert.equal(await page.locator('[data-testid="limit-value"]').textContent(), '250 requests');
+    const window = page.locator('[data-testid="window-number"]');
+    await window.fill('0.25');
+    await window.press('Enter');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('window') === '0.25');
+    assert.equal(await page.locator('[data-testid="window-value"]').textContent(), '0.25 s');
+
+    await limit.fill('0');
+    await limit.press('Enter');
+    const notice = page.locator('[data-testid="notice"]');
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /^limit="0": the limit must be at least 1 request/);
+    assert.equal(param(page, 'limit'), 250, 'the refused value changed nothing');
+    assert.equal(await limit.inputValue(), '250', 'the field shows the value in force again');
+    await page.locator('.scaled').first().screenshot({ path: `${SCREENSHOT_DIR}/controls-number-field.png` });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
