@@ -113,7 +113,8 @@ fn control_px(control: Control) -> u32 {
         Control::Preset => 50,
         Control::Play => 78,
         Control::Send => 50,
-        Control::Limit | Control::Window => 48,
+        // The slider, and under it the box to type the value in.
+        Control::Limit | Control::Window => 78,
         Control::Algos => 260,
         Control::Tuning => 45,
         // The theme menu shares the header's line with the link to the full lab.
@@ -171,7 +172,7 @@ mod tests {
         assert_eq!(base, FRAME_PX + 420 + 128);
         assert_eq!(suggested_height(490.0, &Control::DEFAULT, 0), base + 70);
         assert_eq!(suggested_height(419.5, &Control::DEFAULT, 0), base);
-        assert_eq!(suggested_height(420.0, &Control::ALL, 0), base - 128 + 591);
+        assert_eq!(suggested_height(420.0, &Control::ALL, 0), base - 128 + 651);
         assert_eq!(suggested_height(420.0, &[], 0), base - 128);
         assert_eq!(
             suggested_height(420.0, &Control::DEFAULT, 34),
