@@ -4,10 +4,9 @@
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
 
 use ratelab::core::export::decisions_csv;
-use ratelab::core::import::{import, Format};
+use ratelab::core::import::import;
 use ratelab::core::lab::LabRun;
 use ratelab::core::traffic::{Pattern, Point};
 use ratelab::core::url::parse_query;
@@ -39,24 +38,7 @@ fn page_csv(query: &str, traffic: Option<&str>) -> String {
     let mut state = parse_query(query).state;
     if let Some(traffic) = traffic {
         let imported = import(traffic).expect("the page reads it");
-        state.pattern = if imported.format == Format::Times {
-            Pattern::Trace(Arc::new(imported.requests.iter().map(|r| r.at).collect()))
-        } else {
-            let routes = imported.format == Format::Csv;
-            Pattern::from_points(
-                imported
-                    .requests
-                    .into_iter()
-                    .map(|r| Point {
-                        at: r.at,
-                        key: r.key,
-                        origin: r.region,
-                        route: r.route.filter(|_| routes),
-                        cost: r.cost,
-                    })
-                    .collect(),
-            )
-        };
+        state.pattern = imported.into_pattern();
     }
     decisions_csv(&LabRun::compute(&state))
 }

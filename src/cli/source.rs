@@ -7,11 +7,9 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::sync::Arc;
 
-use crate::core::import::{import, Format, Imported, MAX_LINES};
+use crate::core::import::{import, MAX_LINES};
 use crate::core::lab_state::LabState;
-use crate::core::traffic::{Pattern, Point};
 use crate::core::url::parse_query;
 
 use super::CliError;
@@ -51,7 +49,7 @@ pub fn read_whole(path: &Path, state: &mut LabState) -> Result<(), CliError> {
     let text = String::from_utf8_lossy(&bytes);
     match import(&text) {
         Ok(imported) => {
-            state.pattern = pattern_of(imported);
+            state.pattern = imported.into_pattern();
             state.trace_in_storage = false;
             Ok(())
         }
@@ -72,31 +70,6 @@ pub fn read_whole(path: &Path, state: &mut LabState) -> Result<(), CliError> {
             Err(CliError::Input(lines))
         }
     }
-}
-
-/// The traffic the page's import panel makes of what it read: a plain time list for the times
-/// format; otherwise the requests with their keys, regions and costs, and their routes for a CSV
-/// (an access log's paths are too many and too fine to each get a failure policy).
-pub fn pattern_of(imported: Imported) -> Pattern {
-    let Imported {
-        format, requests, ..
-    } = imported;
-    if format == Format::Times {
-        return Pattern::Trace(Arc::new(requests.iter().map(|r| r.at).collect()));
-    }
-    let routes = format == Format::Csv;
-    Pattern::from_points(
-        requests
-            .into_iter()
-            .map(|r| Point {
-                at: r.at,
-                key: r.key,
-                origin: r.region,
-                route: r.route.filter(|_| routes),
-                cost: r.cost,
-            })
-            .collect(),
-    )
 }
 
 #[cfg(test)]

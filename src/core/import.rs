@@ -15,7 +15,8 @@
 use super::job::{Job, Progress, Step};
 use super::region::Region;
 use super::time::{parse_seconds, Time, MICROS_PER_SEC};
-use super::traffic::{parse_cost, MAX_KEY_LEN};
+use super::traffic::{parse_cost, Pattern, Point, MAX_KEY_LEN};
+use std::sync::Arc;
 
 /// The most lines read from one file or paste.
 pub const MAX_LINES: usize = 2_000_000;
@@ -58,6 +59,31 @@ pub struct Imported {
     pub requests: Vec<ImportedRequest>,
     /// Blank and comment lines skipped.
     pub skipped: usize,
+}
+
+impl Imported {
+    /// The traffic the page (and the command line) makes of what was read: a plain time list
+    /// for the times format; otherwise the requests with their keys, regions and costs, and
+    /// their routes for a CSV (an access log's paths are too many and too fine to each get a
+    /// failure policy, so they are not carried as routes).
+    pub fn into_pattern(self) -> Pattern {
+        if self.format == Format::Times {
+            return Pattern::Trace(Arc::new(self.requests.iter().map(|r| r.at).collect()));
+        }
+        let routes = self.format == Format::Csv;
+        Pattern::from_points(
+            self.requests
+                .into_iter()
+                .map(|r| Point {
+                    at: r.at,
+                    key: r.key,
+                    origin: r.region,
+                    route: r.route.filter(|_| routes),
+                    cost: r.cost,
+                })
+                .collect(),
+        )
+    }
 }
 
 /// A line that could not be read.

@@ -7,10 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::core::import::{
-    detect, Format, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces,
-};
-use crate::core::traffic::{Pattern, Point};
+use crate::core::import::{detect, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces};
 use crate::core::url::MAX_REQUESTS_IN_LINK;
 
 use super::scheduler::{run_sliced, Slicing};
@@ -81,29 +78,9 @@ fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Feedback>>) {
 
 fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Option<Feedback>>) {
     match read {
-        Ok(Imported {
-            format, requests, ..
-        }) => {
-            let total = requests.len();
-            // A CSV's route column names routes on purpose; an access log's paths are too many
-            // and too fine to each get a failure policy, so they are not carried as routes.
-            let routes = format == Format::Csv;
-            let pattern = if format == Format::Times {
-                Pattern::Trace(std::sync::Arc::new(requests.iter().map(|r| r.at).collect()))
-            } else {
-                Pattern::from_points(
-                    requests
-                        .into_iter()
-                        .map(|r| Point {
-                            at: r.at,
-                            key: r.key,
-                            origin: r.region,
-                            route: r.route.filter(|_| routes),
-                            cost: r.cost,
-                        })
-                        .collect(),
-                )
-            };
+        Ok(imported) => {
+            let (total, format) = (imported.requests.len(), imported.format);
+            let pattern = imported.into_pattern();
             lab.playhead.set(None);
             lab.change_and_remember(|s| {
                 s.pattern = pattern;
