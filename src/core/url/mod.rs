@@ -71,16 +71,7 @@ pub fn parse_query(query: &str) -> Parsed {
     let pairs = with_form_algorithms(query_pairs(query));
     let mut state = LabState::default();
     let mut notices = Vec::new();
-    for section in &SECTIONS {
-        match section {
-            Section::Lab(fields) => read(fields, &mut state, &pairs, &mut notices),
-            Section::Settings(fields) => read(fields, &mut state.settings, &pairs, &mut notices),
-            Section::Products(fields) => {
-                read(fields, &mut state.settings.products, &pairs, &mut notices)
-            }
-            Section::Durable(fields) => read(fields, &mut state.durable, &pairs, &mut notices),
-        }
-    }
+    read_every_section(&mut state, &pairs, &mut notices);
     Parsed { state, notices }
 }
 
@@ -90,16 +81,7 @@ pub fn set_field(state: &mut LabState, name: &str, text: &str) -> Result<(), Not
     let pairs = [(name.to_string(), text.to_string())];
     let mut next = state.clone();
     let mut notices = Vec::new();
-    for section in &SECTIONS {
-        match section {
-            Section::Lab(fields) => read(fields, &mut next, &pairs, &mut notices),
-            Section::Settings(fields) => read(fields, &mut next.settings, &pairs, &mut notices),
-            Section::Products(fields) => {
-                read(fields, &mut next.settings.products, &pairs, &mut notices)
-            }
-            Section::Durable(fields) => read(fields, &mut next.durable, &pairs, &mut notices),
-        }
-    }
+    read_every_section(&mut next, &pairs, &mut notices);
     match notices.pop() {
         Some(notice) => Err(notice),
         None => {
@@ -150,6 +132,18 @@ pub fn field_names() -> Vec<&'static str> {
         }
     }
     all
+}
+
+/// Reads the fields `pairs` name, each into the part of `state` its section sets.
+fn read_every_section(state: &mut LabState, pairs: &[(String, String)], notices: &mut Vec<Notice>) {
+    for section in &SECTIONS {
+        match section {
+            Section::Lab(fields) => read(fields, state, pairs, notices),
+            Section::Settings(fields) => read(fields, &mut state.settings, pairs, notices),
+            Section::Products(fields) => read(fields, &mut state.settings.products, pairs, notices),
+            Section::Durable(fields) => read(fields, &mut state.durable, pairs, notices),
+        }
+    }
 }
 
 fn read<T>(
