@@ -9,10 +9,10 @@
 use std::io::BufRead;
 
 use crate::core::import::{
-    detect, is_skipped, looks_like_header, parse_csv_line, parse_log_line, parse_time, Format,
-    ImportErrors, ImportedRequest, LineError, MAX_ERRORS_LISTED,
+    detect, is_skipped, Format, ImportErrors, ImportedRequest, LineDecoder, LineError,
+    MAX_ERRORS_LISTED,
 };
-use crate::core::time::{format_seconds, Time, MICROS_PER_SEC};
+use crate::core::time::{format_seconds, Time};
 
 /// Why a traffic file could not be used.
 #[derive(Debug, PartialEq, Eq)]
@@ -30,11 +30,10 @@ pub struct TrafficLines<R> {
     input: R,
     buf: Vec<u8>,
     /// Guessed from the first line that is not blank or a comment.
-    format: Option<Format>,
+    /// Set by the first line that is neither blank nor a comment, from which the format is told.
+    decoder: Option<LineDecoder>,
     lines: usize,
     requests: usize,
-    header_allowed: bool,
-    first_log_time: Option<i64>,
     /// The line and time of the last request, for the time-order rule.
     last: Option<(usize, Time)>,
     errors: Vec<LineError>,
@@ -47,11 +46,9 @@ impl<R: BufRead> TrafficLines<R> {
         TrafficLines {
             input,
             buf: Vec::new(),
-            format: None,
+            decoder: None,
             lines: 0,
             requests: 0,
-            header_allowed: true,
-            first_log_time: None,
             last: None,
             errors: Vec::new(),
             total_errors: 0,
@@ -66,7 +63,7 @@ impl<R: BufRead> TrafficLines<R> {
 
     /// The format, once a line that is not blank or a comment has been read.
     pub fn format(&self) -> Option<Format> {
-        self.format
+        self.decoder.as_ref().map(LineDecoder::format)
     }
 
     fn error(&mut self, line: usize, message: String) {
@@ -103,33 +100,9 @@ impl<R: BufRead> TrafficLines<R> {
         if is_skipped(line) {
             return None;
         }
-        let format = *self.format.get_or_insert_with(|| detect(line));
-        Some(match format {
-            Format::Times => parse_time(line.trim()).map(|at| ImportedRequest {
-                cost: 1,
-                at,
-                key: String::new(),
-                region: None,
-                route: None,
-            }),
-            Format::Csv => {
-                if std::mem::replace(&mut self.header_allowed, false) && looks_like_header(line) {
-                    return None;
-                }
-                parse_csv_line(line)
-            }
-            Format::AccessLog => parse_log_line(line).map(|(epoch, ip, route)| {
-                let start = *self.first_log_time.get_or_insert(epoch);
-                let offset = epoch.saturating_sub(start).max(0) as u64;
-                ImportedRequest {
-                    at: Time(offset.saturating_mul(MICROS_PER_SEC)),
-                    key: format!("ip:{ip}"),
-                    region: None,
-                    route: Some(route),
-                    cost: 1,
-                }
-            }),
-        })
+        self.decoder
+            .get_or_insert_with(|| LineDecoder::new(detect(line)))
+            .decode(line)
     }
 
     /// Every bad line (or the file's own error), or how many requests there were.
@@ -137,7 +110,7 @@ impl<R: BufRead> TrafficLines<R> {
         if let Some(e) = self.io_error {
             return Err(TrafficError::Io(e));
         }
-        let format = self.format.unwrap_or(Format::Times);
+        let format = self.format().unwrap_or(Format::Times);
         if self.total_errors > 0 {
             return Err(TrafficError::Lines(ImportErrors {
                 format,

@@ -163,31 +163,81 @@ pub fn piece_end(text: &str, from: usize, bytes: usize) -> usize {
     }
 }
 
+/// Turns the lines of one format into requests, keeping what a format carries from line to line:
+/// whether a CSV's header may still come, and the time an access log's first line counts from.
+/// The page's [`Reader`] and the command line both read lines through it.
+pub(crate) struct LineDecoder {
+    format: Format,
+    header_allowed: bool,
+    first_log_time: Option<i64>,
+}
+
+impl LineDecoder {
+    pub(crate) fn new(format: Format) -> LineDecoder {
+        LineDecoder {
+            format,
+            header_allowed: format == Format::Csv,
+            first_log_time: None,
+        }
+    }
+
+    pub(crate) fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The request on a line that is neither blank nor a comment, or why it cannot be read;
+    /// `None` for a CSV's header line, which is skipped.
+    pub(crate) fn decode(&mut self, line: &str) -> Option<Result<ImportedRequest, String>> {
+        Some(match self.format {
+            Format::Times => parse_time(line.trim()).map(|at| ImportedRequest {
+                cost: 1,
+                at,
+                key: String::new(),
+                region: None,
+                route: None,
+            }),
+            Format::Csv => {
+                if std::mem::replace(&mut self.header_allowed, false) && looks_like_header(line) {
+                    return None;
+                }
+                parse_csv_line(line)
+            }
+            Format::AccessLog => parse_log_line(line).map(|(epoch, ip, route)| {
+                let start = *self.first_log_time.get_or_insert(epoch);
+                let offset = epoch.saturating_sub(start).max(0) as u64;
+                ImportedRequest {
+                    at: Time(offset.saturating_mul(MICROS_PER_SEC)),
+                    key: format!("ip:{ip}"),
+                    region: None,
+                    route: Some(route),
+                    cost: 1,
+                }
+            }),
+        })
+    }
+}
+
 /// Reads a text in pieces that each end at a line break (see [`piece_end`]); line numbers run on
 /// across pieces, and the result is the same as reading the whole text at once.
 pub struct Reader {
-    format: Format,
+    decoder: LineDecoder,
     requests: Vec<ImportedRequest>,
     errors: Vec<LineError>,
     total_errors: usize,
     skipped: usize,
     lines: usize,
-    header_allowed: bool,
-    first_log_time: Option<i64>,
     stopped: bool,
 }
 
 impl Reader {
     pub fn new(format: Format) -> Reader {
         Reader {
-            format,
+            decoder: LineDecoder::new(format),
             requests: Vec::new(),
             errors: Vec::new(),
             total_errors: 0,
             skipped: 0,
             lines: 0,
-            header_allowed: format == Format::Csv,
-            first_log_time: None,
             stopped: false,
         }
     }
@@ -224,37 +274,10 @@ impl Reader {
                 self.skipped += 1;
                 continue;
             }
-            let parsed = match self.format {
-                Format::Times => parse_time(line.trim()).map(|at| ImportedRequest {
-                    cost: 1,
-                    at,
-                    key: String::new(),
-                    region: None,
-                    route: None,
-                }),
-                Format::Csv => {
-                    if std::mem::replace(&mut self.header_allowed, false) && looks_like_header(line)
-                    {
-                        self.skipped += 1;
-                        continue;
-                    }
-                    parse_csv_line(line)
-                }
-                Format::AccessLog => parse_log_line(line).map(|(epoch, ip, route)| {
-                    let start = *self.first_log_time.get_or_insert(epoch);
-                    let offset = epoch.saturating_sub(start).max(0) as u64;
-                    ImportedRequest {
-                        at: Time(offset.saturating_mul(MICROS_PER_SEC)),
-                        key: format!("ip:{ip}"),
-                        region: None,
-                        route: Some(route),
-                        cost: 1,
-                    }
-                }),
-            };
-            match parsed {
-                Ok(request) => self.requests.push(request),
-                Err(message) => self.error(number, message),
+            match self.decoder.decode(line) {
+                Some(Ok(request)) => self.requests.push(request),
+                Some(Err(message)) => self.error(number, message),
+                None => self.skipped += 1,
             }
         }
     }
@@ -262,7 +285,7 @@ impl Reader {
     /// The requests, in file order (a trace built from them, `Pattern::Keyed`, replays them in
     /// time order, requests at the same time in file order), or every bad line.
     pub fn finish(self) -> Result<Imported, ImportErrors> {
-        let format = self.format;
+        let format = self.decoder.format();
         if self.total_errors > 0 {
             return Err(ImportErrors {
                 format,
@@ -288,11 +311,11 @@ impl Reader {
     }
 }
 
-pub(crate) fn parse_time(text: &str) -> Result<Time, String> {
+fn parse_time(text: &str) -> Result<Time, String> {
     parse_seconds(text).map(Time).map_err(|e| e.to_string())
 }
 
-pub(crate) fn looks_like_header(line: &str) -> bool {
+fn looks_like_header(line: &str) -> bool {
     let first = line
         .split(',')
         .next()
@@ -319,7 +342,7 @@ fn parse_key(text: &str) -> Result<String, String> {
     Ok(key.to_string())
 }
 
-pub(crate) fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
+fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
     let fields: Vec<&str> = line.split(',').collect();
     if fields.len() < 2 || fields.len() > 5 {
         return Err(format!(
@@ -355,7 +378,7 @@ pub(crate) fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
 
 /// `host ident user [dd/Mon/yyyy:HH:MM:SS +zzzz] "METHOD path PROTO" status size ...`
 /// gives (seconds since the Unix epoch, host, path).
-pub(crate) fn parse_log_line(line: &str) -> Result<(i64, String, String), String> {
+fn parse_log_line(line: &str) -> Result<(i64, String, String), String> {
     let line = line.trim();
     let host = line.split_whitespace().next().ok_or("the line is empty")?;
     let open = line.find('[').ok_or("no [date] in this log line")?;
