@@ -8,25 +8,16 @@
 // `python3 -m http.server` does.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { useBrowser, openPage, gotoLab, BASE_URL, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, serveFolder, BASE_URL, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
-/** Serves `root` on a port of its own (`--no-cors`: without any CORS header). */
-async function serve(root, ...flags) {
-  const portFile = join(mkdtempSync(join(tmpdir(), 'ratelab-embed-')), 'port');
-  const server = spawn('python3', ['scripts/static_server.py', root, portFile, ...flags], { stdio: 'ignore' });
-  for (let i = 0; i < 100 && !(existsSync(portFile) && readFileSync(portFile, 'utf8')); i++) await sleep(50);
-  return { server, origin: `http://127.0.0.1:${readFileSync(portFile, 'utf8')}` };
-}
-
 async function plainServer() {
-  const { server, origin } = await serve(process.env.SITE_DIR, '--no-cors');
+  const { server, origin } = await serveFolder(process.env.SITE_DIR, '--no-cors');
   return { server, base: `${origin}${new URL(BASE_URL).pathname}` };
 }
 
@@ -53,7 +44,7 @@ async function offeredSnippet(query) {
 async function docsPage(body, { width = 1280, height = 900 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ratelab-docs-'));
   writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>Guide</title><body style="margin:0">${body}</body>`);
-  const docs = await serve(dir);
+  const docs = await serveFolder(dir);
   const context = await shared.browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
   context.on('close', () => docs.server.kill());
   const page = await context.newPage();

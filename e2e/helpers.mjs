@@ -3,6 +3,11 @@
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ?? 'e2e/artifacts';
@@ -133,4 +138,15 @@ export async function watchProgress(page) {
 /** The progress bar's states noted since `watchProgress`, in order. */
 export async function progressSeen(page) {
   return page.evaluate(() => window.progressSeen);
+}
+
+/**
+ * Serves the folder `root` on a port of its own, as the suite's server does (`--no-cors`: without
+ * any CORS header, as `python3 -m http.server`). The caller stops it with `server.kill()`.
+ */
+export async function serveFolder(root, ...flags) {
+  const portFile = join(mkdtempSync(join(tmpdir(), 'ratelab-serve-')), 'port');
+  const server = spawn('python3', ['scripts/static_server.py', root, portFile, ...flags], { stdio: 'ignore' });
+  for (let i = 0; i < 100 && !(existsSync(portFile) && readFileSync(portFile, 'utf8')); i++) await sleep(50);
+  return { server, origin: `http://127.0.0.1:${readFileSync(portFile, 'utf8')}` };
 }

@@ -4,23 +4,16 @@
 // nothing logs an error. The lab comes from a server that sends no CORS header.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { useBrowser, openPage, gotoLab, BASE_URL, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, serveFolder, BASE_URL, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
-async function serve(root, ...flags) {
-  const portFile = join(mkdtempSync(join(tmpdir(), 'ratelab-book-')), 'port');
-  const server = spawn('python3', ['scripts/static_server.py', root, portFile, ...flags], { stdio: 'ignore' });
-  for (let i = 0; i < 100 && !(existsSync(portFile) && readFileSync(portFile, 'utf8')); i++) await sleep(50);
-  return { server, origin: `http://127.0.0.1:${readFileSync(portFile, 'utf8')}` };
-}
-
-const lab = await serve(process.env.SITE_DIR, '--no-cors');
+const lab = await serveFolder(process.env.SITE_DIR, '--no-cors');
 after(() => lab.server.kill());
 const labBase = `${lab.origin}${new URL(BASE_URL).pathname}`;
 
@@ -60,7 +53,7 @@ async function buildBook() {
 }
 
 test('an mdBook chapter embeds three views, each frame sized by embed.js and following the book\'s theme', async () => {
-  const book = await serve(await buildBook());
+  const book = await serveFolder(await buildBook());
   const context = await shared.browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
   const problems = [];

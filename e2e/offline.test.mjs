@@ -3,22 +3,16 @@
 // is served here by a server of this test's own, which the test stops.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { useBrowser, openPage, rowFigures, BASE_URL, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, rowFigures, serveFolder, BASE_URL, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
 /** Serves the built site as the suite's server does, on a port of its own. */
 async function ownServer() {
-  const portFile = join(mkdtempSync(join(tmpdir(), 'ratelab-offline-')), 'port');
-  const server = spawn('python3', ['scripts/static_server.py', process.env.SITE_DIR, portFile], { stdio: 'ignore' });
-  for (let i = 0; i < 100 && !(existsSync(portFile) && readFileSync(portFile, 'utf8')); i++) await sleep(50);
-  const port = readFileSync(portFile, 'utf8');
-  return { server, url: `http://127.0.0.1:${port}${new URL(BASE_URL).pathname}` };
+  const { server, origin } = await serveFolder(process.env.SITE_DIR);
+  return { server, url: `${origin}${new URL(BASE_URL).pathname}` };
 }
 
 async function ready(page) {
