@@ -11,6 +11,7 @@ use crate::core::time::Time;
 
 pub mod cf_binding;
 pub mod envoy;
+pub mod express_rate_limit;
 pub mod governor;
 pub mod nginx;
 pub mod redis_cell;
