@@ -10,6 +10,7 @@ use crate::core::decision::{Decision, Limiter};
 use crate::core::time::Time;
 
 pub mod cf_binding;
+pub mod dotnet;
 pub mod envoy;
 pub mod express_rate_limit;
 pub mod governor;
