@@ -19,6 +19,7 @@ pub mod region;
 pub mod rng;
 pub mod row_response;
 pub mod run;
+pub mod sha256;
 pub mod theme;
 pub mod time;
 pub mod traffic;
