@@ -12,6 +12,7 @@ use crate::core::time::Time;
 pub mod cf_binding;
 pub mod envoy;
 pub mod governor;
+pub mod guava;
 pub mod nginx;
 pub mod redis_cell;
 pub mod response;
