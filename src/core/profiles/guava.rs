@@ -551,8 +551,8 @@ fn java_min(a: f64, b: f64) -> f64 {
 }
 
 /// A double as Java's `Double.toString` writes it (JDK 19+: the shortest decimal that reads back
-/// as the same double, at least two digits when one would do): "0.0", "5.0", "0.2",
-/// "1234.5", "1.0E7", "1.0E-4", "4.9E-324", "Infinity", "NaN".
+/// as the same double, at least two digits when one would do, the closest such and the even one
+/// on a tie): "0.0", "5.0", "0.2", "1234.5", "1.0E7", "1.0E-4", "4.9E-324", "Infinity", "NaN".
 pub fn java_double(x: f64) -> String {
     if x.is_nan() {
         return "NaN".to_string();
@@ -565,11 +565,19 @@ pub fn java_double(x: f64) -> String {
     if a == 0.0 {
         return format!("{sign}0.0");
     }
-    let mut scientific = format!("{a:e}");
-    if !scientific.contains('.') {
-        // One digit would do: Java picks the closest decimal of two digits.
-        scientific = format!("{a:.1e}");
-    }
+    let shortest = format!("{a:e}");
+    let length = shortest
+        .split('e')
+        .next()
+        .map_or(1, |m| m.chars().filter(char::is_ascii_digit).count());
+    // Among the decimals of that length (two when one would do) that read back as `a`, Java
+    // takes the closest, the even one on a tie; `{:.Ne}` rounds the exact value half to even.
+    let closest = format!("{a:.*e}", length.max(2) - 1);
+    let scientific = if closest.parse::<f64>() == Ok(a) {
+        closest
+    } else {
+        shortest
+    };
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
@@ -843,6 +851,8 @@ mod tests {
         assert_eq!(java_double(f64::from_bits(1)), "4.9E-324");
         assert_eq!(java_double(4.999999999999999), "4.999999999999999");
         assert_eq!(java_double(1.0 / 3.0), "0.3333333333333333");
+        // A tie between two 16-digit decimals: Java takes the even last digit.
+        assert_eq!(java_double(9_223_372_019_716.5625), "9.223372019716562E12");
         assert_eq!(java_double(f64::INFINITY), "Infinity");
         assert_eq!(java_double(f64::NAN), "NaN");
     }
