@@ -31,8 +31,9 @@
 //!   until the remembered moment: its own cost is paid by the NEXT caller. `acquire(permits)`
 //!   sleeps `max(moment - now, 0)` and returns it in seconds.
 //! - `tryAcquire(permits)` is `tryAcquire(permits, 0, MICROSECONDS)`: refused (returning false)
-//!   when `nextFreeTicketMicros > now`, and a refusal changes nothing, not even a resync;
-//!   otherwise it reserves as above (with no wait to sleep). So ANY number of permits passes
+//!   when `nextFreeTicketMicros > now`, and a refusal changes nothing (there is nothing to
+//!   resync either: the ticket is still in the future); otherwise it reserves as above (with no
+//!   wait to sleep). So ANY number of permits passes
 //!   while the ticket is free, and then holds later callers back.
 //!
 //! How the profile maps it: each lab request is `tryAcquire(cost)` at the request's time (a
@@ -852,7 +853,10 @@ mod tests {
         assert_eq!(java_double(4.999999999999999), "4.999999999999999");
         assert_eq!(java_double(1.0 / 3.0), "0.3333333333333333");
         // A tie between two 16-digit decimals: Java takes the even last digit.
-        assert_eq!(java_double(9_223_372_019_716.5625), "9.223372019716562E12");
+        assert_eq!(
+            java_double(147_573_952_315_465.0 / 16.0),
+            "9.223372019716562E12"
+        );
         assert_eq!(java_double(f64::INFINITY), "Infinity");
         assert_eq!(java_double(f64::NAN), "NaN");
     }
