@@ -14,6 +14,7 @@ pub mod dotnet;
 pub mod envoy;
 pub mod express_rate_limit;
 pub mod governor;
+pub mod guava;
 pub mod nginx;
 pub mod redis_cell;
 pub mod response;
