@@ -10,8 +10,11 @@ use super::algorithms::{
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Verdict};
 use super::profiles::cf_binding::CfRateLimitBinding;
+use super::profiles::dotnet::DotnetLimiter;
 use super::profiles::envoy::EnvoyLocalRateLimit;
+use super::profiles::express_rate_limit::ExpressRateLimit;
 use super::profiles::governor::Governor;
+use super::profiles::guava::Guava;
 use super::profiles::nginx::NginxLimitReq;
 use super::profiles::redis_cell::RedisCell;
 use super::profiles::settings::ProductSettings;
@@ -37,10 +40,15 @@ pub enum Algorithm {
     UpstashToken,
     Envoy,
     CfBinding,
+    ExpressRateLimit,
+    DotnetFixed,
+    DotnetSliding,
+    DotnetToken,
+    Guava,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 14] = [
+    pub const ALL: [Algorithm; 19] = [
         Algorithm::FixedWindow,
         Algorithm::SlidingLog,
         Algorithm::SlidingCounter,
@@ -55,6 +63,11 @@ impl Algorithm {
         Algorithm::UpstashToken,
         Algorithm::Envoy,
         Algorithm::CfBinding,
+        Algorithm::ExpressRateLimit,
+        Algorithm::DotnetFixed,
+        Algorithm::DotnetSliding,
+        Algorithm::DotnetToken,
+        Algorithm::Guava,
     ];
 
     /// The textbook algorithms, shown when the URL names none: the first six of `ALL`, before
@@ -86,6 +99,11 @@ impl Algorithm {
             Algorithm::UpstashToken => "upstash-token",
             Algorithm::Envoy => "envoy",
             Algorithm::CfBinding => "cf-binding",
+            Algorithm::ExpressRateLimit => "express-rate-limit",
+            Algorithm::DotnetFixed => "dotnet-fixed",
+            Algorithm::DotnetSliding => "dotnet-sliding",
+            Algorithm::DotnetToken => "dotnet-token",
+            Algorithm::Guava => "guava",
         }
     }
 
@@ -118,6 +136,11 @@ impl Algorithm {
             Algorithm::UpstashToken => "Upstash tokenBucket",
             Algorithm::Envoy => "Envoy local rate limit",
             Algorithm::CfBinding => "Cloudflare binding",
+            Algorithm::ExpressRateLimit => "express-rate-limit",
+            Algorithm::DotnetFixed => ".NET FixedWindowRateLimiter",
+            Algorithm::DotnetSliding => ".NET SlidingWindowRateLimiter",
+            Algorithm::DotnetToken => ".NET TokenBucketRateLimiter",
+            Algorithm::Guava => "Guava RateLimiter",
         }
     }
 
@@ -173,9 +196,22 @@ impl Algorithm {
                     Algorithm::Envoy => {
                         AnyLimiter::Envoy(EnvoyLocalRateLimit::new(p.envoy(limit, window))?)
                     }
-                    _ => {
+                    Algorithm::CfBinding => {
                         AnyLimiter::CfBinding(CfRateLimitBinding::new(p.cf_binding(limit, window))?)
                     }
+                    Algorithm::ExpressRateLimit => AnyLimiter::Express(Box::new(
+                        ExpressRateLimit::new(p.express(limit, window))?,
+                    )),
+                    Algorithm::DotnetFixed => {
+                        AnyLimiter::Dotnet(Box::new(p.dotnet_fixed(limit, window).build()?))
+                    }
+                    Algorithm::DotnetSliding => {
+                        AnyLimiter::Dotnet(Box::new(p.dotnet_sliding(limit, window).build()?))
+                    }
+                    Algorithm::DotnetToken => {
+                        AnyLimiter::Dotnet(Box::new(p.dotnet_token(limit, window).build()?))
+                    }
+                    _ => AnyLimiter::Guava(Guava::new(p.guava(limit, window))?),
                 }
             }
         })
@@ -302,6 +338,10 @@ pub enum AnyLimiter {
     Upstash(Box<Upstash>),
     Envoy(EnvoyLocalRateLimit),
     CfBinding(CfRateLimitBinding),
+    /// Boxed, as the ones below: they hold their texts or queues inline.
+    Express(Box<ExpressRateLimit>),
+    Dotnet(Box<DotnetLimiter>),
+    Guava(Guava),
 }
 
 macro_rules! each {
@@ -319,6 +359,9 @@ macro_rules! each {
             AnyLimiter::Upstash($l) => $body,
             AnyLimiter::Envoy($l) => $body,
             AnyLimiter::CfBinding($l) => $body,
+            AnyLimiter::Express($l) => $body,
+            AnyLimiter::Dotnet($l) => $body,
+            AnyLimiter::Guava($l) => $body,
         }
     };
 }
@@ -363,6 +406,9 @@ impl AnyLimiter {
             AnyLimiter::Upstash(l) => l.decide_with_reply(now, cost),
             AnyLimiter::Envoy(l) => l.decide_with_reply(now, cost),
             AnyLimiter::CfBinding(l) => l.decide_with_reply(now, cost),
+            AnyLimiter::Express(l) => l.decide_with_reply(now, cost),
+            AnyLimiter::Dotnet(l) => l.decide_with_reply(now, cost),
+            AnyLimiter::Guava(l) => l.decide_with_reply(now, cost),
             other => return (other.decide(now, cost), None),
         };
         (decision, Some(reply))

@@ -7,6 +7,7 @@ use super::http::{respond, HttpResponse, Policy};
 use super::limiter::{Algorithm, Settings};
 use super::profiles::response::{binding_worker, envoy, governor, nginx, redis_cell, verdict_only};
 use super::profiles::ProductReply;
+use super::profiles::{dotnet, express_rate_limit, guava};
 
 /// The response `algorithm`'s row sends for `decision` under the lab's `settings`; `reply` is the
 /// product's own reply (the textbook algorithms have none).
@@ -33,6 +34,11 @@ pub fn row_response(
                 .period_secs;
             binding_worker(decision, period)
         }
+        Algorithm::ExpressRateLimit => express_rate_limit::http_response(decision, reply),
+        Algorithm::DotnetFixed | Algorithm::DotnetSliding | Algorithm::DotnetToken => {
+            dotnet::http_response(decision, reply)
+        }
+        Algorithm::Guava => guava::http_response(decision, reply),
         textbook => {
             debug_assert!(!textbook.is_product());
             let policy = Policy::new("default", settings.limit, settings.window);

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::core::lab::LabRun;
 use crate::core::limiter::{Algorithm, LeakDelay};
+use crate::core::profiles::guava;
 use crate::core::time::format_seconds;
 
 use super::state::Lab;
@@ -118,6 +119,43 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
                 format!("Envoy's HTTP local rate limit, token_bucket {}: the bucket starts full, and a refusal is a 429 with x-envoy-ratelimited.", e.token_bucket_yaml()),
                 "One bucket per filter chain (or per descriptor), not per client.",
                 "A sidecar or edge proxy limiting all traffic to a route; it does not tell clients when to retry.",
+            )
+        }
+        Algorithm::ExpressRateLimit => {
+            let e = p.express(limit, window);
+            (
+                format!("express-rate-limit with its memory store, {}: a window of {} ms per key from the key's first hit, and every hit counted, refused ones too; a refusal is a {} with Retry-After.", e.options_text(), e.window_ms, e.status_code),
+                "A hit count and a reset time per key in the Node process, swept by one timer.",
+                "An Express app on one process; with several processes each keeps its own count.",
+            )
+        }
+        Algorithm::DotnetFixed | Algorithm::DotnetSliding | Algorithm::DotnetToken => {
+            let (options, queue) = match product {
+                Algorithm::DotnetFixed => {
+                    let d = p.dotnet_fixed(limit, window);
+                    (format!("PermitLimit {}, Window {} s", d.permit_limit, format_seconds(d.window.micros())), d.queue_limit)
+                }
+                Algorithm::DotnetSliding => {
+                    let d = p.dotnet_sliding(limit, window);
+                    (format!("PermitLimit {}, Window {} s in {} segments", d.permit_limit, format_seconds(d.window.micros()), d.segments_per_window), d.queue_limit)
+                }
+                _ => {
+                    let d = p.dotnet_token(limit, window);
+                    (format!("TokenLimit {}, {} tokens every {} s", d.token_limit, d.tokens_per_period, format_seconds(d.replenishment_period.micros())), d.queue_limit)
+                }
+            };
+            (
+                format!("{}, {options}: permits come back only when its own timer ticks (the first tick one period after the limiter is made), and AcquireAsync queues up to {queue} permits, oldest first; queued requests are drawn as delayed. ASP.NET Core's middleware refuses with 503 and no Retry-After unless told otherwise.", product.label()),
+                "A count (and a segment per slice, or the tokens) per limiter, plus the queue.",
+                "ASP.NET Core services limiting in process; every period starts on the timer, not at a client's first request.",
+            )
+        }
+        Algorithm::Guava => {
+            let g = p.guava(limit, window);
+            (
+                format!("Guava's SmoothBursty RateLimiter at {} permits a second, storing up to {} seconds of them, asked with tryAcquire: a request that passes may take more than is stored, and the next caller pays for it by waiting.", guava::java_double(g.permits_per_second), guava::java_double(g.max_burst_seconds)),
+                "Two doubles and a long per limiter, in the Java process.",
+                "Java services pacing their own calls; with tryAcquire it refuses, with acquire it waits.",
             )
         }
         _ => {

@@ -9,11 +9,14 @@
 
 use crate::core::config::{MAX_COUNT, MAX_WINDOW};
 use crate::core::field::Field;
-use crate::core::time::{format_seconds, parse_seconds, Span};
+use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_MILLI, MICROS_PER_SEC};
 
 use super::cf_binding::CfBindingParams;
+use super::dotnet::{FixedWindowParams, SlidingWindowParams, TokenBucketParams};
 use super::envoy::{EnvoyParams, EnvoyRefill};
+use super::express_rate_limit::{ExpressRateLimitParams, StandardHeaders};
 use super::governor::GovernorParams;
+use super::guava::GuavaParams;
 use super::nginx::{parse_rate, NginxDelay, NginxParams, NginxRate};
 use super::redis_cell::RedisCellParams;
 use super::upstash::{UpstashAlgorithm, UpstashKind, UpstashParams};
@@ -47,6 +50,21 @@ pub struct ProductSettings {
     pub envoy_refill: Option<EnvoyRefill>,
     pub cf_limit: Option<u64>,
     pub cf_period: Option<u64>,
+    pub express_limit: Option<u64>,
+    pub express_window: Option<Span>,
+    pub express_headers: Option<StandardHeaders>,
+    pub express_legacy: Option<bool>,
+    pub express_status: Option<u16>,
+    /// `PermitLimit` of the fixed and sliding windows, `TokenLimit` of the token bucket.
+    pub dotnet_limit: Option<u64>,
+    /// `Window` of the fixed and sliding windows, `ReplenishmentPeriod` of the token bucket.
+    pub dotnet_window: Option<Span>,
+    pub dotnet_segments: Option<u64>,
+    pub dotnet_per_period: Option<u64>,
+    pub dotnet_queue: Option<u64>,
+    /// Guava's `permitsPerSecond` in millionths of a permit, as written in decimal.
+    pub guava_rate: Option<u64>,
+    pub guava_burst: Option<Span>,
 }
 
 /// What a refused field falls back to: the product's own default for the lab's limit and window.
@@ -185,18 +203,8 @@ pub const FIELDS: &[Field<ProductSettings>] = &[
     },
     Field {
         name: "upstash-cache",
-        read: |p, v| {
-            let on = match v.trim() {
-                "on" | "1" => true,
-                "off" | "0" => false,
-                _ => return Err(format!("on or off{USING_DEFAULT}")),
-            };
-            set(&mut p.upstash_cache, Ok(on))
-        },
-        write: |p| {
-            p.upstash_cache
-                .map(|on| if on { "on" } else { "off" }.to_string())
-        },
+        read: |p, v| set(&mut p.upstash_cache, on_off(v)),
+        write: |p| on_off_text(p.upstash_cache),
     },
     Field {
         name: "envoy-max",
@@ -251,7 +259,104 @@ pub const FIELDS: &[Field<ProductSettings>] = &[
         },
         write: |p| whole_text(p.cf_period),
     },
+    Field {
+        name: "express-limit",
+        read: |p, v| set(&mut p.express_limit, count(v, 0)),
+        write: |p| whole_text(p.express_limit),
+    },
+    Field {
+        name: "express-window",
+        read: |p, v| set(&mut p.express_window, seconds(v, false)),
+        write: |p| seconds_text(p.express_window),
+    },
+    Field {
+        name: "express-headers",
+        read: |p, v| {
+            let headers = StandardHeaders::parse(v).map_err(|_| {
+                format!("draft-6, draft-7, draft-8 or false (standardHeaders){USING_DEFAULT}")
+            })?;
+            set(&mut p.express_headers, Ok(headers))
+        },
+        write: |p| p.express_headers.map(|h| h.word().to_string()),
+    },
+    Field {
+        name: "express-legacy",
+        read: |p, v| set(&mut p.express_legacy, on_off(v)),
+        write: |p| on_off_text(p.express_legacy),
+    },
+    Field {
+        name: "express-status",
+        read: |p, v| {
+            let status = match v.trim().parse::<u16>() {
+                Ok(s) if (100..=999).contains(&s) => s,
+                _ => {
+                    return Err(format!(
+                        "a status from 100 to 999, as Node can write it{USING_DEFAULT}"
+                    ))
+                }
+            };
+            set(&mut p.express_status, Ok(status))
+        },
+        write: |p| p.express_status.map(|s| s.to_string()),
+    },
+    Field {
+        name: "dotnet-limit",
+        read: |p, v| set(&mut p.dotnet_limit, count(v, 1)),
+        write: |p| whole_text(p.dotnet_limit),
+    },
+    Field {
+        name: "dotnet-window",
+        read: |p, v| set(&mut p.dotnet_window, seconds(v, false)),
+        write: |p| seconds_text(p.dotnet_window),
+    },
+    Field {
+        name: "dotnet-segments",
+        read: |p, v| set(&mut p.dotnet_segments, count(v, 1)),
+        write: |p| whole_text(p.dotnet_segments),
+    },
+    Field {
+        name: "dotnet-per-period",
+        read: |p, v| set(&mut p.dotnet_per_period, count(v, 1)),
+        write: |p| whole_text(p.dotnet_per_period),
+    },
+    Field {
+        name: "dotnet-queue",
+        read: |p, v| set(&mut p.dotnet_queue, count(v, 0)),
+        write: |p| whole_text(p.dotnet_queue),
+    },
+    Field {
+        name: "guava-rate",
+        read: |p, v| {
+            let rate = match parse_seconds(v) {
+                Ok(micro_permits) if micro_permits > 0 => micro_permits,
+                _ => {
+                    return Err(format!(
+                        "permits per second above 0, decimals allowed{USING_DEFAULT}"
+                    ))
+                }
+            };
+            set(&mut p.guava_rate, Ok(rate))
+        },
+        write: |p| p.guava_rate.map(format_seconds),
+    },
+    Field {
+        name: "guava-burst",
+        read: |p, v| set(&mut p.guava_burst, seconds(v, false)),
+        write: |p| seconds_text(p.guava_burst),
+    },
 ];
+
+fn on_off(raw: &str) -> Result<bool, String> {
+    match raw.trim() {
+        "on" | "1" => Ok(true),
+        "off" | "0" => Ok(false),
+        _ => Err(format!("on or off{USING_DEFAULT}")),
+    }
+}
+
+fn on_off_text(value: Option<bool>) -> Option<String> {
+    value.map(|on| if on { "on" } else { "off" }.to_string())
+}
 
 /// Stores a value read, or passes its refusal on.
 fn set<V>(slot: &mut Option<V>, value: Result<V, String>) -> Result<(), String> {
@@ -336,6 +441,57 @@ impl ProductSettings {
         p.period_secs = self.cf_period.unwrap_or(p.period_secs);
         p
     }
+
+    pub fn express(&self, limit: u64, window: Span) -> ExpressRateLimitParams {
+        let mut p = ExpressRateLimitParams::defaults_for(limit, window);
+        p.limit = self.express_limit.unwrap_or(p.limit);
+        if let Some(window) = self.express_window {
+            p.window_ms = window.micros() / MICROS_PER_MILLI;
+        }
+        p.standard_headers = self.express_headers.unwrap_or(p.standard_headers);
+        p.legacy_headers = self.express_legacy.unwrap_or(p.legacy_headers);
+        p.status_code = self.express_status.unwrap_or(p.status_code);
+        p
+    }
+
+    /// The decimal texts of the URL read as Java's `Double.parseDouble` reads them: one division
+    /// of two integers exact in a double, so correctly rounded as the parse is.
+    pub fn guava(&self, limit: u64, window: Span) -> GuavaParams {
+        let mut p = GuavaParams::defaults_for(limit, window);
+        if let Some(micro_permits) = self.guava_rate {
+            p.permits_per_second = micro_permits as f64 / MICROS_PER_SEC as f64;
+        }
+        if let Some(burst) = self.guava_burst {
+            p.max_burst_seconds = burst.micros() as f64 / MICROS_PER_SEC as f64;
+        }
+        p
+    }
+
+    pub fn dotnet_fixed(&self, limit: u64, window: Span) -> FixedWindowParams {
+        let mut p = FixedWindowParams::defaults_for(limit, window);
+        p.permit_limit = self.dotnet_limit.unwrap_or(p.permit_limit);
+        p.window = self.dotnet_window.unwrap_or(p.window);
+        p.queue_limit = self.dotnet_queue.unwrap_or(p.queue_limit);
+        p
+    }
+
+    pub fn dotnet_sliding(&self, limit: u64, window: Span) -> SlidingWindowParams {
+        let mut p = SlidingWindowParams::defaults_for(limit, window);
+        p.permit_limit = self.dotnet_limit.unwrap_or(p.permit_limit);
+        p.window = self.dotnet_window.unwrap_or(p.window);
+        p.segments_per_window = self.dotnet_segments.unwrap_or(p.segments_per_window);
+        p.queue_limit = self.dotnet_queue.unwrap_or(p.queue_limit);
+        p
+    }
+
+    pub fn dotnet_token(&self, limit: u64, window: Span) -> TokenBucketParams {
+        let mut p = TokenBucketParams::defaults_for(limit, window);
+        p.token_limit = self.dotnet_limit.unwrap_or(p.token_limit);
+        p.replenishment_period = self.dotnet_window.unwrap_or(p.replenishment_period);
+        p.tokens_per_period = self.dotnet_per_period.unwrap_or(p.tokens_per_period);
+        p.queue_limit = self.dotnet_queue.unwrap_or(p.queue_limit);
+        p
+    }
 }
 
 #[cfg(test)]
@@ -384,6 +540,18 @@ mod tests {
             ("envoy-refill", "timer"),
             ("cf-limit", "100"),
             ("cf-period", "60"),
+            ("express-limit", "0"),
+            ("express-window", "0.05"),
+            ("express-headers", "draft-7"),
+            ("express-legacy", "on"),
+            ("express-status", "503"),
+            ("dotnet-limit", "4"),
+            ("dotnet-window", "2.5"),
+            ("dotnet-segments", "5"),
+            ("dotnet-per-period", "2"),
+            ("dotnet-queue", "3"),
+            ("guava-rate", "2.5"),
+            ("guava-burst", "4"),
         ];
         for (name, value) in input {
             read_field(&mut s, name, value).unwrap_or_else(|e| panic!("{name}={value}: {e}"));

@@ -136,10 +136,14 @@ pub const TRAFFIC: &[Field<LabState>] = &[
             match (unknown.is_empty(), chosen.is_empty()) {
                 (true, false) => Ok(()),
                 (true, true) => Err("empty; showing the six algorithms.".into()),
-                (false, _) => Err(format!(
-                    "{} not known (use fixed, sliding-log, sliding-counter, token-bucket, gcra, leaky-bucket, nginx, governor, redis-cell, upstash-fixed, upstash-sliding, upstash-token, envoy or cf-binding).",
-                    unknown.join(", ")
-                )),
+                (false, _) => {
+                    let known: Vec<&str> = Algorithm::ALL.iter().map(|a| a.slug()).collect();
+                    Err(format!(
+                        "{} not known (use {}).",
+                        unknown.join(", "),
+                        known.join(", ")
+                    ))
+                }
             }
         },
         write: |s| {
