@@ -125,12 +125,40 @@ test('a product field the product refuses is named on the page, and the rest app
   await page.close();
 });
 
+/** The lab's module files this page loaded: `first`, `complete` or both. */
+async function modulesLoaded(page) {
+  const names = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+  return ['first', 'complete'].filter((kind) => names.some((n) => n.includes(`/ratelab-${kind}-`) && n.endsWith('_bg.wasm')));
+}
+
+test('the first view loads the module without the products, and a product row the complete one', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  for (const query of ['', 'pattern=steady&embed=1', 'do=1', 'algos=fixed,gcra,leaky-bucket']) {
+    await gotoLab(page, query);
+    assert.deepEqual(await modulesLoaded(page), ['first'], `?${query}`);
+  }
+  for (const product of ['nginx', 'governor', 'redis-cell', 'upstash-fixed', 'upstash-sliding', 'upstash-token', 'envoy',
+    'cf-binding', 'express-rate-limit', 'dotnet-fixed', 'dotnet-sliding', 'dotnet-token', 'guava']) {
+    await gotoLab(page, `algos=fixed,${product}`);
+    assert.deepEqual(await modulesLoaded(page), ['complete'], product);
+    assert.equal(await page.locator(`[data-testid="stats-${product}"]`).count(), 1, product);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('ticking a product adds its row and puts it in the link', async () => {
-  const { page } = await openPage(shared.browser);
-  await gotoLab(page, 'pattern=edge');
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=edge&limit=7');
   assert.equal(await page.locator('[data-testid="stats-envoy"]').count(), 0, 'products are off by default');
   await page.locator('[data-testid="toggle-envoy"]').check();
+  // The first view's module has no products: the page opens the same view with the complete one.
   await page.waitForURL(/algos=fixed,sliding-log,sliding-counter,token-bucket,gcra,leaky-bucket,envoy/);
-  assert.equal(await page.locator('[data-testid="stats-envoy"]').count(), 1);
+  await page.locator('[data-testid="stats-envoy"]').waitFor({ timeout: 15000 });
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.deepEqual(await modulesLoaded(page), ['complete']);
+  assert.match(page.url(), /limit=7/, 'the rest of the view is kept');
+  assert.equal(await page.locator('[data-testid="toggle-envoy"]').isChecked(), true);
+  assert.deepEqual(problems, []);
   await page.close();
 });

@@ -10,6 +10,13 @@ ensure_build_tools
 cd "$ROOT"
 DIST="${1:-dist}"
 trunk build --release --public-url ./ --dist "$DIST"
+# The first view's module: the same app without the product profiles (scripts/two_modules.py).
+FIRST="$ROOT/target/first-view"
+cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab --no-default-features
+wasm-bindgen --target web --no-typescript --out-dir "$FIRST" target/wasm32-unknown-unknown/release/ratelab.wasm
+# shellcheck disable=SC2046 # the flags are words
+wasm-opt $(wasm_opt_flags) "$FIRST/ratelab_bg.wasm" -o "$FIRST/ratelab_bg.wasm"
+python3 "$ROOT/scripts/two_modules.py" "$DIST" "$FIRST"
 # Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
 # The resize helper for pages that embed the lab (web/embed.js); the page itself never loads it.
 cp "$ROOT/web/embed.js" "$DIST/embed.js"

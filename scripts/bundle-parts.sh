@@ -11,11 +11,13 @@ ensure_cargo_tool twiggy twiggy 0.8.0 --locked
 cd "$ROOT"
 OUT="target/bundle-parts"
 mkdir -p "$OUT"
-cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab
+# The first view's module (scripts/two_modules.py); COMPLETE=1 for the complete one.
+cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab \
+  ${COMPLETE:+--features products} ${COMPLETE:---no-default-features}
 wasm-bindgen --target web --out-dir "$OUT" target/wasm32-unknown-unknown/release/ratelab.wasm
-# The passes trunk runs (index.html: data-wasm-opt="s" and data-wasm-opt-params), plus -g.
-wasm-opt -Os -g --converge --low-memory-unused --one-caller-inline-max-function-size=30 \
-  "$OUT/ratelab_bg.wasm" -o "$OUT/named.wasm"
+# The passes trunk runs (index.html: data-wasm-opt and data-wasm-opt-params), plus -g.
+# shellcheck disable=SC2046 # the flags are words
+wasm-opt $(wasm_opt_flags) -g "$OUT/ratelab_bg.wasm" -o "$OUT/named.wasm"
 twiggy top -n 1000000 --format csv "$OUT/named.wasm" > "$OUT/items.csv"
 python3 - "$OUT/items.csv" <<'PY'
 import csv, re, sys

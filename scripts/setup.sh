@@ -80,6 +80,15 @@ ensure_build_tools() {
   (cd "$ROOT" && cargo fetch --quiet)
 }
 
+# The wasm-opt passes index.html asks trunk for (`data-wasm-opt` and `data-wasm-opt-params`), for
+# the builds made without trunk (the first view's module, the named build of bundle-parts.sh).
+wasm_opt_flags() {
+  local level params
+  level=$(sed -n 's/.*data-wasm-opt="\([^"]*\)".*/\1/p' "$ROOT/index.html")
+  params=$(sed -n 's/.*data-wasm-opt-params="\([^"]*\)".*/\1/p' "$ROOT/index.html")
+  echo "-O$level $params"
+}
+
 ensure_browser_tools() {
   local missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)

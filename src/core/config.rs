@@ -24,6 +24,9 @@ pub enum ConfigError {
     TooLarge(&'static str),
     /// A value the product being profiled does not accept; the text says which and why.
     Unsupported(&'static str),
+    /// A product row asked of a build without the product profiles (the page's first module,
+    /// which hands such a view to the complete one).
+    ProductsNotBuilt,
 }
 
 impl fmt::Display for ConfigError {
@@ -49,6 +52,12 @@ impl fmt::Display for ConfigError {
             }
             ConfigError::TooLarge(what) => write!(f, "the {what} is too large"),
             ConfigError::Unsupported(why) => f.write_str(why),
+            ConfigError::ProductsNotBuilt => {
+                write!(
+                    f,
+                    "the product rows are loading; this row follows in a moment"
+                )
+            }
         }
     }
 }

@@ -9,17 +9,14 @@ use super::algorithms::{
 };
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Verdict};
-use super::profiles::cf_binding::CfRateLimitBinding;
-use super::profiles::dotnet::DotnetLimiter;
-use super::profiles::envoy::EnvoyLocalRateLimit;
-use super::profiles::express_rate_limit::ExpressRateLimit;
-use super::profiles::governor::Governor;
-use super::profiles::guava::Guava;
-use super::profiles::nginx::NginxLimitReq;
-use super::profiles::redis_cell::RedisCell;
 use super::profiles::settings::ProductSettings;
-use super::profiles::upstash::{Upstash, UpstashKind};
-use super::profiles::{Product, ProductReply};
+use super::profiles::ProductReply;
+#[cfg(feature = "products")]
+use super::profiles::{
+    cf_binding::CfRateLimitBinding, dotnet::DotnetLimiter, envoy::EnvoyLocalRateLimit,
+    express_rate_limit::ExpressRateLimit, governor::Governor, guava::Guava, nginx::NginxLimitReq,
+    redis_cell::RedisCell, upstash::Upstash, upstash::UpstashKind, Product,
+};
 use super::time::{Span, Time};
 use super::traffic::Request;
 
@@ -171,51 +168,54 @@ impl Algorithm {
                     delay,
                 )?))
             }
-            product => {
-                let (p, limit, window) = (&settings.products, settings.limit, settings.window);
-                match product {
-                    Algorithm::Nginx => {
-                        AnyLimiter::Nginx(NginxLimitReq::new(p.nginx(limit, window))?)
-                    }
-                    Algorithm::Governor => {
-                        AnyLimiter::Governor(Governor::new(p.governor(limit, window))?)
-                    }
-                    Algorithm::RedisCell => {
-                        AnyLimiter::RedisCell(RedisCell::from_params(p.redis_cell(limit, window))?)
-                    }
-                    Algorithm::UpstashFixed
-                    | Algorithm::UpstashSliding
-                    | Algorithm::UpstashToken => {
-                        let kind = match product {
-                            Algorithm::UpstashFixed => UpstashKind::FixedWindow,
-                            Algorithm::UpstashSliding => UpstashKind::SlidingWindow,
-                            _ => UpstashKind::TokenBucket,
-                        };
-                        AnyLimiter::Upstash(Box::new(Upstash::new(p.upstash(kind, limit, window))?))
-                    }
-                    Algorithm::Envoy => {
-                        AnyLimiter::Envoy(EnvoyLocalRateLimit::new(p.envoy(limit, window))?)
-                    }
-                    Algorithm::CfBinding => {
-                        AnyLimiter::CfBinding(CfRateLimitBinding::new(p.cf_binding(limit, window))?)
-                    }
-                    Algorithm::ExpressRateLimit => AnyLimiter::Express(Box::new(
-                        ExpressRateLimit::new(p.express(limit, window))?,
-                    )),
-                    Algorithm::DotnetFixed => {
-                        AnyLimiter::Dotnet(Box::new(p.dotnet_fixed(limit, window).build()?))
-                    }
-                    Algorithm::DotnetSliding => {
-                        AnyLimiter::Dotnet(Box::new(p.dotnet_sliding(limit, window).build()?))
-                    }
-                    Algorithm::DotnetToken => {
-                        AnyLimiter::Dotnet(Box::new(p.dotnet_token(limit, window).build()?))
-                    }
-                    _ => AnyLimiter::Guava(Guava::new(p.guava(limit, window))?),
-                }
-            }
+            product => product_limiter(product, settings)?,
         })
     }
+}
+
+/// A product row's limiter for one key, with the product's parameters as the settings give them.
+#[cfg(feature = "products")]
+fn product_limiter(product: Algorithm, settings: &Settings) -> Result<AnyLimiter, ConfigError> {
+    let (p, limit, window) = (&settings.products, settings.limit, settings.window);
+    Ok(match product {
+        Algorithm::Nginx => AnyLimiter::Nginx(NginxLimitReq::new(p.nginx(limit, window))?),
+        Algorithm::Governor => AnyLimiter::Governor(Governor::new(p.governor(limit, window))?),
+        Algorithm::RedisCell => {
+            AnyLimiter::RedisCell(RedisCell::from_params(p.redis_cell(limit, window))?)
+        }
+        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
+            let kind = match product {
+                Algorithm::UpstashFixed => UpstashKind::FixedWindow,
+                Algorithm::UpstashSliding => UpstashKind::SlidingWindow,
+                _ => UpstashKind::TokenBucket,
+            };
+            AnyLimiter::Upstash(Box::new(Upstash::new(p.upstash(kind, limit, window))?))
+        }
+        Algorithm::Envoy => AnyLimiter::Envoy(EnvoyLocalRateLimit::new(p.envoy(limit, window))?),
+        Algorithm::CfBinding => {
+            AnyLimiter::CfBinding(CfRateLimitBinding::new(p.cf_binding(limit, window))?)
+        }
+        Algorithm::ExpressRateLimit => {
+            AnyLimiter::Express(Box::new(ExpressRateLimit::new(p.express(limit, window))?))
+        }
+        Algorithm::DotnetFixed => {
+            AnyLimiter::Dotnet(Box::new(p.dotnet_fixed(limit, window).build()?))
+        }
+        Algorithm::DotnetSliding => {
+            AnyLimiter::Dotnet(Box::new(p.dotnet_sliding(limit, window).build()?))
+        }
+        Algorithm::DotnetToken => {
+            AnyLimiter::Dotnet(Box::new(p.dotnet_token(limit, window).build()?))
+        }
+        _ => AnyLimiter::Guava(Guava::new(p.guava(limit, window))?),
+    })
+}
+
+/// Without the product profiles, a product row cannot be built here (the page then loads the
+/// module that has them).
+#[cfg(not(feature = "products"))]
+fn product_limiter(_product: Algorithm, _settings: &Settings) -> Result<AnyLimiter, ConfigError> {
+    Err(ConfigError::ProductsNotBuilt)
 }
 
 impl fmt::Display for Algorithm {
@@ -331,16 +331,25 @@ pub enum AnyLimiter {
     TokenBucket(TokenBucket),
     Gcra(Gcra),
     LeakyBucket(LeakyBucket),
+    #[cfg(feature = "products")]
     Nginx(NginxLimitReq),
+    #[cfg(feature = "products")]
     Governor(Governor),
+    #[cfg(feature = "products")]
     RedisCell(RedisCell),
     /// Boxed: its ephemeral cache and two windows make it several times larger than the others.
+    #[cfg(feature = "products")]
     Upstash(Box<Upstash>),
+    #[cfg(feature = "products")]
     Envoy(EnvoyLocalRateLimit),
+    #[cfg(feature = "products")]
     CfBinding(CfRateLimitBinding),
     /// Boxed, as the ones below: they hold their texts or queues inline.
+    #[cfg(feature = "products")]
     Express(Box<ExpressRateLimit>),
+    #[cfg(feature = "products")]
     Dotnet(Box<DotnetLimiter>),
+    #[cfg(feature = "products")]
     Guava(Guava),
 }
 
@@ -353,14 +362,23 @@ macro_rules! each {
             AnyLimiter::TokenBucket($l) => $body,
             AnyLimiter::Gcra($l) => $body,
             AnyLimiter::LeakyBucket($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::Nginx($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::Governor($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::RedisCell($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::Upstash($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::Envoy($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::CfBinding($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::Express($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::Dotnet($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::Guava($l) => $body,
         }
     };
@@ -393,25 +411,31 @@ impl AnyLimiter {
             AnyLimiter::TokenBucket(l) => l.admit_each(requests, &mut verdict),
             AnyLimiter::Gcra(l) => l.admit_each(requests, &mut verdict),
             AnyLimiter::LeakyBucket(l) => l.admit_each(requests, &mut verdict),
+            #[cfg(feature = "products")]
             product => each_of(product, requests, &mut verdict),
         }
     }
 
     /// Decides like [`Limiter::decide`]; a product profile also gives the product's own reply.
     pub fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, Option<ProductReply>) {
-        let (decision, reply) = match self {
-            AnyLimiter::Nginx(l) => l.decide_with_reply(now, cost),
-            AnyLimiter::Governor(l) => l.decide_with_reply(now, cost),
-            AnyLimiter::RedisCell(l) => l.decide_with_reply(now, cost),
-            AnyLimiter::Upstash(l) => l.decide_with_reply(now, cost),
-            AnyLimiter::Envoy(l) => l.decide_with_reply(now, cost),
-            AnyLimiter::CfBinding(l) => l.decide_with_reply(now, cost),
-            AnyLimiter::Express(l) => l.decide_with_reply(now, cost),
-            AnyLimiter::Dotnet(l) => l.decide_with_reply(now, cost),
-            AnyLimiter::Guava(l) => l.decide_with_reply(now, cost),
-            other => return (other.decide(now, cost), None),
-        };
-        (decision, Some(reply))
+        #[cfg(feature = "products")]
+        {
+            let (decision, reply) = match self {
+                AnyLimiter::Nginx(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::Governor(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::RedisCell(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::Upstash(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::Envoy(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::CfBinding(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::Express(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::Dotnet(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::Guava(l) => l.decide_with_reply(now, cost),
+                other => return (other.decide(now, cost), None),
+            };
+            (decision, Some(reply))
+        }
+        #[cfg(not(feature = "products"))]
+        (self.decide(now, cost), None)
     }
 }
 

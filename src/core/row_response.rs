@@ -5,13 +5,30 @@
 use super::decision::Decision;
 use super::http::{respond, HttpResponse, Policy};
 use super::limiter::{Algorithm, Settings};
+#[cfg(feature = "products")]
 use super::profiles::response::{binding_worker, envoy, governor, nginx, redis_cell, verdict_only};
 use super::profiles::ProductReply;
+#[cfg(feature = "products")]
 use super::profiles::{dotnet, express_rate_limit, guava};
 
 /// The response `algorithm`'s row sends for `decision` under the lab's `settings`; `reply` is the
 /// product's own reply (the textbook algorithms have none).
 pub fn row_response(
+    algorithm: Algorithm,
+    settings: &Settings,
+    decision: &Decision,
+    reply: Option<&ProductReply>,
+) -> HttpResponse {
+    if algorithm.is_product() {
+        return product_response(algorithm, settings, decision, reply);
+    }
+    let policy = Policy::new("default", settings.limit, settings.window);
+    respond(&policy, decision)
+}
+
+/// What a product row's client receives: the product's own answer.
+#[cfg(feature = "products")]
+fn product_response(
     algorithm: Algorithm,
     settings: &Settings,
     decision: &Decision,
@@ -38,11 +55,22 @@ pub fn row_response(
         Algorithm::DotnetFixed | Algorithm::DotnetSliding | Algorithm::DotnetToken => {
             dotnet::http_response(decision, reply)
         }
-        Algorithm::Guava => guava::http_response(decision, reply),
-        textbook => {
-            debug_assert!(!textbook.is_product());
-            let policy = Policy::new("default", settings.limit, settings.window);
-            respond(&policy, decision)
-        }
+        // Guava, the last product (`row_response` sends only products here).
+        _ => guava::http_response(decision, reply),
     }
+}
+
+/// Without the product profiles no product row runs, so none answers; the lab's common
+/// derivation stands in.
+#[cfg(not(feature = "products"))]
+fn product_response(
+    _algorithm: Algorithm,
+    settings: &Settings,
+    decision: &Decision,
+    _reply: Option<&ProductReply>,
+) -> HttpResponse {
+    respond(
+        &Policy::new("default", settings.limit, settings.window),
+        decision,
+    )
 }

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::core::lab::LabRun;
 use crate::core::limiter::{Algorithm, LeakDelay};
+#[cfg(feature = "products")]
 use crate::core::profiles::guava;
 use crate::core::time::format_seconds;
 
@@ -75,11 +76,15 @@ fn explain(run: &LabRun, algorithm: Algorithm) -> (String, String, String) {
                 "Smoothing traffic to a backend that wants an even rate, not bursts.".into(),
             )
         }
+        #[cfg(feature = "products")]
         product => product_explain(run, product, &outcome),
+        #[cfg(not(feature = "products"))]
+        _ => (outcome, String::new(), String::new()),
     }
 }
 
 /// The products: what each one decides with the parameters in use, and its own reply.
+#[cfg(feature = "products")]
 fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, String, String) {
     let s = &run.settings;
     let (p, limit, window) = (&s.products, s.limit, s.window);

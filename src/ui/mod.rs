@@ -93,6 +93,13 @@ pub(crate) fn write_url(query: &str, remember: bool) {
     }
 }
 
+/// Loads the page again from its current address.
+pub(crate) fn reload() {
+    if let Some(w) = window() {
+        let _ = w.location().reload();
+    }
+}
+
 /// The full address of the page for `query` (for the share link and the embed snippet).
 pub(crate) fn url_for(query: &str) -> String {
     let Some(w) = window() else {

@@ -119,6 +119,13 @@ impl Lab {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
+        if !cfg!(feature = "products") && next.algorithms.iter().any(|a| a.is_product()) {
+            // The first view's module has no product profiles: the page opens this view again
+            // with the complete module, which web/loader.js picks from the address.
+            super::write_url(&to_query(&next), remember);
+            super::reload();
+            return;
+        }
         let job = self.job.get_untracked().wrapping_add(1);
         self.job.set(job);
         let computation = Computation::new(&next);

@@ -1,0 +1,27 @@
+// Starts the lab: picks the module this view needs, asks for it at once, then runs it. Placed
+// inline in index.html by scripts/two_modules.py, before the stylesheet, so nothing waits for it.
+// The first view's module has the six algorithms and everything else but the product profiles;
+// a view whose `algos=` names any other row gets the complete module (docs/architecture.md, "Two
+// modules"). FIRST_VIEW_ROWS is `Algorithm::CORE` (a test checks that they agree).
+(function () {
+  var FIRST_VIEW_ROWS = ["fixed", "sliding-log", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"];
+  var rows = (new URLSearchParams(location.search).get("algos") || "").split(",");
+  var complete = rows.some(function (row) {
+    row = row.trim();
+    return row != "" && FIRST_VIEW_ROWS.indexOf(row) < 0;
+  });
+  var js = complete ? "./__COMPLETE_JS__" : "./__FIRST_JS__";
+  var wasm = complete ? "./__COMPLETE_WASM__" : "./__FIRST_WASM__";
+  var preload = document.createElement("link");
+  preload.rel = "preload";
+  preload.as = "fetch";
+  preload.type = "application/wasm";
+  preload.crossOrigin = "";
+  preload.href = wasm;
+  document.head.append(preload);
+  import(js).then(function (bindings) {
+    return bindings.default({ module_or_path: wasm }).then(function () {
+      window.wasmBindings = bindings;
+    });
+  }, ratelabCouldNotLoad);
+})();
