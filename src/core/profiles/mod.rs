@@ -17,6 +17,7 @@ pub mod redis_cell;
 pub mod response;
 pub mod settings;
 pub mod upstash;
+pub mod x_time_rate;
 
 /// A product's own answer to one call, spelled as the product spells it: field names and values
 /// in the order the product returns them (redis-cell's five integers, Upstash's
