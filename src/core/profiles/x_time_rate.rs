@@ -631,7 +631,9 @@ fn go_seconds(d: i64) -> f64 {
 /// `time.Duration(f)` for a float64 `f`, as amd64 converts: truncation toward zero, and
 /// `MinInt64` for NaN or a value outside the int64 range.
 fn go_f64_to_i64(f: f64) -> i64 {
-    if f.is_nan() || f >= 9_223_372_036_854_775_808.0 || f < -9_223_372_036_854_775_808.0 {
+    const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
+    // NaN is in no range, so it takes this branch too.
+    if !(-TWO_TO_63..TWO_TO_63).contains(&f) {
         i64::MIN
     } else {
         f as i64
