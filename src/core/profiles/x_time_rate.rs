@@ -165,19 +165,24 @@ pub struct XTimeRate {
     limit: f64,
     burst: u64,
     tokens: f64,
-    /// `last` in nanoseconds since the limiter was created; `None` for the zero `time.Time`.
-    last: Option<i128>,
+    /// `last` as a lab time (every time Go sees here is a whole microsecond); `None` for the
+    /// zero `time.Time`.
+    last: Option<u64>,
     /// The latest lab time seen (the [`Limiter`] path never goes back past it).
     latest: Time,
+    /// `1e9 / limit`, for first guesses only (exact answers divide as Go does).
+    ns_per_token: f64,
 }
 
 /// What `reserveN` computed at one time for one `n`, before deciding.
 #[derive(Clone, Copy, Debug)]
 struct Ask {
+    /// `advance(t)`.
+    advanced: f64,
     /// `advance(t) - n`.
     tokens: f64,
-    /// The wait in nanoseconds (0 when `tokens >= 0`).
-    wait: i64,
+    /// The wait is at most 0: `AllowN` would pass but for the burst.
+    now: bool,
     /// `n <= b`.
     fits: bool,
 }
@@ -200,6 +205,7 @@ impl XTimeRate {
             tokens: params.burst as f64,
             last: None,
             latest: Time::ZERO,
+            ns_per_token: NANOS_PER_SEC as f64 / params.limit,
         })
     }
 
@@ -237,12 +243,12 @@ impl XTimeRate {
         go_f64_to_i64(duration)
     }
 
-    /// `lim.advance(t)`: the tokens at `t_ns`, nothing written.
-    fn advance(&self, t_ns: i128) -> f64 {
+    /// `lim.advance(t)`: the tokens at lab time `t`, nothing written.
+    fn advance(&self, t: u64) -> f64 {
         let elapsed = match self.last {
             // t.Sub(zero time): far beyond a Duration, so MaxInt64.
             None => INF_DURATION,
-            Some(last) => go_sub(t_ns, last.min(t_ns)),
+            Some(last) => elapsed_ns(t - last.min(t)),
         };
         let tokens = self.tokens + self.tokens_from_duration(elapsed);
         let burst = self.burst as f64;
@@ -253,20 +259,45 @@ impl XTimeRate {
         }
     }
 
-    /// `reserveN`'s arithmetic for `n` at `t_ns` (a finite limit), before deciding.
-    fn ask(&self, t_ns: i128, n: u64) -> Ask {
-        let tokens = self.advance(t_ns) - n as f64;
-        let wait = if tokens < 0.0 {
-            self.duration_from_tokens(-tokens)
-        } else {
-            0
-        };
+    /// `reserveN`'s arithmetic for `n` at lab time `t` (a finite limit), before deciding.
+    fn ask(&self, t: u64, n: u64) -> Ask {
+        let advanced = self.advance(t);
+        let tokens = advanced - n as f64;
         Ask {
+            advanced,
             tokens,
-            wait,
+            now: tokens >= 0.0 || self.owed_comes_back_at_once(-tokens),
             // Go's n is an int: a larger cost cannot be written and exceeds any burst.
             fits: n <= self.burst && i64::try_from(n).is_ok(),
         }
+    }
+
+    /// The wait `reserveN` computes, in nanoseconds.
+    fn wait(&self, ask: Ask) -> i64 {
+        if ask.tokens < 0.0 {
+            self.duration_from_tokens(-ask.tokens)
+        } else {
+            0
+        }
+    }
+
+    /// Whether `durationFromTokens(owed) <= 0` for `owed > 0`: the tokens owed come back in
+    /// under 1 ns. Decided without a division when `owed` is clearly on one side of
+    /// `limit / 1e9` (and far below the 2^63 ns that converts to `MinInt64`).
+    fn owed_comes_back_at_once(&self, owed: f64) -> bool {
+        if self.limit <= 0.0 {
+            return false;
+        }
+        if self.limit >= 1e-280 {
+            let one_ns = self.limit * 1e-9;
+            if owed < one_ns * 0.999_999 {
+                return true;
+            }
+            if owed > one_ns * 1.000_001 && owed < self.limit * 9e9 {
+                return false;
+            }
+        }
+        self.duration_from_tokens(owed) <= 0
     }
 
     /// `lim.reserveN(t, n, maxFutureReserve)`, writing the state when OK.
@@ -279,15 +310,21 @@ impl XTimeRate {
                 time_to_act_ns: t_ns,
             };
         }
-        let ask = self.ask(t_ns, n);
-        let ok = ask.fits && ask.wait <= max_future_reserve;
+        let ask = self.ask(t.micros(), n);
+        // AllowN's bound of 0 needs no division unless it passes while owing tokens.
+        let wait = if max_future_reserve == 0 && !ask.now {
+            INF_DURATION
+        } else {
+            self.wait(ask)
+        };
+        let ok = ask.fits && wait <= max_future_reserve;
         if ok {
-            self.last = Some(t_ns);
+            self.last = Some(t.micros());
             self.tokens = ask.tokens;
         }
         Reservation {
             ok,
-            time_to_act_ns: t_ns + i128::from(ask.wait),
+            time_to_act_ns: t_ns + i128::from(wait),
         }
     }
 
@@ -325,7 +362,7 @@ impl XTimeRate {
 
     /// `lim.TokensAt(t)`.
     pub fn tokens_at(&self, t: Time) -> f64 {
-        self.advance(nanos(t))
+        self.advance(t.micros())
     }
 
     /// What `ReserveN(t, n)` would answer in the current state, without taking anything:
@@ -337,51 +374,66 @@ impl XTimeRate {
     }
 
     /// Whether `AllowN(t, n)` passes in the current state (`t` not before the last write).
-    fn passes(&self, t_ns: i128, n: u64) -> bool {
+    fn passes(&self, t: u64, n: u64) -> bool {
         if self.is_inf() {
             return true;
         }
-        let ask = self.ask(t_ns, n);
-        ask.fits && ask.wait <= 0
+        let ask = self.ask(t, n);
+        ask.fits && ask.now
     }
 
-    /// The last lab time at which the bucket can still gain: `last + MaxInt64` ns; from then on
-    /// `Sub` saturates and nothing changes.
+    /// The lab time from which `Sub` saturates (`last + MaxInt64` ns, rounded up to the
+    /// microsecond) and the bucket gains nothing more.
     fn horizon(&self, from: u64) -> u64 {
         match self.last {
             None => from,
-            Some(last) => {
-                let end = (last + i128::from(INF_DURATION)).div_euclid(NANOS_PER_MICRO) + 1;
-                u64::try_from(end).unwrap_or(u64::MAX).max(from)
-            }
+            Some(last) => last.saturating_add(SATURATED_US).max(from),
         }
     }
 
-    /// The first lab time at or after `from` at which `holds` is true, given that it is false
-    /// and then true as time goes on, or `None` if it never becomes true. `guess_ns` is where
-    /// the float arithmetic says it turns, from `from`.
-    fn first_time(&self, from: u64, guess_ns: i64, holds: impl Fn(i128) -> bool) -> Option<u64> {
-        let at = |us: u64| holds(i128::from(us) * NANOS_PER_MICRO);
-        if at(from) {
-            return Some(from);
-        }
+    /// The first lab time after `from` at which `at` is true, given that it is false at
+    /// `from` and, once true, stays true as time goes on; `None` if it never becomes true. `guess_ns` is where
+    /// the float arithmetic says it turns, from `from`: the search starts there and gallops
+    /// out, so a guess off by Go's rounding costs a few probes, not a search of 292 years.
+    fn first_time(&self, from: u64, guess_ns: i64, at: impl Fn(u64) -> bool) -> Option<u64> {
+        // From `end` on, `Sub` saturates and nothing changes any more.
         let end = self.horizon(from);
-        if !at(end) {
+        if end == from {
             return None;
         }
-        // Here holds(from) is false and holds(end) true: find the turn, starting at the guess.
         let guess_us = guess_ns.max(0).unsigned_abs().div_ceil(1_000);
         let guess = from
             .saturating_add(guess_us)
             .clamp(from.saturating_add(1), end);
-        let (mut lo, mut hi) = if at(guess) {
-            if !at(guess - 1) {
-                return Some(guess);
+        // Bracket the turn: `lo` false, `hi` true.
+        let (mut lo, mut hi);
+        let mut step = 1u64;
+        if at(guess) {
+            hi = guess;
+            loop {
+                let probe = hi.saturating_sub(step).max(from);
+                if probe == from || !at(probe) {
+                    lo = probe;
+                    break;
+                }
+                hi = probe;
+                step = step.saturating_mul(2);
             }
-            (from, guess - 1)
         } else {
-            (guess, end)
-        };
+            lo = guess;
+            loop {
+                if lo == end {
+                    return None;
+                }
+                let probe = lo.saturating_add(step).min(end);
+                if at(probe) {
+                    hi = probe;
+                    break;
+                }
+                lo = probe;
+                step = step.saturating_mul(2);
+            }
+        }
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
             if at(mid) {
@@ -393,29 +445,96 @@ impl XTimeRate {
         Some(hi)
     }
 
-    /// The first lab time at or after `now` at which `AllowN(n)` passes, if any.
-    fn first_pass(&self, now: Time, n: u64) -> Option<Time> {
-        let now_ns = nanos(now);
-        if self.is_inf() {
+    /// The first lab time at or after `now` at which `AllowN(n)` passes, if any, given what
+    /// `reserveN` computed at `now` (`ask`).
+    fn first_pass(&self, now: Time, n: u64, ask: Ask) -> Option<Time> {
+        if self.is_inf() || (ask.fits && ask.now) {
             return Some(now);
         }
-        let ask = self.ask(now_ns, n);
         if !ask.fits {
             return None;
         }
-        self.first_time(now.micros(), ask.wait, |t| self.passes(t, n))
+        let passes = |t| self.passes(t, n);
+        // A call passes once what it owes comes back in under 1 ns: 0.001 µs before the level
+        // reaches `n`.
+        if let Some(t) = self.certain_turn(now.micros(), n as f64, 0.001, &passes) {
+            return Some(Time(t));
+        }
+        self.first_time(now.micros(), self.wait(ask), passes)
             .map(Time)
     }
 
     /// The first lab time at or after `now` at which the bucket is full (`advance == b`), if
-    /// any: from then on the limiter decides exactly as a fresh one.
-    fn first_full(&self, now: Time) -> Option<Time> {
+    /// any, given the tokens at `now` (`left`): from then on the limiter decides exactly as a
+    /// fresh one.
+    fn first_full(&self, now: Time, left: f64) -> Option<Time> {
         let burst = self.burst as f64;
-        let now_ns = nanos(now);
-        let missing = burst - self.advance(now_ns);
-        let guess = self.duration_from_tokens(missing);
-        self.first_time(now.micros(), guess, |t| self.advance(t) >= burst)
-            .map(Time)
+        if left >= burst {
+            return Some(now);
+        }
+        let full = |t| self.advance(t) >= burst;
+        if let Some(t) = self.certain_turn(now.micros(), burst, 0.0, &full) {
+            return Some(Time(t));
+        }
+        // Only a starting point for the search: a multiplication stands in for Go's division.
+        let guess = if self.limit > 0.0 {
+            go_f64_to_i64(((burst - left) * self.ns_per_token).min(i64::MAX as f64)).max(0)
+        } else {
+            INF_DURATION
+        };
+        self.first_time(now.micros(), guess, full).map(Time)
+    }
+
+    /// The first lab time after `from` at which the level (`tokens` at `last`, growing at
+    /// `limit` per second) reaches `target`, less `shift_us` microseconds, when that can be
+    /// told with at most one evaluation of Go's arithmetic (`at`, false at `from`); `None` to
+    /// have [`Self::first_time`] search.
+    ///
+    /// In real numbers the level reaches `target` `turn` µs after `last`; Go's float64 result
+    /// differs from the real one by far less than `band` µs of refill (a bound on its four
+    /// roundings, and on those of `turn`). So a lab time more than `band` after `turn` passes
+    /// and one more than `band` before it does not, without asking; only a time within `band`
+    /// of `turn` (as on "nice" traces, where the turn falls on a whole microsecond) is asked.
+    fn certain_turn(
+        &self,
+        from: u64,
+        target: f64,
+        shift_us: f64,
+        at: &impl Fn(u64) -> bool,
+    ) -> Option<u64> {
+        let last = self.last?;
+        // A zero, negative or extremely small limit: search instead.
+        if self.limit <= 1e-200 {
+            return None;
+        }
+        let from_after_last = from.checked_sub(last)?;
+        let turn = (target - self.tokens) / self.limit * 1e6 - shift_us;
+        // Far from the 292 years at which `Sub` saturates, and from 2^53 µs.
+        if turn.is_nan() || turn >= 1e15 || from_after_last > 1 << 52 {
+            return None;
+        }
+        let band = (self.tokens.abs() + target.abs() + 1.0) * 1e-14 / self.limit * 1e6
+            + turn.abs() * 1e-14
+            + 1e-6;
+        if band > 0.25 {
+            return None;
+        }
+        // The first whole microsecond at or after the turn, and after `from`.
+        let k = if turn <= 0.0 {
+            0
+        } else {
+            let whole = turn as u64;
+            whole + u64::from((whole as f64) < turn)
+        }
+        .max(from_after_last + 1);
+        let first = last.checked_add(k)?;
+        let kf = k as f64;
+        let passes_at_k = kf - turn > band || at(first);
+        if !passes_at_k {
+            return None;
+        }
+        let fails_before = k - 1 == from_after_last || turn - (kf - 1.0) > band || !at(first - 1);
+        fails_before.then_some(first)
     }
 
     /// How many `AllowN(t, 1)` calls in a row would pass with `tokens` left.
@@ -431,14 +550,14 @@ impl XTimeRate {
         if left >= 1.0 {
             // Taking one token at a time from a value of 1 or more is exact in float64, so
             // Go's bucket would hold exactly this after the whole tokens.
-            let whole = left.floor();
-            count = whole as u64;
-            left -= whole;
+            // (Truncation is the floor here: `left` is positive and at most the burst.)
+            count = left as u64;
+            left -= count as f64;
         }
         // Go also passes a call whose shortfall is worth less than 1 ns of refill.
         for _ in 0..3 {
             let next = left - 1.0;
-            if next < 0.0 && self.duration_from_tokens(-next) > 0 {
+            if next < 0.0 && !self.owed_comes_back_at_once(-next) {
                 return count;
             }
             count += 1;
@@ -454,7 +573,6 @@ impl XTimeRate {
     /// The lab's decision for `AllowN(now, cost)`, and the state to write if it passes.
     fn evaluate(&self, now: Time, cost: u64) -> (Decision, Option<f64>) {
         let now = now.max(self.latest);
-        let now_ns = nanos(now);
         if self.is_inf() {
             let decision = Decision {
                 verdict: Verdict::Allowed,
@@ -465,16 +583,18 @@ impl XTimeRate {
             };
             return (decision, None);
         }
-        let ask = self.ask(now_ns, cost);
-        let ok = ask.fits && ask.wait <= 0;
+        let ask = self.ask(now.micros(), cost);
+        let ok = ask.fits && ask.now;
         let mut after = self.clone();
         if ok {
             after.tokens = ask.tokens;
-            after.last = Some(now_ns);
+            after.last = Some(now.micros());
         }
-        let left = after.advance(now_ns);
+        // What advance(now) gives after the call: the tokens left by a write at `now` (no time
+        // has passed since it), or the tokens before a refused call.
+        let left = if ok { ask.tokens } else { ask.advanced };
         let reset_after = after
-            .first_full(now)
+            .first_full(now, left)
             .map_or(Span(u64::MAX), |at| at.since(now));
         let decision = Decision {
             verdict: if ok {
@@ -488,7 +608,7 @@ impl XTimeRate {
             retry_after: if ok {
                 None
             } else {
-                self.first_pass(now, cost).map(|at| at.since(now))
+                self.first_pass(now, cost, ask).map(|at| at.since(now))
             },
         };
         (decision, ok.then_some(ask.tokens))
@@ -498,7 +618,7 @@ impl XTimeRate {
         let now = now.max(self.latest);
         if let Some(tokens) = tokens {
             self.tokens = tokens;
-            self.last = Some(nanos(now));
+            self.last = Some(now.micros());
         }
         self.latest = now;
     }
@@ -566,7 +686,7 @@ impl Limiter for XTimeRate {
     /// At rest once the bucket is full again: from then on it decides as a fresh limiter.
     fn is_at_rest(&self, now: Time) -> bool {
         let now = now.max(self.latest);
-        self.is_inf() || self.advance(nanos(now)) >= self.burst as f64
+        self.is_inf() || self.advance(now.micros()) >= self.burst as f64
     }
 }
 
@@ -613,6 +733,18 @@ pub fn http_response(decision: &Decision, _reply: &ProductReply) -> HttpResponse
 /// Lab time in nanoseconds since the limiter was created.
 fn nanos(t: Time) -> i128 {
     i128::from(t.micros()) * NANOS_PER_MICRO
+}
+
+/// The microseconds from which `elapsed_ns` saturates: `MaxInt64` ns, rounded up.
+const SATURATED_US: u64 = (i64::MAX as u64).div_ceil(1_000);
+
+/// `t.Sub(last)` for `us` microseconds between them: nanoseconds, saturated at `MaxInt64`.
+fn elapsed_ns(us: u64) -> i64 {
+    if us >= SATURATED_US {
+        INF_DURATION
+    } else {
+        us as i64 * 1_000
+    }
 }
 
 /// `t.Sub(u)`: the difference in nanoseconds, saturated to a `time.Duration`.
