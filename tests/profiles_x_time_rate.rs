@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use ratelab::core::config::ConfigError;
 use ratelab::core::decision::{Limiter, Verdict};
 use ratelab::core::profiles::x_time_rate::{
-    go_duration, http_response, WaitError, XTimeRate, XTimeRateParams, INF, INF_DURATION,
+    go_duration, go_float, http_response, WaitError, XTimeRate, XTimeRateParams, INF, INF_DURATION,
 };
 use ratelab::core::profiles::Product;
 use ratelab::core::time::{Span, Time};
@@ -372,59 +372,34 @@ fn defaults_for_a_limit_per_window_is_that_rate_with_a_burst_of_the_limit() {
 /// The same pseudo-random traces as a test run beside the real `rate.go`: each step moves the
 /// time by a random gap (or, in a "jumpy" trace, one step in five back), asks for a random `n`
 /// in `0..=b+1`, and hashes (FNV-1a 64) what Go answered: `AllowN`, the bits of `TokensAt`
-/// after it, and what `ReserveN` would have answered before it (`OK()`, `DelayFrom`). The
-/// hashes and counts are the real library's.
+/// after it, and what `ReserveN` would have answered before it (`OK()`, `DelayFrom`); a second
+/// hash takes `TokensAt` as `%v` prints it and the delay as `Duration.String()` does, which the
+/// lab's reply must spell alike. The hashes and counts are the real library's.
 #[test]
 fn random_traces_answer_bit_for_bit_as_the_real_rate_go() {
-    struct Case {
-        limit: f64,
-        burst: u64,
-        gap_max: u64,
-        jumpy: bool,
-        allowed: usize,
-        hash: u64,
-    }
-    let case = |limit, burst, gap_max, jumpy, allowed, hash| Case {
-        limit,
-        burst,
-        gap_max,
-        jumpy,
-        allowed,
-        hash,
-    };
-    let cases = [
-        case(10.0, 3, 200_000, false, 226, 0xc480c1e93e9da84c),
-        case(3.0, 5, 700_000, false, 220, 0x82328e84f4f5ad88),
-        case(
-            0.769_230_769_230_769_3,
-            1,
-            3_000_000,
-            false,
-            254,
-            0x385b172cd4954d48,
-        ),
-        case(1.0 / 7.0, 2, 9_000_000, false, 217, 0x3fb5582718ff0b95),
-        case(1e-10, 1, 5_000_000, false, 137, 0xa93e762836b9ff1d),
-        case(0.0, 2, 1_000_000, false, 97, 0x9bc1b1a79ff8fc27),
-        case(123.456, 50, 30_000, false, 99, 0x036e81b34cc96313),
-        case(1e12, 5, 3, false, 333, 0x0b3c681c038ca197),
-        case(2.5, 0, 1_000_000, false, 203, 0xf00b8678161c3bdb),
-        case(-1.0, 3, 1_000_000, false, 94, 0x44cfbd692a4ae87d),
-        case(333.3333, 10, 20_000, false, 247, 0x6ec8ef5763668f83),
-        case(
-            XTimeRateParams::every(17_000_000),
-            4,
-            40_000,
-            false,
-            223,
-            0x8307aba242554409,
-        ),
-        case(100.0 / 3.0, 100, 90_000, false, 61, 0xc25384cfd6669dc2),
-        case(INF, 2, 1_000, false, 400, 0xe642643c438ca745),
-        case(10.0, 3, 200_000, true, 170, 0x723f402b697a0d8e),
-        case(1.0 / 7.0, 2, 9_000_000, true, 189, 0xcb37960e1933300f),
+    // (r, b, largest gap in µs, jumpy, AllowN passes, hash, text hash), as rate.go answered.
+    #[rustfmt::skip]
+    let cases: [(f64, u64, u64, bool, usize, u64, u64); 16] = [
+        (10.0, 3, 200_000, false, 226, 0xc480c1e93e9da84c, 0x1064315cf5d1061a),
+        (3.0, 5, 700_000, false, 220, 0x82328e84f4f5ad88, 0x32c5b8928ad4d6bc),
+        (0.769_230_769_230_769_3, 1, 3_000_000, false, 254, 0x385b172cd4954d48, 0xbbf16fb4793e1c60),
+        (1.0 / 7.0, 2, 9_000_000, false, 217, 0x3fb5582718ff0b95, 0x5959e0b8b598fa48),
+        (1e-10, 1, 5_000_000, false, 137, 0xa93e762836b9ff1d, 0x5ac43b23a195d4dc),
+        (0.0, 2, 1_000_000, false, 97, 0x9bc1b1a79ff8fc27, 0xeaa86e46dd346f05),
+        (123.456, 50, 30_000, false, 99, 0x036e81b34cc96313, 0x1fdd43fbf3a8ff01),
+        (1e12, 5, 3, false, 333, 0x0b3c681c038ca197, 0x81f0dedd5fd135f8),
+        (2.5, 0, 1_000_000, false, 203, 0xf00b8678161c3bdb, 0x6d0102c0d3196755),
+        (-1.0, 3, 1_000_000, false, 94, 0x44cfbd692a4ae87d, 0x73f49e680521dd31),
+        (333.3333, 10, 20_000, false, 247, 0x6ec8ef5763668f83, 0x31917a60800f29d3),
+        (XTimeRateParams::every(17_000_000), 4, 40_000, false, 223, 0x8307aba242554409, 0xb7a106385c719c72),
+        (100.0 / 3.0, 100, 90_000, false, 61, 0xc25384cfd6669dc2, 0x78bed258b2c23ce1),
+        (INF, 2, 1_000, false, 400, 0xe642643c438ca745, 0x67eb3b0e6c0bcf75),
+        (10.0, 3, 200_000, true, 170, 0x723f402b697a0d8e, 0x2fc35b5bf5ab97fd),
+        (1.0 / 7.0, 2, 9_000_000, true, 189, 0xcb37960e1933300f, 0xb9498c90e8490a7a),
     ];
-    for (ci, c) in cases.iter().enumerate() {
+    for (ci, &(limit, burst, gap_max, jumpy, want_allowed, want_hash, want_text)) in
+        cases.iter().enumerate()
+    {
         let mut x = ci as u64 + 1;
         let mut next = |m: u64| {
             x = x
@@ -432,37 +407,56 @@ fn random_traces_answer_bit_for_bit_as_the_real_rate_go() {
                 .wrapping_add(1_442_695_040_888_963_407);
             (x >> 33) % m
         };
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut feed = |bytes: &[u8]| {
+        let fnv = |hash: &mut u64, bytes: &[u8]| {
             for &b in bytes {
-                hash ^= u64::from(b);
-                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+                *hash ^= u64::from(b);
+                *hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
             }
         };
-        let mut lim = limiter(c.limit, c.burst);
+        let (mut hash, mut text) = (0xcbf2_9ce4_8422_2325u64, 0xcbf2_9ce4_8422_2325u64);
+        let mut lim = limiter(limit, burst);
         let mut lab = lim.clone();
         let mut now = 0u64;
         let mut allowed = 0;
         for step in 0..400 {
-            if c.jumpy && next(5) == 0 {
-                now -= next(c.gap_max * 2 + 1).min(now);
+            if jumpy && next(5) == 0 {
+                now -= next(gap_max * 2 + 1).min(now);
             } else {
-                now += next(c.gap_max + 1);
+                now += next(gap_max + 1);
             }
-            let n = next(c.burst + 2);
+            let n = next(burst + 2);
             let at = Time(now);
             let (reserve_ok, delay) = lim.would_reserve(at, n);
             let ok = lim.allow_n(at, n);
-            if !c.jumpy {
-                assert_eq!(lab.decide(at, n).allowed(), ok, "case {ci} step {step}");
-            }
             allowed += usize::from(ok);
-            feed(&[u8::from(ok)]);
-            feed(&lim.tokens_at(at).to_bits().to_le_bytes());
-            feed(&[u8::from(reserve_ok)]);
-            feed(&(delay as u64).to_le_bytes());
+            let tokens = lim.tokens_at(at);
+            fnv(&mut hash, &[u8::from(ok)]);
+            fnv(&mut hash, &tokens.to_bits().to_le_bytes());
+            fnv(&mut hash, &[u8::from(reserve_ok)]);
+            fnv(&mut hash, &(delay as u64).to_le_bytes());
+            if jumpy {
+                fnv(&mut text, go_float(tokens).as_bytes());
+                fnv(&mut text, go_duration(delay).as_bytes());
+            } else {
+                // The lab's own path, and the reply's text as Go prints it.
+                let (d, reply) = lab.decide_with_reply(at, n);
+                assert_eq!(d.allowed(), ok, "case {ci} step {step}");
+                assert_eq!(
+                    reply.get("reserve_ok"),
+                    Some(reserve_ok.to_string().as_str())
+                );
+                fnv(
+                    &mut text,
+                    reply.get("tokens").unwrap_or_default().as_bytes(),
+                );
+                fnv(&mut text, reply.get("delay").unwrap_or_default().as_bytes());
+            }
         }
-        assert_eq!((allowed, hash), (c.allowed, c.hash), "case {ci}");
+        assert_eq!(
+            (allowed, hash, text),
+            (want_allowed, want_hash, want_text),
+            "case {ci}"
+        );
     }
 }
 

@@ -35,11 +35,21 @@
 //! reproduce the library's own tests.
 //!
 //! Time: the lab's time `µs` is the `time.Time` exactly `µs` microseconds after the limiter was
-//! created (a `time.Time` holds every such instant to the nanosecond), so it is `µs × 1000` ns
-//! here, kept in `i128`. `t.Sub(u)` saturates at ±`MaxInt64` ns as Go's does, so after 292 years
-//! without a write the bucket stops gaining, in Go and here. The limiter is created at a real
-//! `time.Now()`, far more than 292 years after the zero `last`, so until its first write the
-//! elapsed time saturates and `advance` returns exactly `b`.
+//! created (a `time.Time` holds every such instant to the nanosecond), so every `time.Duration`
+//! Go computes between two of them is a whole number of microseconds times 1000 ns. `t.Sub(u)`
+//! saturates at `MaxInt64` ns as Go's does, so after 292 years without a write the bucket stops
+//! gaining, in Go and here. The limiter is created at a real `time.Now()`, far more than 292
+//! years after the zero `last`, so until its first write the elapsed time saturates and
+//! `advance` returns exactly `b`.
+//!
+//! The lab's [`Decision`]: `limit` is `b`; `remaining` is how many `AllowN(t, 1)` calls in a
+//! row would pass now (the whole tokens left, and one more when Go would let the fraction
+//! owed pass; above 1e9 per second an estimate); `retry_after` is the first microsecond at
+//! which the same `AllowN` passes (Go's `ReserveN` delay, made exact on the lab's clock), `None`
+//! when it never does (`n > b`, a limit of 0 or less, or a token more than 292 years away);
+//! `reset_after` is the first microsecond at which the bucket is full again, from when the
+//! limiter answers as a fresh one (`Span(u64::MAX)` for never). With `rate.Inf`, `limit` and
+//! `remaining` are `u64::MAX`: nothing is held against anyone.
 //!
 //! Exactness notes: the float64 operations are Go's, in Go's order; a float64 to int64
 //! conversion out of range (only `durationFromTokens` at exactly 2^63 ns can reach it) gives
@@ -59,7 +69,8 @@
 //! - `NewLimiter` refuses nothing. The profile refuses a NaN or infinite limit (Go's results for
 //!   them depend on how the processor converts NaN to an integer; write `rate.Inf` as
 //!   [`INF`]) and, as every lab profile, a burst above [`MAX_COUNT`]. A zero or negative limit
-//!   and a zero burst are kept as Go has them: the bucket never refills, or nothing passes.
+//!   and a zero burst are kept as Go has them: the bucket never refills, or only a cost of 0
+//!   passes.
 
 use crate::core::config::{ConfigError, MAX_COUNT};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
