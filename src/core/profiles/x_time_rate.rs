@@ -402,10 +402,11 @@ impl XTimeRate {
         }
     }
 
-    /// The first lab time after `from` at which `at` is true, given that it is false at
-    /// `from` and, once true, stays true as time goes on; `None` if it never becomes true. `guess_ns` is where
-    /// the float arithmetic says it turns, from `from`: the search starts there and gallops
-    /// out, so a guess off by Go's rounding costs a few probes, not a search of 292 years.
+    /// The first lab time after `from` at which `at` is true, given that it is false at `from`
+    /// and, once true, stays true as time goes on; `None` if it never becomes true. `guess_ns`
+    /// is where the float arithmetic says it turns, counted from `from`: the search starts
+    /// there and gallops out, so a guess off by Go's rounding costs a few probes, not a search
+    /// of 292 years.
     fn first_time(&self, from: u64, guess_ns: i64, at: impl Fn(u64) -> bool) -> Option<u64> {
         // From `end` on, `Sub` saturates and nothing changes any more.
         let end = self.horizon(from);
