@@ -13,6 +13,7 @@ pub mod cf_binding;
 pub mod envoy;
 pub mod governor;
 pub mod nginx;
+pub mod python_limits;
 pub mod redis_cell;
 pub mod response;
 pub mod settings;
