@@ -324,6 +324,19 @@ pub fn http_response(decision: &Decision, reply: &ProductReply) -> HttpResponse 
 /// CPython's `PyTime_AsSecondsDouble` of the instant in whole nanoseconds.
 pub fn time_time(epoch: u64, now: Time) -> f64 {
     const NANOS_PER_SEC: u128 = 1_000_000_000;
+    // The usual case in 64 bits (a 128-bit division is slow): whole seconds when the
+    // microseconds are, else the nanoseconds converted to the nearest double, then divided.
+    let fast = epoch
+        .checked_mul(MICROS_PER_SEC)
+        .and_then(|e| e.checked_add(now.micros()))
+        .and_then(|micros| Some((micros, micros.checked_mul(1_000)?)));
+    if let Some((micros, ns)) = fast {
+        return if micros.is_multiple_of(MICROS_PER_SEC) {
+            (micros / MICROS_PER_SEC) as f64
+        } else {
+            ns as f64 / 1e9
+        };
+    }
     let micros = u128::from(epoch) * u128::from(MICROS_PER_SEC) + u128::from(now.micros());
     let ns = micros * 1_000;
     if ns.is_multiple_of(NANOS_PER_SEC) {
@@ -335,7 +348,8 @@ pub fn time_time(epoch: u64, now: Time) -> f64 {
 
 /// Python's float `a % b`: C's `fmod`, moved into the divisor's sign (`float_rem`).
 pub fn py_mod(a: f64, b: f64) -> f64 {
-    let m = a % b;
+    // `fmod(a, 1)` is `a - trunc(a)`, exactly (and much faster than `fmod` on large `a`).
+    let m = if b == 1.0 { a - a.trunc() } else { a % b };
     if m == 0.0 {
         0.0_f64.copysign(b)
     } else if (m < 0.0) != (b < 0.0) {
@@ -531,6 +545,13 @@ mod tests {
         assert!(t > 1_700_000_000.0 && t - 1_700_000_000.0 < 1.1e-6);
         // The lab's last microsecond on the largest clock neither panics nor overflows.
         assert!(time_time(MAX_EPOCH, Time(u64::MAX)).is_finite());
+        // Past 64 bits of nanoseconds the same formula in 128 bits.
+        let t = Time(20_000_000_000_000_001);
+        assert_eq!(
+            time_time(0, t),
+            (20_000_000_000_000_001u128 * 1_000) as f64 / 1e9
+        );
+        assert_eq!(time_time(MAX_EPOCH, Time::ZERO), 1e12);
     }
 
     #[test]
@@ -540,6 +561,24 @@ mod tests {
         assert_eq!(py_mod(2.75, 1.0), 0.75);
         assert_eq!(py_mod(120.0, 60.0), 0.0);
         assert_eq!(py_mod(0.999, 1.0 / 3.0), 0.999 % (1.0 / 3.0));
+        for a in [
+            1e300,
+            -1e300,
+            2.5e15 + 0.5,
+            -3.25,
+            1_700_000_000.000_001,
+            -0.0,
+        ] {
+            let fmod = a % 1.0;
+            let want = if fmod == 0.0 {
+                0.0
+            } else if fmod < 0.0 {
+                fmod + 1.0
+            } else {
+                fmod
+            };
+            assert_eq!(py_mod(a, 1.0).to_bits(), want.to_bits(), "{a}");
+        }
     }
 
     #[test]

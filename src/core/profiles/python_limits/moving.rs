@@ -36,7 +36,17 @@ pub struct MovingWindowRateLimiter {
     /// the lab's time 0.
     timer_due: Option<Time>,
     latest: Time,
+    /// When the log was last found to hold nothing, for the log it was found for.
+    rest: Option<(LogKey, Option<Time>)>,
+    /// When a refused hit of `cost` was last found to pass, for the log it was found for.
+    retry: Option<(LogKey, u64, Option<Time>)>,
 }
+
+/// Names the log and its timer: runs are only added at the back and pruned at the front, so
+/// the first run's start and the last run's end name its contents. A time found for a log holds
+/// while the log is unchanged (the conditions only turn true with time), as that time or `now`
+/// once it has passed.
+type LogKey = (Option<u64>, Option<u64>, Option<Time>);
 
 impl MovingWindowRateLimiter {
     pub fn new(params: PyLimitsParams) -> Result<MovingWindowRateLimiter, ConfigError> {
@@ -50,6 +60,8 @@ impl MovingWindowRateLimiter {
             runs: VecDeque::new(),
             timer_due: Some(Time::ZERO.plus(TIMER_INTERVAL)),
             latest: Time::ZERO,
+            rest: None,
+            retry: None,
         })
     }
 
@@ -181,26 +193,60 @@ impl MovingWindowRateLimiter {
         }
     }
 
+    fn log_key(&self) -> LogKey {
+        (
+            self.runs.front().map(|r| r.start),
+            self.runs.back().map(|r| r.end),
+            self.timer_due,
+        )
+    }
+
+    /// A lab time near the one at which `run`'s entries leave the window.
+    fn guess_after(&self, run: Option<&Run>, now: Time) -> u64 {
+        run.map_or(now.micros(), |r| {
+            self.clock.guess(r.atime + self.expiry_f())
+        })
+    }
+
+    /// The first time from `now` at which the log holds nothing.
+    fn find_rest(&self, now: Time) -> Option<Time> {
+        let guess = self.guess_after(self.runs.back(), now);
+        super::first_time(now, guess, |t| self.holds_nothing(t))
+    }
+
+    /// The first time from `now` at which a hit of `cost` (at most `amount`) would pass.
+    fn find_pass(&self, now: Time, cost: u64) -> Option<Time> {
+        let blocking = self.entry(0, self.params.amount - cost);
+        super::first_time(now, self.guess_after(blocking, now), |t| {
+            self.admits(self.pruned_by(t), self.clock.read(t), cost)
+        })
+    }
+
     fn call(&mut self, now: Time, cost: u64) -> (Decision, WindowStats, bool) {
         let hit = self.hit(now, cost);
         let now = self.latest;
         let stats = self.get_window_stats(now);
-        let guess_after = |run: Option<&Run>| {
-            run.map_or(now.micros(), |r| {
-                self.clock.guess(r.atime + self.expiry_f())
-            })
+        let key = self.log_key();
+        let rest = match self.rest {
+            Some((k, at)) if k == key => at.map(|at| at.max(now)),
+            _ => {
+                let at = self.find_rest(now);
+                self.rest = Some((key, at));
+                at
+            }
         };
-        let rest = super::first_time(now, guess_after(self.runs.back()), |t| {
-            self.holds_nothing(t)
-        });
         let retry_after = if hit || cost > self.params.amount {
             None
         } else {
-            let blocking = self.entry(0, self.params.amount - cost);
-            super::first_time(now, guess_after(blocking), |t| {
-                self.admits(self.pruned_by(t), self.clock.read(t), cost)
-            })
-            .map(|at| at.since(now))
+            let at = match self.retry {
+                Some((k, c, at)) if k == key && c == cost => at.map(|at| at.max(now)),
+                _ => {
+                    let at = self.find_pass(now, cost);
+                    self.retry = Some((key, cost, at));
+                    at
+                }
+            };
+            at.map(|at| at.since(now))
         };
         let decision = Decision {
             verdict: if hit {

@@ -17,14 +17,13 @@ struct Slot {
     expires: f64,
 }
 
-/// The counters a call reads and writes: `_get_sliding_window_info`'s four values and the key
-/// of the current window.
+/// The counters a call reads and writes: `_get_sliding_window_info`'s values (the current
+/// window's ttl, needed only by the stats, is computed there) and the current window's key.
 #[derive(Clone, Copy, Debug)]
 struct Window {
     previous_count: u64,
     previous_ttl: f64,
     current_count: u64,
-    current_ttl: f64,
     current_index: i64,
 }
 
@@ -42,6 +41,29 @@ enum Outcome {
 /// two windows apart, the one between).
 const SLOTS: usize = 3;
 
+/// A time found for the counters as they were, which holds while they are unchanged: the
+/// conditions it answers only turn true with time and depend on nothing else, so the first time
+/// at or after a later `now` is the same time, or `now` once it has passed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Found {
+    slots: [Option<Slot>; SLOTS],
+    cost: u64,
+    at: Option<Time>,
+}
+
+impl Found {
+    fn get(
+        cache: Option<Found>,
+        slots: &[Option<Slot>; SLOTS],
+        cost: u64,
+        now: Time,
+    ) -> Option<Option<Time>> {
+        cache
+            .filter(|f| f.slots == *slots && f.cost == cost)
+            .map(|f| f.at.map(|at| at.max(now)))
+    }
+}
+
 /// `SlidingWindowCounterRateLimiter(MemoryStorage())` for one item and one key.
 #[derive(Clone, Debug)]
 pub struct SlidingWindowCounterRateLimiter {
@@ -50,6 +72,10 @@ pub struct SlidingWindowCounterRateLimiter {
     clock: Clock,
     slots: [Option<Slot>; SLOTS],
     latest: Time,
+    /// When the counters were last found to hold nothing (cost unused).
+    rest: Option<Found>,
+    /// When a refused hit of `cost` was last found to pass.
+    retry: Option<Found>,
 }
 
 impl SlidingWindowCounterRateLimiter {
@@ -63,6 +89,8 @@ impl SlidingWindowCounterRateLimiter {
             },
             slots: [None; SLOTS],
             latest: Time::ZERO,
+            rest: None,
+            retry: None,
         })
     }
 
@@ -108,7 +136,6 @@ impl SlidingWindowCounterRateLimiter {
             previous_count,
             previous_ttl,
             current_count: self.count(current_index, t),
-            current_ttl: (1.0 - py_mod(t / w, 1.0)) * w + w,
             current_index,
         }
     }
@@ -218,7 +245,8 @@ impl SlidingWindowCounterRateLimiter {
             f64::INFINITY
         };
         let current_reset_in = if win.current_count > 0 {
-            py_mod(win.current_ttl, w)
+            let current_ttl = (1.0 - py_mod(t / w, 1.0)) * w + w;
+            py_mod(current_ttl, w)
         } else {
             f64::INFINITY
         };
@@ -260,12 +288,10 @@ impl SlidingWindowCounterRateLimiter {
         self.clock.guess(at)
     }
 
-    fn call(&mut self, now: Time, cost: u64) -> (Decision, WindowStats, bool) {
-        let hit = self.hit(now, cost);
-        let now = self.latest;
-        let stats = self.get_window_stats(now);
+    /// The first time from `now` at which the counters hold nothing.
+    fn find_rest(&self, now: Time) -> Option<Time> {
         let w = self.expiry_f();
-        let rest_guess = self
+        let guess = self
             .slots
             .iter()
             .flatten()
@@ -276,17 +302,51 @@ impl SlidingWindowCounterRateLimiter {
             })
             .max()
             .unwrap_or(now.micros());
-        let rest = super::first_time(now, rest_guess, |t| self.holds_nothing(t));
+        super::first_time(now, guess, |t| self.holds_nothing(t))
+    }
+
+    /// The first time from `now` at which a hit of `cost` would pass.
+    fn find_pass(&self, now: Time, cost: u64) -> Option<Time> {
+        super::first_time(now, self.pass_guess(now, cost), |t| {
+            matches!(
+                self.assess(self.clock.read(t), cost),
+                Outcome::Counted { allowed: true, .. }
+            )
+        })
+    }
+
+    fn call(&mut self, now: Time, cost: u64) -> (Decision, WindowStats, bool) {
+        let hit = self.hit(now, cost);
+        let now = self.latest;
+        let stats = self.get_window_stats(now);
+        let rest = match Found::get(self.rest, &self.slots, 0, now) {
+            Some(at) => at,
+            None => {
+                let at = self.find_rest(now);
+                self.rest = Some(Found {
+                    slots: self.slots,
+                    cost: 0,
+                    at,
+                });
+                at
+            }
+        };
         let retry_after = if hit || cost > self.params.amount {
             None
         } else {
-            super::first_time(now, self.pass_guess(now, cost), |t| {
-                matches!(
-                    self.assess(self.clock.read(t), cost),
-                    Outcome::Counted { allowed: true, .. }
-                )
-            })
-            .map(|at| at.since(now))
+            let at = match Found::get(self.retry, &self.slots, cost, now) {
+                Some(at) => at,
+                None => {
+                    let at = self.find_pass(now, cost);
+                    self.retry = Some(Found {
+                        slots: self.slots,
+                        cost,
+                        at,
+                    });
+                    at
+                }
+            };
+            at.map(|at| at.since(now))
         };
         let decision = Decision {
             verdict: if hit {
