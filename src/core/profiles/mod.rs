@@ -16,10 +16,12 @@ pub mod express_rate_limit;
 pub mod governor;
 pub mod guava;
 pub mod nginx;
+pub mod python_limits;
 pub mod redis_cell;
 pub mod response;
 pub mod settings;
 pub mod upstash;
+pub mod x_time_rate;
 
 /// A product's own answer to one call, spelled as the product spells it: field names and values
 /// in the order the product returns them (redis-cell's five integers, Upstash's

@@ -1,0 +1,403 @@
+//! `MovingWindowRateLimiter` over `MemoryStorage.acquire_entry` and `get_moving_window`: a log
+//! of entry timestamps, pruned only by the storage's 10 ms timer.
+
+use std::collections::VecDeque;
+
+use crate::core::config::ConfigError;
+use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::profiles::{Product, ProductReply};
+use crate::core::time::{Span, Time};
+
+use super::{reply, Clock, PyLimitsParams, WindowStats, TIMER_INTERVAL};
+
+/// The entries one allowed hit put in the log: `cost` references to one `Entry`, so they share
+/// `atime` and `expiry`. Positions count every entry ever recorded, oldest first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Run {
+    /// `Entry.atime`: `time.time()` at the hit.
+    atime: f64,
+    /// `Entry.expiry`: `atime + expiry`.
+    expiry: f64,
+    /// The position of the run's first entry.
+    start: u64,
+    /// One past the position of its last entry.
+    end: u64,
+}
+
+/// `MovingWindowRateLimiter(MemoryStorage())` for one item and one key.
+#[derive(Clone, Debug)]
+pub struct MovingWindowRateLimiter {
+    params: PyLimitsParams,
+    expiry: u64,
+    clock: Clock,
+    /// The log, oldest run first (Python keeps it newest first).
+    runs: VecDeque<Run>,
+    /// When the storage's timer fires, if it is running: it was started with the storage, at
+    /// the lab's time 0.
+    timer_due: Option<Time>,
+    latest: Time,
+    /// When the log was last found to hold nothing, for the log it was found for.
+    rest: Option<(LogKey, Option<Time>)>,
+    /// When a refused hit of `cost` was last found to pass, for the log it was found for.
+    retry: Option<(LogKey, u64, Option<Time>)>,
+}
+
+/// Names the log and its timer: runs are only added at the back and pruned at the front, so
+/// the first run's start and the last run's end name its contents. A time found for a log holds
+/// while the log is unchanged (the conditions only turn true with time), as that time or `now`
+/// once it has passed.
+type LogKey = (Option<u64>, Option<u64>, Option<Time>);
+
+impl MovingWindowRateLimiter {
+    pub fn new(params: PyLimitsParams) -> Result<MovingWindowRateLimiter, ConfigError> {
+        let expiry = params.validate()?;
+        Ok(MovingWindowRateLimiter {
+            params,
+            expiry,
+            clock: Clock {
+                epoch: params.epoch,
+            },
+            runs: VecDeque::new(),
+            timer_due: Some(Time::ZERO.plus(TIMER_INTERVAL)),
+            latest: Time::ZERO,
+            rest: None,
+            retry: None,
+        })
+    }
+
+    pub fn params(&self) -> &PyLimitsParams {
+        &self.params
+    }
+
+    fn expiry_f(&self) -> f64 {
+        self.expiry as f64
+    }
+
+    /// How many of the oldest runs are gone at `now`: those the timer prunes if it fires by
+    /// then (`__expire_events` keeps the entries whose `expiry` is after its `time.time()`).
+    fn pruned_by(&self, now: Time) -> usize {
+        match self.timer_due {
+            Some(due) if due <= now => {
+                let at = self.clock.read(due);
+                self.runs.partition_point(|r| r.expiry <= at)
+            }
+            _ => 0,
+        }
+    }
+
+    /// Lets the timer fire if it is due by `now`.
+    fn settle(&mut self, now: Time) {
+        if self.timer_due.is_some_and(|due| due <= now) {
+            let gone = self.pruned_by(now);
+            self.runs.drain(..gone);
+            self.timer_due = None;
+        }
+    }
+
+    /// `__schedule_expiry`: starts the timer unless it is running.
+    fn schedule_expiry(&mut self, now: Time) {
+        if self.timer_due.is_none() {
+            self.timer_due = Some(now.plus(TIMER_INTERVAL));
+        }
+    }
+
+    /// `events[index]`, 0 being the newest entry, among the runs from `skip` on.
+    fn entry(&self, skip: usize, index: u64) -> Option<&Run> {
+        let first = self.runs.get(skip)?.start;
+        let total = self.runs.back()?.end;
+        let position = total.checked_sub(1)?.checked_sub(index)?;
+        if position < first {
+            return None;
+        }
+        self.runs
+            .get(self.runs.partition_point(|r| r.end <= position))
+    }
+
+    /// Would `acquire_entry` let `cost` in at `now`, the runs from `skip` on being the log?
+    fn admits(&self, skip: usize, t: f64, cost: u64) -> bool {
+        if cost > self.params.amount {
+            return false;
+        }
+        match self.entry(skip, self.params.amount - cost) {
+            Some(entry) => entry.atime < t - self.expiry_f(),
+            None => true,
+        }
+    }
+
+    /// `get_moving_window` over the runs from `skip` on: (window start, entries counted).
+    fn moving_window(&self, skip: usize, t: f64) -> (f64, u64) {
+        let Some(oldest) = self.runs.get(skip) else {
+            return (t, 0);
+        };
+        let total = self.runs.back().map_or(0, |r| r.end);
+        let since = t - self.expiry_f();
+        let first = self.runs.partition_point(|r| r.atime <= since).max(skip);
+        match self.runs.get(first) {
+            Some(run) => (run.atime, total - run.start),
+            // Nothing counted: Python's `events[oldest - 1]` is `events[-1]`, the oldest entry.
+            None => (oldest.atime, 0),
+        }
+    }
+
+    /// `limiter.hit(item, cost=cost)` at `now`.
+    pub fn hit(&mut self, now: Time, cost: u64) -> bool {
+        let now = now.max(self.latest);
+        self.latest = now;
+        self.settle(now);
+        if cost > self.params.amount {
+            return false;
+        }
+        self.schedule_expiry(now);
+        let t = self.clock.read(now);
+        if !self.admits(0, t, cost) {
+            return false;
+        }
+        if cost > 0 {
+            let start = self.runs.back().map_or(0, |r| r.end);
+            self.runs.push_back(Run {
+                atime: t,
+                expiry: t + self.expiry_f(),
+                start,
+                end: start.saturating_add(cost),
+            });
+        }
+        true
+    }
+
+    /// `limiter.test(item, cost=cost)`: `get_moving_window(...)[1] <= amount - cost`.
+    pub fn test(&self, now: Time, cost: u64) -> bool {
+        let now = now.max(self.latest);
+        let (_, count) = self.moving_window(self.pruned_by(now), self.clock.read(now));
+        i128::from(count) <= i128::from(self.params.amount) - i128::from(cost)
+    }
+
+    /// `limiter.get_window_stats(item)`: `(window_start + expiry, amount - count)`.
+    pub fn get_window_stats(&self, now: Time) -> WindowStats {
+        let now = now.max(self.latest);
+        let (start, count) = self.moving_window(self.pruned_by(now), self.clock.read(now));
+        WindowStats {
+            reset_time: start + self.expiry_f(),
+            remaining: i128::from(self.params.amount) - i128::from(count),
+        }
+    }
+
+    /// True when the newest entry is out of every window (`atime < now - expiry`): nothing in
+    /// the log can refuse a hit or be counted again.
+    fn holds_nothing(&self, now: Time) -> bool {
+        let skip = self.pruned_by(now);
+        match self.runs.back() {
+            Some(newest) if self.runs.len() > skip => {
+                newest.atime < self.clock.read(now) - self.expiry_f()
+            }
+            _ => true,
+        }
+    }
+
+    fn log_key(&self) -> LogKey {
+        (
+            self.runs.front().map(|r| r.start),
+            self.runs.back().map(|r| r.end),
+            self.timer_due,
+        )
+    }
+
+    /// A lab time near the one at which `run`'s entries leave the window.
+    fn guess_after(&self, run: Option<&Run>, now: Time) -> u64 {
+        run.map_or(now.micros(), |r| {
+            self.clock.guess(r.atime + self.expiry_f())
+        })
+    }
+
+    /// The first time from `now` at which the log holds nothing.
+    fn find_rest(&self, now: Time) -> Option<Time> {
+        let guess = self.guess_after(self.runs.back(), now);
+        super::first_time(now, guess, |t| self.holds_nothing(t))
+    }
+
+    /// The first time from `now` at which a hit of `cost` (at most `amount`) would pass.
+    fn find_pass(&self, now: Time, cost: u64) -> Option<Time> {
+        let blocking = self.entry(0, self.params.amount - cost);
+        super::first_time(now, self.guess_after(blocking, now), |t| {
+            self.admits(self.pruned_by(t), self.clock.read(t), cost)
+        })
+    }
+
+    fn call(&mut self, now: Time, cost: u64) -> (Decision, WindowStats, bool) {
+        let hit = self.hit(now, cost);
+        let now = self.latest;
+        let stats = self.get_window_stats(now);
+        let key = self.log_key();
+        let rest = match self.rest {
+            Some((k, at)) if k == key => at.map(|at| at.max(now)),
+            _ => {
+                let at = self.find_rest(now);
+                self.rest = Some((key, at));
+                at
+            }
+        };
+        let retry_after = if hit || cost > self.params.amount {
+            None
+        } else {
+            let at = match self.retry {
+                Some((k, c, at)) if k == key && c == cost => at.map(|at| at.max(now)),
+                _ => {
+                    let at = self.find_pass(now, cost);
+                    self.retry = Some((key, cost, at));
+                    at
+                }
+            };
+            at.map(|at| at.since(now))
+        };
+        let decision = Decision {
+            verdict: if hit {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
+            limit: self.params.amount,
+            remaining: stats.remaining_count(),
+            reset_after: rest.map_or(Span(u64::MAX), |at| at.since(now)),
+            retry_after,
+        };
+        (decision, stats, hit)
+    }
+}
+
+impl Limiter for MovingWindowRateLimiter {
+    fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        self.call(now, cost).0
+    }
+
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        if self.hit(now, cost) {
+            Verdict::Allowed
+        } else {
+            Verdict::Rejected
+        }
+    }
+
+    fn peek(&self, now: Time, cost: u64) -> Decision {
+        self.clone().call(now, cost).0
+    }
+
+    fn gauge(&self, now: Time) -> Gauge {
+        let now = now.max(self.latest);
+        let (_, count) = self.moving_window(self.pruned_by(now), self.clock.read(now));
+        Gauge {
+            level: count as f64,
+            max: self.params.amount as f64,
+            unit: "entries in the window",
+        }
+    }
+
+    fn is_at_rest(&self, now: Time) -> bool {
+        self.holds_nothing(now.max(self.latest))
+    }
+}
+
+impl Product for MovingWindowRateLimiter {
+    fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
+        let (decision, stats, hit) = self.call(now, cost);
+        (decision, reply(hit, &stats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::profiles::python_limits::Granularity;
+
+    fn limiter(amount: u64, expiry_secs: u64) -> MovingWindowRateLimiter {
+        MovingWindowRateLimiter::new(
+            PyLimitsParams::new(amount, expiry_secs, Granularity::Second).with_epoch(1_000_000),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_refused_hit_records_nothing() {
+        let mut l = limiter(2, 10);
+        assert!(l.hit(Time::ZERO, 2));
+        assert!(!l.hit(Time::from_secs(5), 1));
+        assert_eq!(l.runs.len(), 1);
+        assert!(l.hit(Time(10_000_001), 1));
+    }
+
+    #[test]
+    fn an_entry_exactly_one_window_old_still_blocks_but_is_no_longer_counted() {
+        let mut l = limiter(1, 10);
+        assert!(l.hit(Time::ZERO, 1));
+        let at = Time::from_secs(10);
+        assert_eq!(l.get_window_stats(at).remaining, 1, "atime > now - expiry");
+        assert!(!l.hit(at, 1), "atime >= now - expiry");
+        assert!(l.hit(Time(10_000_001), 1));
+    }
+
+    #[test]
+    fn a_hit_of_cost_n_takes_n_entries_of_one_timestamp() {
+        let mut l = limiter(5, 10);
+        assert!(l.hit(Time::ZERO, 3));
+        assert!(l.hit(Time::from_secs(1), 2));
+        assert!(!l.hit(Time::from_secs(2), 1));
+        // The 5th newest entry is the first run's: it leaves the window after 10 s.
+        let d = l.decide(Time::from_secs(2), 1);
+        assert_eq!(d.retry_after, Some(Span(8_000_001)));
+        assert!(l.hit(Time(10_000_001), 3));
+    }
+
+    #[test]
+    fn a_cost_above_the_amount_is_refused_without_starting_the_timer() {
+        let mut l = limiter(2, 10);
+        assert!(l.hit(Time::ZERO, 1));
+        // The storage's own timer fires at 10 ms and prunes nothing (the entry lives 10 s).
+        let d = l.decide(Time::from_secs(30), 3);
+        assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, None));
+        assert_eq!(l.timer_due, None);
+        // The stale entry is still the log's oldest, so the reset time is in the past.
+        let s = l.get_window_stats(Time::from_secs(30));
+        assert_eq!((s.reset_time, s.remaining), (1_000_010.0, 2));
+    }
+
+    #[test]
+    fn the_timer_prunes_aged_out_entries_ten_milliseconds_after_a_call() {
+        let mut l = limiter(2, 10);
+        assert!(l.hit(Time::ZERO, 1));
+        assert!(
+            l.hit(Time::from_secs(30), 1),
+            "restarts the timer, due at 30.01 s"
+        );
+        assert_eq!(l.runs.len(), 2);
+        assert_eq!(
+            l.get_window_stats(Time::from_secs(30)).reset_time,
+            1_000_040.0
+        );
+        assert_eq!(l.pruned_by(Time::from_millis(30_010)), 1);
+        l.settle(Time::from_millis(30_010));
+        assert_eq!(l.runs.len(), 1);
+    }
+
+    #[test]
+    fn the_empty_log_resets_a_window_from_now() {
+        let l = limiter(10, 2);
+        let s = l.get_window_stats(Time::from_secs(1));
+        assert_eq!((s.reset_time, s.remaining), (1_000_003.0, 10));
+    }
+
+    #[test]
+    fn a_hit_of_cost_zero_is_allowed_and_records_nothing() {
+        let mut l = limiter(1, 10);
+        assert!(l.hit(Time::ZERO, 1));
+        assert!(l.hit(Time::from_secs(1), 0));
+        assert_eq!(l.runs.len(), 1);
+    }
+
+    #[test]
+    fn the_limiter_is_at_rest_once_its_newest_entry_is_out_of_the_window() {
+        let mut l = limiter(3, 10);
+        assert!(l.is_at_rest(Time::ZERO));
+        let d = l.decide(Time::from_secs(2), 1);
+        assert_eq!(d.reset_after, Span(10_000_001));
+        assert!(!l.is_at_rest(Time::from_secs(12)));
+        assert!(l.is_at_rest(Time(12_000_001)));
+    }
+}

@@ -1,0 +1,482 @@
+//! `SlidingWindowCounterRateLimiter` over `MemoryStorage.acquire_sliding_window_entry` and
+//! `get_sliding_window`: two counters on clock-aligned windows, the previous one weighted by the
+//! time left in the current window, all in doubles.
+
+use crate::core::config::ConfigError;
+use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::profiles::{Product, ProductReply};
+use crate::core::time::{Span, Time};
+
+use super::{floor_int, py_mod, reply, Clock, PyLimitsParams, WindowStats};
+
+/// One window's counter: the key `f"{key}/{index}"`, its count and its `expirations` entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Slot {
+    index: i64,
+    count: u64,
+    expires: f64,
+}
+
+/// The counters a call reads and writes: `_get_sliding_window_info`'s values (the current
+/// window's ttl, needed only by the stats, is computed there) and the current window's key.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    previous_count: u64,
+    previous_ttl: f64,
+    current_count: u64,
+    current_index: i64,
+}
+
+/// What `acquire_sliding_window_entry` does with a hit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Outcome {
+    /// Refused before counting.
+    Refused,
+    /// Counted (the slot as it is left), then allowed or, when the recomputed weighted count
+    /// floors above the amount, decremented again and refused.
+    Counted { slot: Slot, allowed: bool },
+}
+
+/// Counters kept: the previous and current windows' (and, should a rounding make the two keys
+/// two windows apart, the one between).
+const SLOTS: usize = 3;
+
+/// A time found for the counters as they were, which holds while they are unchanged: the
+/// conditions it answers only turn true with time and depend on nothing else, so the first time
+/// at or after a later `now` is the same time, or `now` once it has passed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Found {
+    slots: [Option<Slot>; SLOTS],
+    cost: u64,
+    at: Option<Time>,
+}
+
+impl Found {
+    fn get(
+        cache: Option<Found>,
+        slots: &[Option<Slot>; SLOTS],
+        cost: u64,
+        now: Time,
+    ) -> Option<Option<Time>> {
+        cache
+            .filter(|f| f.slots == *slots && f.cost == cost)
+            .map(|f| f.at.map(|at| at.max(now)))
+    }
+}
+
+/// `SlidingWindowCounterRateLimiter(MemoryStorage())` for one item and one key.
+#[derive(Clone, Debug)]
+pub struct SlidingWindowCounterRateLimiter {
+    params: PyLimitsParams,
+    expiry: u64,
+    clock: Clock,
+    slots: [Option<Slot>; SLOTS],
+    latest: Time,
+    /// When the counters were last found to hold nothing (cost unused).
+    rest: Option<Found>,
+    /// When a refused hit of `cost` was last found to pass.
+    retry: Option<Found>,
+}
+
+impl SlidingWindowCounterRateLimiter {
+    pub fn new(params: PyLimitsParams) -> Result<SlidingWindowCounterRateLimiter, ConfigError> {
+        let expiry = params.validate()?;
+        Ok(SlidingWindowCounterRateLimiter {
+            params,
+            expiry,
+            clock: Clock {
+                epoch: params.epoch,
+            },
+            slots: [None; SLOTS],
+            latest: Time::ZERO,
+            rest: None,
+            retry: None,
+        })
+    }
+
+    pub fn params(&self) -> &PyLimitsParams {
+        &self.params
+    }
+
+    fn expiry_f(&self) -> f64 {
+        self.expiry as f64
+    }
+
+    /// `sliding_window_keys`: `(int((now - expiry) / expiry), int(now / expiry))`; `int()`
+    /// truncates toward zero.
+    fn keys(&self, t: f64) -> (i64, i64) {
+        let w = self.expiry_f();
+        (((t - w) / w).trunc() as i64, (t / w).trunc() as i64)
+    }
+
+    /// `storage.get(f"{key}/{index}")` at `t`: 0 once expired.
+    fn slot(&self, index: i64, t: f64) -> Option<Slot> {
+        self.slots
+            .iter()
+            .flatten()
+            .find(|s| s.index == index && s.expires > t)
+            .copied()
+    }
+
+    fn count(&self, index: i64, t: f64) -> u64 {
+        self.slot(index, t).map_or(0, |s| s.count)
+    }
+
+    /// `_get_sliding_window_info` at `t`.
+    fn window(&self, t: f64) -> Window {
+        let w = self.expiry_f();
+        let (previous_index, current_index) = self.keys(t);
+        let previous_count = self.count(previous_index, t);
+        let previous_ttl = if previous_count == 0 {
+            0.0
+        } else {
+            (1.0 - py_mod((t - w) / w, 1.0)) * w
+        };
+        Window {
+            previous_count,
+            previous_ttl,
+            current_count: self.count(current_index, t),
+            current_index,
+        }
+    }
+
+    /// `previous_count * previous_ttl / expiry + current_count`, in that order, in doubles.
+    fn weighted(&self, previous_count: u64, previous_ttl: f64, current_count: u64) -> f64 {
+        previous_count as f64 * previous_ttl / self.expiry_f() + current_count as f64
+    }
+
+    /// `acquire_sliding_window_entry(key, amount, expiry, cost)` at `t`, without writing.
+    fn assess(&self, t: f64, cost: u64) -> Outcome {
+        let amount = u128::from(self.params.amount);
+        if cost > self.params.amount {
+            return Outcome::Refused;
+        }
+        let win = self.window(t);
+        let before = self.weighted(win.previous_count, win.previous_ttl, win.current_count);
+        if floor_int(before) + u128::from(cost) > amount {
+            return Outcome::Refused;
+        }
+        // `incr(current_key, 2 * expiry, amount=cost)`: a counter found at 0 expires
+        // `2 * expiry` from now.
+        let found = self.slot(win.current_index, t);
+        let count = found.map_or(0, |s| s.count).saturating_add(cost);
+        let expires = match found {
+            Some(s) if s.count > 0 => s.expires,
+            _ => t + (2 * self.expiry) as f64,
+        };
+        let after = self.weighted(win.previous_count, win.previous_ttl, count);
+        let allowed = floor_int(after) <= amount;
+        Outcome::Counted {
+            slot: Slot {
+                index: win.current_index,
+                // `decr` takes the cost back (never below 0).
+                count: if allowed { count } else { count - cost },
+                expires,
+            },
+            allowed,
+        }
+    }
+
+    /// Writes the counted slot, forgetting counters no key can reach again.
+    fn store(&mut self, slot: Slot, t: f64) {
+        let (previous_index, _) = self.keys(t);
+        for s in &mut self.slots {
+            if s.is_some_and(|s| {
+                s.index < previous_index || s.expires <= t || s.index == slot.index
+            }) {
+                *s = None;
+            }
+        }
+        let place = match self.slots.iter().position(Option::is_none) {
+            Some(free) => free,
+            // Never reached (at most three indexes are reachable); keep the newest.
+            None => (0..SLOTS)
+                .min_by_key(|&i| self.slots[i].map_or(i64::MIN, |s| s.index))
+                .unwrap_or(0),
+        };
+        self.slots[place] = Some(slot);
+    }
+
+    /// `limiter.hit(item, cost=cost)` at `now`.
+    pub fn hit(&mut self, now: Time, cost: u64) -> bool {
+        let now = now.max(self.latest);
+        self.latest = now;
+        let t = self.clock.read(now);
+        match self.assess(t, cost) {
+            Outcome::Refused => false,
+            Outcome::Counted { slot, allowed } => {
+                self.store(slot, t);
+                allowed
+            }
+        }
+    }
+
+    /// `limiter.test(item, cost=cost)`: `weighted < amount - cost + 1`, compared as Python
+    /// compares a float with an int (exactly).
+    pub fn test(&self, now: Time, cost: u64) -> bool {
+        let t = self.clock.read(now.max(self.latest));
+        let win = self.window(t);
+        let weighted = self.weighted(win.previous_count, win.previous_ttl, win.current_count);
+        let bound = i128::from(self.params.amount) - i128::from(cost) + 1;
+        // For a non-negative float x and an integer n: x < n exactly when floor(x) < n.
+        i128::try_from(floor_int(weighted)).unwrap_or(i128::MAX) < bound
+    }
+
+    /// `limiter.get_window_stats(item)`.
+    pub fn get_window_stats(&self, now: Time) -> WindowStats {
+        let t = self.clock.read(now.max(self.latest));
+        let win = self.window(t);
+        let weighted = self.weighted(win.previous_count, win.previous_ttl, win.current_count);
+        let floor = i128::try_from(floor_int(weighted)).unwrap_or(i128::MAX);
+        let remaining = (i128::from(self.params.amount) - floor).max(0);
+        if win.previous_count == 0 && win.current_count == 0 {
+            return WindowStats {
+                reset_time: t,
+                remaining,
+            };
+        }
+        let w = self.expiry_f();
+        let previous_reset_in = if win.previous_count > 0 {
+            py_mod(
+                win.previous_ttl,
+                self.expiry as f64 / win.previous_count as f64,
+            )
+        } else {
+            f64::INFINITY
+        };
+        let current_reset_in = if win.current_count > 0 {
+            let current_ttl = (1.0 - py_mod(t / w, 1.0)) * w + w;
+            py_mod(current_ttl, w)
+        } else {
+            f64::INFINITY
+        };
+        WindowStats {
+            reset_time: t + previous_reset_in.min(current_reset_in),
+            remaining,
+        }
+    }
+
+    /// True when no counter that holds a count can be read again: each is out of reach of the
+    /// window keys or expired.
+    fn holds_nothing(&self, now: Time) -> bool {
+        let t = self.clock.read(now);
+        let (previous_index, _) = self.keys(t);
+        self.slots
+            .iter()
+            .flatten()
+            .all(|s| s.count == 0 || s.index < previous_index || s.expires <= t)
+    }
+
+    /// A lab time near the one at which the same hit would pass, from the two windows' counts
+    /// (the exact answer is then found on the float predicate).
+    fn pass_guess(&self, now: Time, cost: u64) -> u64 {
+        let t = self.clock.read(now);
+        let win = self.window(t);
+        let w = self.expiry_f();
+        let k = win.current_index as f64;
+        let room = self.params.amount as f64 - cost as f64 + 1.0;
+        let (previous, current) = (win.previous_count as f64, win.current_count as f64);
+        let at = if room - current > 0.0 && previous > 0.0 {
+            // previous × (time left in this window) / w + current < room
+            (k + 1.0) * w - (room - current) * w / previous
+        } else if current > 0.0 {
+            // Next window: this window's count is the previous one.
+            (k + 2.0) * w - room * w / current
+        } else {
+            (k + 1.0) * w
+        };
+        self.clock.guess(at)
+    }
+
+    /// The first time from `now` at which the counters hold nothing.
+    fn find_rest(&self, now: Time) -> Option<Time> {
+        let w = self.expiry_f();
+        let guess = self
+            .slots
+            .iter()
+            .flatten()
+            .filter(|s| s.count > 0)
+            .map(|s| {
+                let out_of_reach = self.clock.guess((s.index as f64 + 2.0) * w);
+                out_of_reach.min(self.clock.guess(s.expires))
+            })
+            .max()
+            .unwrap_or(now.micros());
+        super::first_time(now, guess, |t| self.holds_nothing(t))
+    }
+
+    /// The first time from `now` at which a hit of `cost` would pass.
+    fn find_pass(&self, now: Time, cost: u64) -> Option<Time> {
+        super::first_time(now, self.pass_guess(now, cost), |t| {
+            matches!(
+                self.assess(self.clock.read(t), cost),
+                Outcome::Counted { allowed: true, .. }
+            )
+        })
+    }
+
+    fn call(&mut self, now: Time, cost: u64) -> (Decision, WindowStats, bool) {
+        let hit = self.hit(now, cost);
+        let now = self.latest;
+        let stats = self.get_window_stats(now);
+        let rest = match Found::get(self.rest, &self.slots, 0, now) {
+            Some(at) => at,
+            None => {
+                let at = self.find_rest(now);
+                self.rest = Some(Found {
+                    slots: self.slots,
+                    cost: 0,
+                    at,
+                });
+                at
+            }
+        };
+        let retry_after = if hit || cost > self.params.amount {
+            None
+        } else {
+            let at = match Found::get(self.retry, &self.slots, cost, now) {
+                Some(at) => at,
+                None => {
+                    let at = self.find_pass(now, cost);
+                    self.retry = Some(Found {
+                        slots: self.slots,
+                        cost,
+                        at,
+                    });
+                    at
+                }
+            };
+            at.map(|at| at.since(now))
+        };
+        let decision = Decision {
+            verdict: if hit {
+                Verdict::Allowed
+            } else {
+                Verdict::Rejected
+            },
+            limit: self.params.amount,
+            remaining: stats.remaining_count(),
+            reset_after: rest.map_or(Span(u64::MAX), |at| at.since(now)),
+            retry_after,
+        };
+        (decision, stats, hit)
+    }
+}
+
+impl Limiter for SlidingWindowCounterRateLimiter {
+    fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        self.call(now, cost).0
+    }
+
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        if self.hit(now, cost) {
+            Verdict::Allowed
+        } else {
+            Verdict::Rejected
+        }
+    }
+
+    fn peek(&self, now: Time, cost: u64) -> Decision {
+        self.clone().call(now, cost).0
+    }
+
+    fn gauge(&self, now: Time) -> Gauge {
+        let t = self.clock.read(now.max(self.latest));
+        let win = self.window(t);
+        Gauge {
+            level: self.weighted(win.previous_count, win.previous_ttl, win.current_count),
+            max: self.params.amount as f64,
+            unit: "weighted count",
+        }
+    }
+
+    fn is_at_rest(&self, now: Time) -> bool {
+        self.holds_nothing(now.max(self.latest))
+    }
+}
+
+impl Product for SlidingWindowCounterRateLimiter {
+    fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
+        let (decision, stats, hit) = self.call(now, cost);
+        (decision, reply(hit, &stats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::profiles::python_limits::Granularity;
+
+    fn limiter(amount: u64, expiry_secs: u64, epoch: u64) -> SlidingWindowCounterRateLimiter {
+        SlidingWindowCounterRateLimiter::new(
+            PyLimitsParams::new(amount, expiry_secs, Granularity::Second).with_epoch(epoch),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_refused_hit_is_not_counted() {
+        let mut l = limiter(2, 10, 1_000_000);
+        assert!(l.hit(Time::ZERO, 2));
+        assert!(!l.hit(Time::from_secs(1), 1));
+        assert_eq!(l.count(100_000, l.clock.read(Time::from_secs(1))), 2);
+    }
+
+    #[test]
+    fn windows_are_aligned_on_the_clock_not_on_the_first_hit() {
+        // The epoch is a multiple of 10: windows start at lab 0, 10, 20, ... s.
+        let mut l = limiter(2, 10, 1_000_000);
+        assert!(l.hit(Time::from_secs(9), 2));
+        // At 10 s the previous window's 2 weigh (1 - 0) × 2 = 2: still refused.
+        assert!(!l.hit(Time::from_secs(10), 1));
+        // At 15 s they weigh 1: one more passes.
+        assert!(l.hit(Time::from_secs(15), 1));
+        assert!(!l.hit(Time::from_secs(15), 1));
+    }
+
+    #[test]
+    fn the_previous_window_weighs_by_the_time_left_in_the_current_one() {
+        let mut l = limiter(10, 10, 1_000_000);
+        assert!(l.hit(Time::from_secs(5), 10));
+        let s = l.get_window_stats(Time::from_secs(12));
+        // 10 × 8 / 10 = 8: two left, and the next unit frees up in 8 % (10 / 10) = 0 s... the
+        // float ttl is exactly 8, so the modulo is 0 and the reset time is now.
+        assert_eq!(s.remaining, 2);
+        assert_eq!(s.reset_time, 1_000_012.0);
+        let s = l.get_window_stats(Time::from_millis(12_500));
+        assert_eq!(s.reset_time, 1_000_013.0);
+    }
+
+    #[test]
+    fn a_cost_above_the_amount_is_refused_before_anything_is_read() {
+        let mut l = limiter(3, 10, 1_000_000);
+        let d = l.decide(Time::ZERO, 4);
+        assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, None));
+        assert_eq!(l.slots, [None; SLOTS]);
+    }
+
+    #[test]
+    fn on_a_clock_below_one_window_both_keys_are_the_same_counter() {
+        // epoch 0: `int((now - 60) / 60)` is int(-0.5) = 0 at 30 s, the current key.
+        let mut l = limiter(10, 60, 0);
+        assert!(l.hit(Time::from_secs(30), 4));
+        let t = l.clock.read(Time::from_secs(30));
+        assert_eq!(l.keys(t), (0, 0));
+        // 4 × 30 / 60 + 4 = 6.
+        assert_eq!(l.get_window_stats(Time::from_secs(30)).remaining, 4);
+    }
+
+    #[test]
+    fn a_refused_hit_waits_until_the_weighted_count_has_room() {
+        let mut l = limiter(10, 10, 1_000_000);
+        assert!(l.hit(Time::from_secs(9), 10));
+        // At 10 s: 10 × 10 / 10 = 10, refused; it passes when floor(10 × (20 - t) / 10) <= 9,
+        // that is from t > 10 s: 10.000001 s.
+        let d = l.decide(Time::from_secs(10), 1);
+        assert_eq!(d.verdict, Verdict::Rejected);
+        assert_eq!(d.retry_after, Some(Span(1)));
+        assert!(l.peek(Time(10_000_001), 1).allowed());
+        // The limiter forgets the window once no key reaches it: at 20 s.
+        assert_eq!(d.reset_after, Span::from_secs(10));
+    }
+}
