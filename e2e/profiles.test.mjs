@@ -138,7 +138,7 @@ test('the first view loads the module without the products, and a product row th
     assert.deepEqual(await modulesLoaded(page), ['first'], `?${query}`);
   }
   for (const product of ['nginx', 'governor', 'redis-cell', 'upstash-fixed', 'upstash-sliding', 'upstash-token', 'envoy',
-    'cf-binding', 'express-rate-limit', 'dotnet-fixed', 'dotnet-sliding', 'dotnet-token', 'guava']) {
+    'cf-binding', 'x-time-rate', 'express-rate-limit', 'limits-fixed', 'limits-moving', 'limits-sliding', 'dotnet-fixed', 'dotnet-sliding', 'dotnet-token', 'guava']) {
     await gotoLab(page, `algos=fixed,${product}`);
     assert.deepEqual(await modulesLoaded(page), ['complete'], product);
     assert.equal(await page.locator(`[data-testid="stats-${product}"]`).count(), 1, product);

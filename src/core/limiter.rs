@@ -13,9 +13,21 @@ use super::profiles::settings::ProductSettings;
 use super::profiles::ProductReply;
 #[cfg(feature = "products")]
 use super::profiles::{
-    cf_binding::CfRateLimitBinding, dotnet::DotnetLimiter, envoy::EnvoyLocalRateLimit,
-    express_rate_limit::ExpressRateLimit, governor::Governor, guava::Guava, nginx::NginxLimitReq,
-    redis_cell::RedisCell, upstash::Upstash, upstash::UpstashKind, Product,
+    cf_binding::CfRateLimitBinding,
+    dotnet::DotnetLimiter,
+    envoy::EnvoyLocalRateLimit,
+    express_rate_limit::ExpressRateLimit,
+    governor::Governor,
+    guava::Guava,
+    nginx::NginxLimitReq,
+    python_limits::{
+        FixedWindowRateLimiter, MovingWindowRateLimiter, SlidingWindowCounterRateLimiter,
+    },
+    redis_cell::RedisCell,
+    upstash::Upstash,
+    upstash::UpstashKind,
+    x_time_rate::XTimeRate,
+    Product,
 };
 use super::time::{Span, Time};
 use super::traffic::Request;
@@ -37,7 +49,11 @@ pub enum Algorithm {
     UpstashToken,
     Envoy,
     CfBinding,
+    XTimeRate,
     ExpressRateLimit,
+    LimitsFixed,
+    LimitsMoving,
+    LimitsSliding,
     DotnetFixed,
     DotnetSliding,
     DotnetToken,
@@ -45,7 +61,7 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 19] = [
+    pub const ALL: [Algorithm; 23] = [
         Algorithm::FixedWindow,
         Algorithm::SlidingLog,
         Algorithm::SlidingCounter,
@@ -60,7 +76,11 @@ impl Algorithm {
         Algorithm::UpstashToken,
         Algorithm::Envoy,
         Algorithm::CfBinding,
+        Algorithm::XTimeRate,
         Algorithm::ExpressRateLimit,
+        Algorithm::LimitsFixed,
+        Algorithm::LimitsMoving,
+        Algorithm::LimitsSliding,
         Algorithm::DotnetFixed,
         Algorithm::DotnetSliding,
         Algorithm::DotnetToken,
@@ -96,7 +116,11 @@ impl Algorithm {
             Algorithm::UpstashToken => "upstash-token",
             Algorithm::Envoy => "envoy",
             Algorithm::CfBinding => "cf-binding",
+            Algorithm::XTimeRate => "x-time-rate",
             Algorithm::ExpressRateLimit => "express-rate-limit",
+            Algorithm::LimitsFixed => "limits-fixed",
+            Algorithm::LimitsMoving => "limits-moving",
+            Algorithm::LimitsSliding => "limits-sliding",
             Algorithm::DotnetFixed => "dotnet-fixed",
             Algorithm::DotnetSliding => "dotnet-sliding",
             Algorithm::DotnetToken => "dotnet-token",
@@ -133,7 +157,11 @@ impl Algorithm {
             Algorithm::UpstashToken => "Upstash tokenBucket",
             Algorithm::Envoy => "Envoy local rate limit",
             Algorithm::CfBinding => "Cloudflare binding",
+            Algorithm::XTimeRate => "Go x/time/rate",
             Algorithm::ExpressRateLimit => "express-rate-limit",
+            Algorithm::LimitsFixed => "Python limits, fixed window",
+            Algorithm::LimitsMoving => "Python limits, moving window",
+            Algorithm::LimitsSliding => "Python limits, sliding window counter",
             Algorithm::DotnetFixed => ".NET FixedWindowRateLimiter",
             Algorithm::DotnetSliding => ".NET SlidingWindowRateLimiter",
             Algorithm::DotnetToken => ".NET TokenBucketRateLimiter",
@@ -344,9 +372,17 @@ pub enum AnyLimiter {
     Envoy(EnvoyLocalRateLimit),
     #[cfg(feature = "products")]
     CfBinding(CfRateLimitBinding),
-    /// Boxed, as the ones below: they hold their texts or queues inline.
+    #[cfg(feature = "products")]
+    XTimeRate(XTimeRate),
+    /// Boxed, as the ones below: they hold their texts, logs or queues inline.
     #[cfg(feature = "products")]
     Express(Box<ExpressRateLimit>),
+    #[cfg(feature = "products")]
+    LimitsFixed(Box<FixedWindowRateLimiter>),
+    #[cfg(feature = "products")]
+    LimitsMoving(Box<MovingWindowRateLimiter>),
+    #[cfg(feature = "products")]
+    LimitsSliding(Box<SlidingWindowCounterRateLimiter>),
     #[cfg(feature = "products")]
     Dotnet(Box<DotnetLimiter>),
     #[cfg(feature = "products")]
@@ -375,7 +411,15 @@ macro_rules! each {
             #[cfg(feature = "products")]
             AnyLimiter::CfBinding($l) => $body,
             #[cfg(feature = "products")]
+            AnyLimiter::XTimeRate($l) => $body,
+            #[cfg(feature = "products")]
             AnyLimiter::Express($l) => $body,
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsFixed($l) => $body,
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsMoving($l) => $body,
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsSliding($l) => $body,
             #[cfg(feature = "products")]
             AnyLimiter::Dotnet($l) => $body,
             #[cfg(feature = "products")]
@@ -427,7 +471,11 @@ impl AnyLimiter {
                 AnyLimiter::Upstash(l) => l.decide_with_reply(now, cost),
                 AnyLimiter::Envoy(l) => l.decide_with_reply(now, cost),
                 AnyLimiter::CfBinding(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::XTimeRate(l) => l.decide_with_reply(now, cost),
                 AnyLimiter::Express(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::LimitsFixed(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::LimitsMoving(l) => l.decide_with_reply(now, cost),
+                AnyLimiter::LimitsSliding(l) => l.decide_with_reply(now, cost),
                 AnyLimiter::Dotnet(l) => l.decide_with_reply(now, cost),
                 AnyLimiter::Guava(l) => l.decide_with_reply(now, cost),
                 other => return (other.decide(now, cost), None),

@@ -9,7 +9,7 @@ use super::limiter::{Algorithm, Settings};
 use super::profiles::response::{binding_worker, envoy, governor, nginx, redis_cell, verdict_only};
 use super::profiles::ProductReply;
 #[cfg(feature = "products")]
-use super::profiles::{dotnet, express_rate_limit, guava};
+use super::profiles::{dotnet, express_rate_limit, guava, python_limits, x_time_rate};
 
 /// The response `algorithm`'s row sends for `decision` under the lab's `settings`; `reply` is the
 /// product's own reply (the textbook algorithms have none).
@@ -51,7 +51,11 @@ fn product_response(
                 .period_secs;
             binding_worker(decision, period)
         }
+        Algorithm::XTimeRate => x_time_rate::http_response(decision, reply),
         Algorithm::ExpressRateLimit => express_rate_limit::http_response(decision, reply),
+        Algorithm::LimitsFixed | Algorithm::LimitsMoving | Algorithm::LimitsSliding => {
+            python_limits::http_response(decision, reply)
+        }
         Algorithm::DotnetFixed | Algorithm::DotnetSliding | Algorithm::DotnetToken => {
             dotnet::http_response(decision, reply)
         }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::core::lab::LabRun;
 use crate::core::limiter::{Algorithm, LeakDelay};
 #[cfg(feature = "products")]
-use crate::core::profiles::guava;
+use crate::core::profiles::{guava, x_time_rate};
 use crate::core::time::format_seconds;
 
 use super::state::Lab;
@@ -124,6 +124,27 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
                 format!("Envoy's HTTP local rate limit, token_bucket {}: the bucket starts full, and a refusal is a 429 with x-envoy-ratelimited.", e.token_bucket_yaml()),
                 "One bucket per filter chain (or per descriptor), not per client.",
                 "A sidecar or edge proxy limiting all traffic to a route; it does not tell clients when to retry.",
+            )
+        }
+        Algorithm::XTimeRate => {
+            let x = p.x_time_rate(limit, window);
+            (
+                format!("Go's golang.org/x/time/rate, NewLimiter({}, {}) asked with AllowN: a token bucket in float64 tokens, advanced by the library's own arithmetic; a refused call takes nothing, and ReserveN would have waited instead.", x_time_rate::go_float(x.limit), x.burst),
+                "Three words per Limiter (tokens, last, lastEvent) and its mutex, in the Go process.",
+                "Go services limiting in process; a call larger than the burst never passes, and WaitN says so at once.",
+            )
+        }
+        Algorithm::LimitsFixed | Algorithm::LimitsMoving | Algorithm::LimitsSliding => {
+            let l = p.python_limits(limit, window);
+            let how = match product {
+                Algorithm::LimitsFixed => "a window per key from its first hit, counting refused hits too",
+                Algorithm::LimitsMoving => "a log of the hits of the last window; refused hits are not logged",
+                _ => "two clock-aligned windows, the previous one weighted in doubles by how much of it is still inside the window",
+            };
+            (
+                format!("Python's limits with its memory storage, the item {}: {how}.", l.item_repr()),
+                "A counter and its expiry per key (the moving window: a time per hit), in the Python process.",
+                "Flask and Django apps limiting in process; pick the strategy by how much error a window edge may have.",
             )
         }
         Algorithm::ExpressRateLimit => {

@@ -18,8 +18,10 @@ use super::express_rate_limit::{ExpressRateLimitParams, StandardHeaders};
 use super::governor::GovernorParams;
 use super::guava::GuavaParams;
 use super::nginx::{parse_rate, NginxDelay, NginxParams, NginxRate};
+use super::python_limits::{Granularity, PyLimitsParams};
 use super::redis_cell::RedisCellParams;
 use super::upstash::{UpstashAlgorithm, UpstashKind, UpstashParams};
+use super::x_time_rate::XTimeRateParams;
 
 /// The products' parameters that differ from their defaults.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -50,12 +52,18 @@ pub struct ProductSettings {
     pub envoy_refill: Option<EnvoyRefill>,
     pub cf_limit: Option<u64>,
     pub cf_period: Option<u64>,
+    /// Go's `rate.Limit` in millionths of an event per second, as written in decimal.
+    pub xtime_rate: Option<u64>,
+    pub xtime_burst: Option<u64>,
     pub express_limit: Option<u64>,
     pub express_window: Option<Span>,
     pub express_headers: Option<StandardHeaders>,
     pub express_legacy: Option<bool>,
     pub express_status: Option<u16>,
     /// `PermitLimit` of the fixed and sliding windows, `TokenLimit` of the token bucket.
+    pub limits_amount: Option<u64>,
+    pub limits_multiples: Option<u64>,
+    pub limits_per: Option<Granularity>,
     pub dotnet_limit: Option<u64>,
     /// `Window` of the fixed and sliding windows, `ReplenishmentPeriod` of the token bucket.
     pub dotnet_window: Option<Span>,
@@ -260,6 +268,26 @@ pub const FIELDS: &[Field<ProductSettings>] = &[
         write: |p| whole_text(p.cf_period),
     },
     Field {
+        name: "xtime-rate",
+        read: |p, v| {
+            let rate = match parse_seconds(v) {
+                Ok(micro_events) => micro_events,
+                _ => {
+                    return Err(format!(
+                        "events per second, decimals allowed{USING_DEFAULT}"
+                    ))
+                }
+            };
+            set(&mut p.xtime_rate, Ok(rate))
+        },
+        write: |p| p.xtime_rate.map(format_seconds),
+    },
+    Field {
+        name: "xtime-burst",
+        read: |p, v| set(&mut p.xtime_burst, count(v, 0)),
+        write: |p| whole_text(p.xtime_burst),
+    },
+    Field {
         name: "express-limit",
         read: |p, v| set(&mut p.express_limit, count(v, 0)),
         write: |p| whole_text(p.express_limit),
@@ -298,6 +326,26 @@ pub const FIELDS: &[Field<ProductSettings>] = &[
             set(&mut p.express_status, Ok(status))
         },
         write: |p| p.express_status.map(|s| s.to_string()),
+    },
+    Field {
+        name: "limits-amount",
+        read: |p, v| set(&mut p.limits_amount, count(v, 0)),
+        write: |p| whole_text(p.limits_amount),
+    },
+    Field {
+        name: "limits-multiples",
+        read: |p, v| set(&mut p.limits_multiples, count(v, 1)),
+        write: |p| whole_text(p.limits_multiples),
+    },
+    Field {
+        name: "limits-per",
+        read: |p, v| {
+            let per = Granularity::from_name(v).ok_or_else(|| {
+                format!("second, minute, hour, day, month or year{USING_DEFAULT}")
+            })?;
+            set(&mut p.limits_per, Ok(per))
+        },
+        write: |p| p.limits_per.map(|g| g.name().to_string()),
     },
     Field {
         name: "dotnet-limit",
@@ -442,6 +490,27 @@ impl ProductSettings {
         p
     }
 
+    /// The decimal rate read as Go reads a float literal: one correctly rounded division.
+    pub fn x_time_rate(&self, limit: u64, window: Span) -> XTimeRateParams {
+        let mut p = XTimeRateParams::defaults_for(limit, window);
+        if let Some(micro_events) = self.xtime_rate {
+            p.limit = micro_events as f64 / MICROS_PER_SEC as f64;
+        }
+        p.burst = self.xtime_burst.unwrap_or(p.burst);
+        p
+    }
+
+    /// The item `limits-amount per limits-multiples limits-per`; unset, the lab's limit per
+    /// window (one of `limits-per`, when only that is set).
+    pub fn python_limits(&self, limit: u64, window: Span) -> PyLimitsParams {
+        let d = PyLimitsParams::defaults_for(limit, window);
+        let (multiples, per) = match self.limits_per {
+            Some(per) => (self.limits_multiples.unwrap_or(1), per),
+            None => (self.limits_multiples.unwrap_or(d.multiples), d.granularity),
+        };
+        PyLimitsParams::new(self.limits_amount.unwrap_or(d.amount), multiples, per)
+    }
+
     pub fn express(&self, limit: u64, window: Span) -> ExpressRateLimitParams {
         let mut p = ExpressRateLimitParams::defaults_for(limit, window);
         p.limit = self.express_limit.unwrap_or(p.limit);
@@ -540,11 +609,16 @@ mod tests {
             ("envoy-refill", "timer"),
             ("cf-limit", "100"),
             ("cf-period", "60"),
+            ("xtime-rate", "0.25"),
+            ("xtime-burst", "3"),
             ("express-limit", "0"),
             ("express-window", "0.05"),
             ("express-headers", "draft-7"),
             ("express-legacy", "on"),
             ("express-status", "503"),
+            ("limits-amount", "100"),
+            ("limits-multiples", "2"),
+            ("limits-per", "minute"),
             ("dotnet-limit", "4"),
             ("dotnet-window", "2.5"),
             ("dotnet-segments", "5"),
