@@ -8,6 +8,7 @@
 //! iframe resizers use), so that neither side has to trust the shape of an object; anything
 //! else a page posts is ignored. The README documents them ("Share and embed").
 
+use super::limiter::Algorithm;
 use super::theme::Theme;
 
 /// What an embed posts to its parent whenever its height changes: `ratelab:height:<CSS pixels>`.
@@ -115,7 +116,9 @@ fn control_px(control: Control) -> u32 {
         Control::Send => 50,
         // The slider, and under it the box to type the value in.
         Control::Limit | Control::Window => 78,
-        Control::Algos => 260,
+        // A box per row, two to a line at phone width, a line about 30 px with its label
+        // wrapped, under the group's legend.
+        Control::Algos => 50 + 15 * Algorithm::ALL.len() as u32,
         Control::Tuning => 45,
         // The theme menu shares the header's line with the link to the full lab.
         Control::Theme => 12,
@@ -172,7 +175,12 @@ mod tests {
         assert_eq!(base, FRAME_PX + 420 + 128);
         assert_eq!(suggested_height(490.0, &Control::DEFAULT, 0), base + 70);
         assert_eq!(suggested_height(419.5, &Control::DEFAULT, 0), base);
-        assert_eq!(suggested_height(420.0, &Control::ALL, 0), base - 128 + 651);
+        // Every control: 391 px, and the algorithm boxes 50 px and 15 px a row.
+        let algos = 50 + 15 * Algorithm::ALL.len() as u32;
+        assert_eq!(
+            suggested_height(420.0, &Control::ALL, 0),
+            base - 128 + 391 + algos
+        );
         assert_eq!(suggested_height(420.0, &[], 0), base - 128);
         assert_eq!(
             suggested_height(420.0, &Control::DEFAULT, 34),

@@ -162,9 +162,9 @@ impl Algorithm {
             Algorithm::LimitsFixed => "Python limits, fixed window",
             Algorithm::LimitsMoving => "Python limits, moving window",
             Algorithm::LimitsSliding => "Python limits, sliding window counter",
-            Algorithm::DotnetFixed => ".NET FixedWindowRateLimiter",
-            Algorithm::DotnetSliding => ".NET SlidingWindowRateLimiter",
-            Algorithm::DotnetToken => ".NET TokenBucketRateLimiter",
+            Algorithm::DotnetFixed => ".NET fixed window",
+            Algorithm::DotnetSliding => ".NET sliding window",
+            Algorithm::DotnetToken => ".NET token bucket",
             Algorithm::Guava => "Guava RateLimiter",
         }
     }

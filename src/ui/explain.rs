@@ -156,6 +156,11 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
             )
         }
         Algorithm::DotnetFixed | Algorithm::DotnetSliding | Algorithm::DotnetToken => {
+            let class_name = match product {
+                Algorithm::DotnetFixed => "FixedWindowRateLimiter",
+                Algorithm::DotnetSliding => "SlidingWindowRateLimiter",
+                _ => "TokenBucketRateLimiter",
+            };
             let (options, queue) = match product {
                 Algorithm::DotnetFixed => {
                     let d = p.dotnet_fixed(limit, window);
@@ -171,7 +176,7 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
                 }
             };
             (
-                format!("{}, {options}: permits come back only when its own timer ticks (the first tick one period after the limiter is made), and AcquireAsync queues up to {queue} permits, oldest first; queued requests are drawn as delayed. ASP.NET Core's middleware refuses with 503 and no Retry-After unless told otherwise.", product.label()),
+                format!("System.Threading.RateLimiting's {}, {options}: permits come back only when its own timer ticks (the first tick one period after the limiter is made), and AcquireAsync queues up to {queue} permits, oldest first; queued requests are drawn as delayed. ASP.NET Core's middleware refuses with 503 and no Retry-After unless told otherwise.", class_name),
                 "A count (and a segment per slice, or the tokens) per limiter, plus the queue.",
                 "ASP.NET Core services limiting in process; every period starts on the timer, not at a client's first request.",
             )
