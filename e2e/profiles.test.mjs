@@ -162,3 +162,35 @@ test('ticking a product adds its row and puts it in the link', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('the added products decide their libraries\' own documented figures on the page', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  const cases = [
+    // rate_test.go TestLimiterBurst3 (golang/time v0.13): NewLimiter(10, 3) at t0: AllowN 2, 2, 1, 1.
+    ['x-time-rate', 'xtime-rate=10&xtime-burst=3&trace=0*2,0*2,0,0', { allowed: 2, rejected: 2 }],
+    // express-rate-limit 8.6's middleware test: limit 2, windowMs 50: 200, 200, 429, then 200 after 60 ms.
+    ['express-rate-limit', 'express-limit=2&express-window=0.05&trace=0,0.001,0.002,0.062', { allowed: 3, rejected: 1 }],
+    // limits 5.8's strategies docs: 100 per minute, 40 in the previous window and 80 in this one:
+    // refused 30 s into the window, allowed at 40 s.
+    ['limits-sliding', 'limits-amount=100&limits-per=minute&trace=0*40,90*80,90,100', { allowed: 3, rejected: 1 }],
+    // The fixed window counts from the key's first hit; the moving window still holds a hit one
+    // window old.
+    ['limits-fixed', 'limits-amount=2&limits-per=second&trace=0,0.1,0.2,0.3,1.0', { allowed: 3, rejected: 2 }],
+    ['limits-moving', 'limits-amount=2&limits-per=second&trace=0,0.1,0.2,0.3,1.0,1.1', { allowed: 3, rejected: 3 }],
+    // RateLimiterTest.testOneSecondBurst (Guava): create(5.0), rested: 1, 1, 3, 1 pass, the next waits.
+    ['guava', 'guava-rate=5&guava-burst=1&trace=2,2,2*3,2,2', { allowed: 4, rejected: 1 }],
+    // FixedWindowRateLimiter, PermitLimit 2, Window 10 s, QueueLimit 1: the third waits for the
+    // timer's first tick at 10 s, the fourth fails.
+    ['dotnet-fixed', 'dotnet-limit=2&dotnet-window=10&dotnet-queue=1&trace=0,1,2,3', { allowed: 3, rejected: 1 }],
+  ];
+  for (const [slug, query, want] of cases) {
+    await gotoLab(page, `algos=${slug}&${query}`);
+    const got = await rowFigures(page, slug);
+    assert.deepEqual({ allowed: got.allowed, rejected: got.rejected }, want, `${slug}: ${query}`);
+  }
+  // The queued .NET request is a delayed mark: served at the tick, 8 s after it came.
+  await gotoLab(page, 'algos=dotnet-fixed&dotnet-limit=2&dotnet-window=10&dotnet-queue=1&trace=0,1,2,3');
+  assert.equal(await page.locator('[data-testid="stats-dotnet-fixed"]').getAttribute('data-delayed'), '1');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
