@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR, rowFigures } from './helpers.mjs';
 
 const shared = useBrowser();
 
