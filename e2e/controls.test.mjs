@@ -82,3 +82,46 @@ test('a number typed beside a slider sets it, and a refused one says why as a li
     await context.close();
   }
 });
+
+test("each shown product's parameters can be set on the page, with a link's checks, and emptied to follow the lab again", async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'algos=fixed,nginx,express-rate-limit&pattern=edge');
+    await page.click('.tuning summary');
+    // The fields of the products shown, and only theirs.
+    assert.equal(await page.locator('[data-testid="fields-nginx"]').count(), 1);
+    assert.equal(await page.locator('[data-testid="fields-express"]').count(), 1);
+    assert.equal(await page.locator('[data-testid="fields-guava"]').count(), 0);
+    const allowedBefore = Number(await page.locator('[data-testid="stats-nginx"]').getAttribute('data-allowed'));
+
+    const burst = page.locator('[data-testid="nginx-burst-input"]');
+    assert.equal(await burst.inputValue(), '', 'unset: it follows the lab');
+    await burst.fill('0');
+    await burst.press('Enter');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('nginx-burst') === '0');
+    await page.waitForFunction(
+      (before) => Number(document.querySelector('[data-testid="stats-nginx"]').dataset.allowed) < before,
+      allowedBefore,
+    );
+
+    const rate = page.locator('[data-testid="nginx-rate-input"]');
+    await rate.fill('10 per second');
+    await rate.press('Enter');
+    const notice = page.locator('[data-testid="notice"]');
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /^nginx-rate="10 per second": .*write it as nginx does, e\.g\. 10r\/s or 30r\/m/);
+    assert.equal(new URL(page.url()).searchParams.get('nginx-rate'), null, 'the refused value changed nothing');
+
+    await burst.fill('');
+    await burst.press('Enter');
+    await page.waitForFunction(() => !new URLSearchParams(location.search).has('nginx-burst'));
+    await page.waitForFunction(
+      (before) => Number(document.querySelector('[data-testid="stats-nginx"]').dataset.allowed) === before,
+      allowedBefore,
+    );
+    await page.locator('[data-testid="fields-nginx"]').screenshot({ path: `${SCREENSHOT_DIR}/controls-product-fields.png` });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -140,6 +140,31 @@ impl Algorithm {
         Algorithm::ALL.into_iter().find(|a| a.slug() == slug)
     }
 
+    /// A product's family: the prefix of its URL fields (`profiles::settings::FIELDS`) and the
+    /// name the page groups them under; `None` for the six algorithms.
+    pub fn product_family(self) -> Option<(&'static str, &'static str)> {
+        Some(match self {
+            Algorithm::Nginx => ("nginx-", "nginx limit_req"),
+            Algorithm::Governor => ("governor-", "governor"),
+            Algorithm::RedisCell => ("cell-", "redis-cell"),
+            Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
+                ("upstash-", "Upstash")
+            }
+            Algorithm::Envoy => ("envoy-", "Envoy"),
+            Algorithm::CfBinding => ("cf-", "Cloudflare binding"),
+            Algorithm::XTimeRate => ("xtime-", "Go x/time/rate"),
+            Algorithm::ExpressRateLimit => ("express-", "express-rate-limit"),
+            Algorithm::LimitsFixed | Algorithm::LimitsMoving | Algorithm::LimitsSliding => {
+                ("limits-", "Python limits")
+            }
+            Algorithm::DotnetFixed | Algorithm::DotnetSliding | Algorithm::DotnetToken => {
+                ("dotnet-", ".NET RateLimiting")
+            }
+            Algorithm::Guava => ("guava-", "Guava"),
+            _ => return None,
+        })
+    }
+
     /// The name shown to a person.
     pub fn label(self) -> &'static str {
         match self {
@@ -558,6 +583,26 @@ mod tests {
         assert_eq!(shard.leak_delay, LeakDelay::After(2));
         for a in Algorithm::ALL {
             assert!(a.build(&shard).is_ok(), "{a}");
+        }
+    }
+
+    #[test]
+    fn every_product_field_belongs_to_exactly_one_family_and_every_product_has_fields() {
+        use crate::core::profiles::settings::FIELDS;
+        let mut families: Vec<&str> = Algorithm::ALL
+            .iter()
+            .filter_map(|a| a.product_family().map(|(prefix, _)| prefix))
+            .collect();
+        families.dedup();
+        for field in FIELDS {
+            let owners = families.iter().filter(|p| field.name.starts_with(**p));
+            assert_eq!(owners.count(), 1, "{}", field.name);
+        }
+        for a in Algorithm::ALL {
+            assert_eq!(a.product_family().is_some(), a.is_product(), "{a}");
+            if let Some((prefix, _)) = a.product_family() {
+                assert!(FIELDS.iter().any(|f| f.name.starts_with(prefix)), "{a}");
+            }
         }
     }
 

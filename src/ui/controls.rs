@@ -7,6 +7,8 @@ use leptos::prelude::*;
 
 use crate::core::config::Rate;
 use crate::core::limiter::{Algorithm, LeakDelay};
+#[cfg(feature = "products")]
+use crate::core::profiles::settings::{field_text, without_field, FIELDS};
 use crate::core::theme::Theme;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
@@ -76,6 +78,57 @@ pub fn NumberField(
             <span class="number-unit">{unit}</span>
         </label>
     }
+}
+
+/// One product parameter, typed as the link writes it (`nginx-rate` takes `10r/s`): set when the
+/// person leaves the box or presses Enter, with the link's own checks and messages; emptied, the
+/// parameter follows the lab's limit and window again.
+#[cfg(feature = "products")]
+#[component]
+fn ProductField(field: &'static str) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let value = move || {
+        lab.state
+            .with(|s| field_text(&s.settings.products, field))
+            .unwrap_or_default()
+    };
+    view! {
+        <label class="number-field product-field">
+            <span class="product-field-name">{field}</span>
+            <input type="text" data-testid=format!("{field}-input") placeholder="follows the lab"
+                prop:value=value on:change=move |ev| {
+                    let text = event_target_value(&ev);
+                    if text.trim().is_empty() {
+                        lab.change(|s| s.settings.products = without_field(&s.settings.products, field));
+                    } else {
+                        lab.set_field(field, &text);
+                    }
+                }/>
+        </label>
+    }
+}
+
+/// The parameters of each product family with a row in the view, under its name. Only the
+/// complete module shows product rows, so only it has these fields.
+#[cfg(feature = "products")]
+fn product_fields(algorithms: &[Algorithm]) -> impl IntoView {
+    let mut families: Vec<(&'static str, &'static str)> = Vec::new();
+    for family in algorithms.iter().filter_map(|a| a.product_family()) {
+        if !families.contains(&family) {
+            families.push(family);
+        }
+    }
+    families
+        .into_iter()
+        .map(|(prefix, name)| {
+            view! {
+                <fieldset class="product-fields" data-testid=format!("fields-{}", prefix.trim_end_matches('-'))>
+                    <legend>{name}</legend>
+                    {FIELDS.iter().filter(|f| f.name.starts_with(prefix)).map(|f| view! { <ProductField field=f.name/> }).collect_view()}
+                </fieldset>
+            }
+        })
+        .collect_view()
 }
 
 fn seconds_text(span: Span) -> String {
@@ -387,7 +440,7 @@ pub fn Controls() -> impl IntoView {
             </fieldset>
 
             <details class="control-group tuning">
-                <summary>"Tune single algorithms"</summary>
+                <summary>"Tune single algorithms and products"</summary>
                 <Slider label="Bucket capacity" testid="capacity" min=1 max=200
                     value=move || state.with(|s| s.settings.bucket_capacity() as i64)
                     shown=move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity()))
@@ -419,6 +472,8 @@ pub fn Controls() -> impl IntoView {
                         let d = (v.max(0) as u64).min(s.settings.leak_burst());
                         s.settings.leak_delay = if d >= s.settings.leak_burst() { LeakDelay::NoDelay } else { LeakDelay::After(d) };
                     })/>
+                {#[cfg(feature = "products")]
+                {move || state.with(|s| product_fields(&s.algorithms))}}
             </details>
 
         </section>

@@ -406,6 +406,24 @@ fn on_off_text(value: Option<bool>) -> Option<String> {
     value.map(|on| if on { "on" } else { "off" }.to_string())
 }
 
+/// The text of the field called `name` as a link writes it; `None` when it is unset (it then
+/// follows the lab's limit and window) or no product has such a field.
+pub fn field_text(p: &ProductSettings, name: &str) -> Option<String> {
+    crate::core::field::find(FIELDS, name).and_then(|f| (f.write)(p))
+}
+
+/// `p` with the field called `name` unset again, so it follows the lab's limit and window: every
+/// other field written and read back (the round trip the tests below check).
+pub fn without_field(p: &ProductSettings, name: &str) -> ProductSettings {
+    let mut fresh = ProductSettings::default();
+    for f in FIELDS.iter().filter(|f| f.name != name) {
+        if let Some(text) = (f.write)(p) {
+            let _ = (f.read)(&mut fresh, &text);
+        }
+    }
+    fresh
+}
+
 /// Stores a value read, or passes its refusal on.
 fn set<V>(slot: &mut Option<V>, value: Result<V, String>) -> Result<(), String> {
     *slot = Some(value?);
@@ -580,6 +598,23 @@ mod tests {
             .iter()
             .filter_map(|f| Some((f.name, (f.write)(s)?)))
             .collect()
+    }
+
+    #[test]
+    fn a_field_unset_again_follows_the_lab_and_leaves_the_others_as_set() {
+        let mut s = ProductSettings::default();
+        read_field(&mut s, "nginx-burst", "4").unwrap();
+        read_field(&mut s, "guava-rate", "2.5").unwrap();
+        assert_eq!(field_text(&s, "nginx-burst").as_deref(), Some("4"));
+        let cleared = without_field(&s, "nginx-burst");
+        assert_eq!(field_text(&cleared, "nginx-burst"), None);
+        assert_eq!(field_text(&cleared, "guava-rate").as_deref(), Some("2.5"));
+        assert_eq!(
+            cleared.nginx(5, Span::from_secs(10)).burst,
+            4,
+            "limit - 1 again"
+        );
+        assert_eq!(field_text(&s, "no-such-field"), None);
     }
 
     #[test]
