@@ -6,13 +6,16 @@
 
 use proptest::prelude::*;
 use ratelab::core::config::ConfigError;
-use ratelab::core::decision::{Limiter, Verdict};
+use ratelab::core::decision::{Limiter, Settlement, Verdict};
+use ratelab::core::limiter::{Algorithm, AnyLimiter, Settings};
 use ratelab::core::profiles::dotnet::{
     http_response, http_response_with_docs_on_rejected, DotnetLimiter, FixedWindowParams,
     QueueProcessingOrder, SlidingWindowParams, TokenBucketParams,
 };
 use ratelab::core::profiles::Product;
+use ratelab::core::run::{busiest_window, decision_at, run_one};
 use ratelab::core::time::{Span, Time};
+use ratelab::core::traffic::{Request, Trace};
 
 use QueueProcessingOrder::{NewestFirst, OldestFirst};
 
@@ -123,16 +126,40 @@ fn token_bucket_ticks_add_tokens_per_period_up_to_the_limit() {
 #[test]
 fn newest_first_serves_the_newest_queued_call_on_the_first_tick() {
     let mut l = fixed(2, SEC, 3, NewestFirst);
+    assert!(l.settles_late());
     l.decide(Time::ZERO, 2);
     let first = l.decide(ms(1), 2).verdict;
     let second = l.decide(ms(2), 1).verdict;
+    // On arrival both are open, at the earliest tick that could serve them.
     assert_eq!(delayed_until(ms(2), second), Some(Time::from_secs(1)));
-    // The older call's verdict is the provisional "as if nothing else came"; it really waits
-    // one tick more, which the state shows.
     assert_eq!(delayed_until(ms(1), first), Some(Time::from_secs(1)));
     assert_eq!(l.queued(Time::from_secs(1)), 2);
     assert_eq!(l.available(Time::from_secs(1)), 1);
     assert_eq!(l.queued(Time::from_secs(2)), 0);
+    // The 1 s tick serves decision 2 (the newer); the 2 s tick serves decision 1.
+    l.decide(Time::from_secs(1), 0);
+    assert_eq!(
+        l.take_settled(),
+        Some(Settlement {
+            seq: 2,
+            verdict: Verdict::Delayed {
+                by: Span::from_millis(998)
+            },
+            at: Time::from_secs(1),
+        })
+    );
+    assert_eq!(l.take_settled(), None);
+    l.decide(Time::from_secs(2), 0);
+    assert_eq!(
+        l.take_settled(),
+        Some(Settlement {
+            seq: 1,
+            verdict: Verdict::Delayed {
+                by: Span::from_millis(1_999)
+            },
+            at: Time::from_secs(2),
+        })
+    );
 }
 
 /// `DropsOldestWhenQueuingMoreThanLimit_NewestFirst` and
@@ -149,6 +176,14 @@ fn newest_first_evicts_the_oldest_queued_calls_to_make_room() {
         delayed_until(Time::ZERO, d.verdict),
         Some(Time::from_secs(1))
     );
+    assert_eq!(
+        l.take_settled(),
+        Some(Settlement {
+            seq: 1,
+            verdict: Verdict::Rejected,
+            at: Time::ZERO,
+        })
+    );
 
     let mut l = fixed(2, SEC, 2, NewestFirst);
     l.decide(Time::ZERO, 2);
@@ -156,6 +191,10 @@ fn newest_first_evicts_the_oldest_queued_calls_to_make_room() {
     l.decide(Time::ZERO, 1);
     let (d, reply) = l.decide_with_reply(Time::ZERO, 2);
     assert_eq!(reply.get("evicted"), Some("2"));
+    let evicted: Vec<_> = std::iter::from_fn(|| l.take_settled())
+        .map(|s| (s.seq, s.verdict))
+        .collect();
+    assert_eq!(evicted, [(1, Verdict::Rejected), (2, Verdict::Rejected)]);
     assert_eq!(
         delayed_until(Time::ZERO, d.verdict),
         Some(Time::from_secs(1))
@@ -512,5 +551,339 @@ proptest! {
             prop_assert_eq!(b.decide(now, cost), d);
             prop_assert!(reply.get("call").is_some());
         }
+    }
+}
+
+/// The lab's settings for a .NET row with a queue in the given order.
+fn dotnet_settings(limit: u64, window: Span, queue: u64, order: QueueProcessingOrder) -> Settings {
+    let mut settings = Settings {
+        limit,
+        window,
+        ..Settings::default()
+    };
+    settings.products.dotnet_queue = Some(queue);
+    settings.products.dotnet_order = Some(order);
+    settings
+}
+
+fn trace_of(requests: &[(u64, u32)]) -> Trace {
+    let requests = requests
+        .iter()
+        .map(|&(at_ms, cost)| Request {
+            cost,
+            ..Request::new(ms(at_ms), 0)
+        })
+        .collect();
+    Trace::new(vec!["a".to_string()], requests)
+}
+
+/// Limit 2 a second, a queue of 3, NewestFirst. Two leases; three calls queue; the fourth
+/// (0.5 s) finds the queue full and evicts the oldest (0.2 s). The 1 s tick serves the two
+/// newest (0.5 s, 0.4 s); 0.3 s is still waiting when 1.2 s queues behind it, and the 2 s tick
+/// serves 1.2 s first and then 0.3 s. The last (2.5 s) is still queued when the trace ends:
+/// the timer's 3 s tick serves it.
+#[test]
+fn a_newest_first_run_gives_each_request_its_final_verdict() {
+    let settings = dotnet_settings(2, SEC, 3, NewestFirst);
+    let trace = trace_of(&[
+        (0, 1),
+        (100, 1),
+        (200, 1),
+        (300, 1),
+        (400, 1),
+        (500, 1),
+        (1_200, 1),
+        (2_500, 1),
+    ]);
+    let run = run_one(&trace, Algorithm::DotnetFixed, &settings).unwrap();
+    let d = |millis| Verdict::Delayed {
+        by: Span::from_millis(millis),
+    };
+    assert_eq!(
+        run.verdicts.iter().collect::<Vec<_>>(),
+        [
+            Verdict::Allowed,
+            Verdict::Allowed,
+            Verdict::Rejected,
+            d(1_700),
+            d(600),
+            d(500),
+            d(800),
+            d(500),
+        ]
+    );
+    assert_eq!((run.allowed, run.delayed, run.rejected), (2, 5, 1));
+    // (0, 1 s] holds 0.1 s and the two served at 1 s; an evicted request counts nowhere.
+    assert_eq!(
+        (run.max_in_window, run.max_window_end),
+        (3, Time::from_secs(1))
+    );
+    assert_eq!(
+        run.served.of(0),
+        [0, 100, 1_000, 1_000, 2_000, 2_000, 3_000].map(ms)
+    );
+
+    // The inspector's decision is the final one, and says what became of the queued call.
+    let (evicted, reply) = decision_at(&trace, Algorithm::DotnetFixed, &settings, 2).unwrap();
+    let reply = reply.unwrap();
+    assert_eq!(
+        (evicted.verdict, evicted.retry_after),
+        (Verdict::Rejected, None)
+    );
+    assert_eq!(reply.get("queued"), Some("True"));
+    assert_eq!(reply.get("evicted_at"), Some("0.5 s"));
+    assert_eq!(reply.get("IsAcquired"), Some("False"));
+    assert_eq!(http_response(&evicted, &reply).status, 503);
+    let (late, reply) = decision_at(&trace, Algorithm::DotnetFixed, &settings, 3).unwrap();
+    let reply = reply.unwrap();
+    assert_eq!(late.verdict, d(1_700));
+    assert_eq!(reply.get("completes_at"), Some("2 s"));
+    assert_eq!(reply.get("IsAcquired"), Some("True"));
+    let (last, reply) = decision_at(&trace, Algorithm::DotnetFixed, &settings, 7).unwrap();
+    assert_eq!(last.verdict, d(500));
+    assert_eq!(reply.unwrap().get("completes_at"), Some("3 s"));
+    for (index, verdict) in run.verdicts.iter().enumerate() {
+        let (decision, _) = decision_at(&trace, Algorithm::DotnetFixed, &settings, index).unwrap();
+        assert_eq!(decision.verdict, verdict, "#{index}");
+    }
+}
+
+/// The same trace under OldestFirst: nothing is evicted and every verdict is final on arrival.
+#[test]
+fn the_same_trace_under_oldest_first_is_unchanged() {
+    let settings = dotnet_settings(2, SEC, 3, OldestFirst);
+    let trace = trace_of(&[(0, 1), (100, 1), (200, 1), (300, 1), (400, 1), (500, 1)]);
+    let run = run_one(&trace, Algorithm::DotnetFixed, &settings).unwrap();
+    assert_eq!((run.allowed, run.delayed, run.rejected), (2, 3, 1));
+    let until: Vec<_> = trace
+        .requests()
+        .iter()
+        .zip(run.verdicts.iter())
+        .map(|(r, v)| delayed_until(r.at, v))
+        .collect();
+    let s = |n| Some(Time::from_secs(n));
+    assert_eq!(until, [None, None, s(1), s(1), s(2), None]);
+}
+
+/// Every other row, and the .NET rows under OldestFirst, keep the verdicts a plain loop over
+/// each key's `admit` gives: the settling path is never taken for them.
+#[test]
+fn a_run_of_any_limiter_that_settles_nothing_is_the_plain_per_key_loop() {
+    let mut settings = dotnet_settings(3, Span::from_secs(2), 2, OldestFirst);
+    settings.products.dotnet_per_period = Some(1);
+    let mut trace = trace_of(&[(0, 1), (0, 2), (300, 1), (700, 3), (900, 1), (2_100, 1)]);
+    trace.push_key_requests("b", &(0..60).map(|i| ms(i * 97)).collect::<Vec<_>>());
+    for algorithm in Algorithm::ALL {
+        let fresh = algorithm.build(&settings).unwrap();
+        assert!(!fresh.settles_late(), "{algorithm:?}");
+        let mut per_key: Vec<AnyLimiter> = vec![fresh; trace.keys().len()];
+        let plain: Vec<Verdict> = trace
+            .requests()
+            .iter()
+            .map(|r| per_key[r.key as usize].admit(r.at, u64::from(r.cost)))
+            .collect();
+        let run = run_one(&trace, algorithm, &settings).unwrap();
+        assert_eq!(
+            run.verdicts.iter().collect::<Vec<_>>(),
+            plain,
+            "{algorithm:?}"
+        );
+        let count = |f: fn(&Verdict) -> bool| plain.iter().filter(|v| f(v)).count() as u64;
+        assert_eq!(
+            (run.allowed, run.delayed, run.rejected),
+            (
+                count(|v| *v == Verdict::Allowed),
+                count(|v| matches!(v, Verdict::Delayed { .. })),
+                count(|v| *v == Verdict::Rejected),
+            ),
+            "{algorithm:?}"
+        );
+    }
+}
+
+/// Which .NET limiter the reference simulates.
+#[derive(Clone, Copy, Debug)]
+enum RefKind {
+    Fixed,
+    Sliding(usize),
+    Token(u64),
+}
+
+/// A slow, literal NewestFirst simulation in the library's own terms (an array of segment
+/// counts, every timer tick applied one by one), which lets the whole trace and the timer
+/// after it run before it assigns any verdict: each queued call's is known only at the end.
+fn reference(
+    kind: RefKind,
+    limit: u64,
+    period_ms: u64,
+    queue_limit: u64,
+    reqs: &[(u64, u32)],
+) -> Vec<Verdict> {
+    #[derive(Clone, Copy)]
+    enum Fate {
+        Leased,
+        Failed,
+        Waiting,
+        ServedAt(u64),
+    }
+    let mut fate = vec![Fate::Waiting; reqs.len()];
+    let mut level = limit;
+    let mut queue: Vec<(usize, u64)> = Vec::new();
+    let mut segments = vec![0u64; if let RefKind::Sliding(s) = kind { s } else { 1 }];
+    let mut current = 0usize;
+    let mut tick = 0u64;
+    let run_tick = |tick: u64,
+                    level: &mut u64,
+                    queue: &mut Vec<(usize, u64)>,
+                    segments: &mut Vec<u64>,
+                    current: &mut usize,
+                    fate: &mut Vec<Fate>| {
+        match kind {
+            RefKind::Fixed => {
+                if *level == limit {
+                    return;
+                }
+                *level = limit;
+            }
+            RefKind::Token(per) => {
+                if *level == limit {
+                    return;
+                }
+                *level = (*level + per).min(limit);
+            }
+            RefKind::Sliding(n) => {
+                *current = (*current + 1) % n;
+                let old = segments[*current];
+                segments[*current] = 0;
+                if old == 0 {
+                    return;
+                }
+                *level += old;
+            }
+        }
+        while let Some(&(i, count)) = queue.last() {
+            if *level < count {
+                break;
+            }
+            queue.pop();
+            *level -= count;
+            segments[*current] += count;
+            fate[i] = Fate::ServedAt(tick * period_ms);
+        }
+    };
+    for (i, &(at, cost)) in reqs.iter().enumerate() {
+        let cost = u64::from(cost);
+        while (tick + 1) * period_ms <= at {
+            tick += 1;
+            run_tick(
+                tick,
+                &mut level,
+                &mut queue,
+                &mut segments,
+                &mut current,
+                &mut fate,
+            );
+        }
+        let queued: u64 = queue.iter().map(|q| q.1).sum();
+        if cost > limit {
+            fate[i] = Fate::Failed;
+        } else if cost == 0 && level > 0 {
+            fate[i] = Fate::Leased;
+        } else if level >= cost && level != 0 {
+            level -= cost;
+            segments[current] += cost;
+            fate[i] = Fate::Leased;
+        } else if queue_limit - queued >= cost {
+            queue.push((i, cost));
+        } else if cost <= queue_limit {
+            let mut queued = queued;
+            while queue_limit - queued < cost {
+                let (old, count) = queue.remove(0);
+                queued -= count;
+                fate[old] = Fate::Failed;
+            }
+            queue.push((i, cost));
+        } else {
+            fate[i] = Fate::Failed;
+        }
+    }
+    while !queue.is_empty() {
+        tick += 1;
+        run_tick(
+            tick,
+            &mut level,
+            &mut queue,
+            &mut segments,
+            &mut current,
+            &mut fate,
+        );
+    }
+    fate.iter()
+        .zip(reqs)
+        .map(|(f, &(at, _))| match *f {
+            Fate::Leased => Verdict::Allowed,
+            Fate::Failed => Verdict::Rejected,
+            Fate::ServedAt(t) if t == at => Verdict::Allowed,
+            Fate::ServedAt(t) => Verdict::Delayed {
+                by: Span::from_millis(t - at),
+            },
+            Fate::Waiting => unreachable!("the timer serves every queued call"),
+        })
+        .collect()
+}
+
+proptest! {
+    /// NewestFirst: a run's verdicts, counts and busiest window are those of the reference,
+    /// which knows the whole trace before it gives any verdict.
+    #[test]
+    fn newest_first_runs_equal_a_reference_that_settles_at_the_end(
+        kind in 0u8..3, limit in 1u64..5, period in 100u64..900, segments in 1usize..4,
+        per in 1u64..4, queue in 0u64..6,
+        reqs in prop::collection::vec((0u64..500, 0u32..4), 1..80),
+    ) {
+        let mut at = 0;
+        let reqs: Vec<(u64, u32)> = reqs
+            .into_iter()
+            .map(|(gap, cost)| {
+                at += gap;
+                (at, cost)
+            })
+            .collect();
+        let (algorithm, ref_kind, window) = match kind {
+            0 => (Algorithm::DotnetFixed, RefKind::Fixed, period),
+            1 => (Algorithm::DotnetSliding, RefKind::Sliding(segments), period * segments as u64),
+            _ => (Algorithm::DotnetToken, RefKind::Token(per), period),
+        };
+        let mut settings = dotnet_settings(limit, Span::from_millis(window), queue, NewestFirst);
+        settings.products.dotnet_segments = Some(segments as u64);
+        settings.products.dotnet_per_period = Some(per);
+        let trace = trace_of(&reqs);
+        let run = run_one(&trace, algorithm, &settings).unwrap();
+        let expected = reference(ref_kind, limit, period, queue, &reqs);
+        prop_assert_eq!(run.verdicts.iter().collect::<Vec<_>>(), expected.clone());
+        let count = |f: fn(&Verdict) -> bool| expected.iter().filter(|v| f(v)).count() as u64;
+        prop_assert_eq!(
+            (run.allowed, run.delayed, run.rejected),
+            (
+                count(|v| *v == Verdict::Allowed),
+                count(|v| matches!(v, Verdict::Delayed { .. })),
+                count(|v| *v == Verdict::Rejected),
+            )
+        );
+        let mut served: Vec<Time> = Vec::new();
+        for (&(at, cost), v) in reqs.iter().zip(&expected) {
+            let when = match *v {
+                Verdict::Allowed => ms(at),
+                Verdict::Delayed { by } => ms(at).plus(by),
+                Verdict::Rejected => continue,
+            };
+            served.extend(std::iter::repeat_n(when, cost as usize));
+        }
+        served.sort_unstable();
+        prop_assert_eq!(run.served.of(0), &served[..]);
+        prop_assert_eq!(
+            (run.max_in_window, run.max_window_end),
+            busiest_window(&served, settings.window)
+        );
     }
 }

@@ -8,10 +8,12 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::core::decision::{Limiter, Verdict};
+use crate::core::decision::{Decision, Limiter, Verdict};
 use crate::core::export::push_row;
 use crate::core::limiter::{Algorithm, AnyLimiter, Settings};
+use crate::core::profiles::ProductReply;
 use crate::core::row_response::row_response;
+use crate::core::run::with_final_verdict;
 use crate::core::time::{format_seconds, Span, Time};
 
 use super::figures::{Figures, Summary};
@@ -72,6 +74,22 @@ impl Busiest {
 struct KeyState {
     limiter: AnyLimiter,
     busiest: Busiest,
+    /// For a limiter that settles verdicts late: decisions so far, and the open ones as
+    /// (sequence number, arrival, cost, place of its CSV row in `StreamRows::held`).
+    decided: u64,
+    waiting: VecDeque<(u64, Time, u64, Option<usize>)>,
+}
+
+/// A CSV row kept back because it, or a row before it, waits for its final verdict.
+enum HeldRow {
+    Ready(String),
+    Open {
+        time: String,
+        key: String,
+        algorithm: Algorithm,
+        decision: Decision,
+        reply: Option<ProductReply>,
+    },
 }
 
 /// One limiter row.
@@ -83,6 +101,8 @@ struct Row {
     allowed: u64,
     delayed: u64,
     rejected: u64,
+    /// Whether its limiter settles verdicts late (see `Limiter::settles_late`).
+    late: bool,
 }
 
 /// The lab's rows over a stream of requests.
@@ -94,6 +114,10 @@ pub struct StreamRows {
     /// Key numbers in order of first appearance, as the page numbers them.
     numbers: HashMap<String, u32>,
     requests: u64,
+    /// CSV rows kept back until every row before them is final, and the number of rows
+    /// already written before the first of them.
+    held: VecDeque<HeldRow>,
+    held_from: usize,
 }
 
 impl StreamRows {
@@ -104,6 +128,7 @@ impl StreamRows {
             match algorithm.build(settings) {
                 Ok(fresh) => rows.push(Row {
                     algorithm,
+                    late: fresh.settles_late(),
                     fresh,
                     keys: Vec::new(),
                     allowed: 0,
@@ -119,6 +144,8 @@ impl StreamRows {
             refusals,
             numbers: HashMap::new(),
             requests: 0,
+            held: VecDeque::new(),
+            held_from: 0,
         }
     }
 
@@ -143,26 +170,90 @@ impl StreamRows {
                 row.keys.push(KeyState {
                     limiter: row.fresh.clone(),
                     busiest: Busiest::default(),
+                    decided: 0,
+                    waiting: VecDeque::new(),
                 });
             }
             let state = &mut row.keys[key];
+            let mut slot = None;
             let verdict = match (&mut csv, &time) {
                 (Some(out), Some(time)) => {
                     let (decision, reply) = state.limiter.decide_with_reply(arrival.at, cost);
-                    let response =
-                        row_response(row.algorithm, &self.settings, &decision, reply.as_ref());
-                    push_row(
-                        out,
-                        time,
-                        arrival.key,
-                        row.algorithm.slug(),
-                        decision.verdict.word(),
-                        &response,
-                    );
+                    let open = row.late && matches!(decision.verdict, Verdict::Delayed { .. });
+                    if open {
+                        slot = Some(self.held_from + self.held.len());
+                        self.held.push_back(HeldRow::Open {
+                            time: time.clone(),
+                            key: arrival.key.to_string(),
+                            algorithm: row.algorithm,
+                            decision,
+                            reply,
+                        });
+                    } else {
+                        let response =
+                            row_response(row.algorithm, &self.settings, &decision, reply.as_ref());
+                        let mut text = String::new();
+                        let target = if self.held.is_empty() {
+                            &mut **out
+                        } else {
+                            &mut text
+                        };
+                        push_row(
+                            target,
+                            time,
+                            arrival.key,
+                            row.algorithm.slug(),
+                            decision.verdict.word(),
+                            &response,
+                        );
+                        if !self.held.is_empty() {
+                            self.held.push_back(HeldRow::Ready(text));
+                        }
+                    }
                     decision.verdict
                 }
                 _ => state.limiter.admit(arrival.at, cost),
             };
+            if row.late {
+                // Earlier requests this decision served or failed.
+                while let Some(settled) = state.limiter.take_settled() {
+                    let Ok(i) = state.waiting.binary_search_by_key(&settled.seq, |w| w.0) else {
+                        continue;
+                    };
+                    let Some((_, at, n, held)) = state.waiting.remove(i) else {
+                        continue;
+                    };
+                    row.delayed -= 1;
+                    match settled.verdict {
+                        Verdict::Rejected => row.rejected += 1,
+                        Verdict::Allowed => {
+                            row.allowed += 1;
+                            state.busiest.serve(at, n);
+                        }
+                        Verdict::Delayed { by } => {
+                            row.delayed += 1;
+                            state.busiest.serve(at.plus(by), n);
+                        }
+                    }
+                    if let Some(h) = held {
+                        settle_held(
+                            &mut self.held,
+                            self.held_from,
+                            h,
+                            settled.verdict,
+                            &self.settings,
+                        );
+                    }
+                }
+                let seq = state.decided;
+                state.decided += 1;
+                if let Verdict::Delayed { .. } = verdict {
+                    row.delayed += 1;
+                    state.waiting.push_back((seq, arrival.at, cost, slot));
+                    state.busiest.settle(arrival.at, window);
+                    continue;
+                }
+            }
             match verdict {
                 Verdict::Allowed => {
                     row.allowed += 1;
@@ -176,10 +267,72 @@ impl StreamRows {
             }
             state.busiest.settle(arrival.at, window);
         }
+        if let Some(out) = csv {
+            self.flush_ready(out);
+        }
+    }
+
+    /// Writes the held CSV rows that are final and have no open row before them.
+    fn flush_ready(&mut self, out: &mut String) {
+        while let Some(HeldRow::Ready(text)) = self.held.front() {
+            out.push_str(text);
+            self.held.pop_front();
+            self.held_from += 1;
+        }
+    }
+
+    /// The trace has ended: runs every limiter that settles late on until its open verdicts
+    /// are settled (the requests still queued are served on the timer's next ticks), and
+    /// writes the CSV rows held for them.
+    pub fn settle_rest(&mut self, csv: Option<&mut String>) {
+        for row in &mut self.rows {
+            if !row.late {
+                continue;
+            }
+            for state in &mut row.keys {
+                if state.waiting.is_empty() {
+                    continue;
+                }
+                state.limiter.settle_rest();
+                while let Some(settled) = state.limiter.take_settled() {
+                    let Ok(i) = state.waiting.binary_search_by_key(&settled.seq, |w| w.0) else {
+                        continue;
+                    };
+                    let Some((_, at, n, held)) = state.waiting.remove(i) else {
+                        continue;
+                    };
+                    row.delayed -= 1;
+                    match settled.verdict {
+                        Verdict::Rejected => row.rejected += 1,
+                        Verdict::Allowed => {
+                            row.allowed += 1;
+                            state.busiest.serve(at, n);
+                        }
+                        Verdict::Delayed { by } => {
+                            row.delayed += 1;
+                            state.busiest.serve(at.plus(by), n);
+                        }
+                    }
+                    if let Some(h) = held {
+                        settle_held(
+                            &mut self.held,
+                            self.held_from,
+                            h,
+                            settled.verdict,
+                            &self.settings,
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(out) = csv {
+            self.flush_ready(out);
+        }
     }
 
     /// The rows' figures, as the page's table shows them.
     pub fn finish(mut self) -> Summary {
+        self.settle_rest(None);
         let window = self.settings.window;
         let rows = self
             .rows
@@ -214,6 +367,41 @@ impl StreamRows {
     }
 }
 
+/// Renders the held CSV row `index` (counted from the first row ever written) with its final
+/// verdict.
+fn settle_held(
+    held: &mut VecDeque<HeldRow>,
+    held_from: usize,
+    index: usize,
+    verdict: Verdict,
+    settings: &Settings,
+) {
+    let Some(slot) = index.checked_sub(held_from).and_then(|i| held.get_mut(i)) else {
+        return;
+    };
+    if let HeldRow::Open {
+        time,
+        key,
+        algorithm,
+        decision,
+        reply,
+    } = slot
+    {
+        let decision = with_final_verdict(*decision, verdict);
+        let response = row_response(*algorithm, settings, &decision, reply.as_ref());
+        let mut text = String::new();
+        push_row(
+            &mut text,
+            time,
+            key,
+            algorithm.slug(),
+            decision.verdict.word(),
+            &response,
+        );
+        *slot = HeldRow::Ready(text);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +424,7 @@ mod tests {
             };
             rows.decide(arrival, Some(&mut csv));
         }
+        rows.settle_rest(Some(&mut csv));
         (
             (rows.finish(), csv),
             (Summary::of_run(&page), decisions_csv(&page)),
@@ -251,6 +440,8 @@ mod tests {
             "pattern=poisson&seed=7&limit=20&window=1&algos=leaky-bucket,token-bucket",
             "limit=2&window=10&trace=0@a,0@a,1*3@b,5@a,600*17@k,600.5@k&algos=fixed,gcra,redis-cell,governor,leaky-bucket",
             "pattern=several-keys&window=0.01&algos=envoy,fixed",
+            "pattern=burst-trickle&limit=2&window=1&dotnet-queue=3&dotnet-order=newest&algos=fixed,dotnet-fixed,dotnet-sliding,dotnet-token",
+            "limit=2&window=1&trace=0,0.1,0.2,0.3,0.4,0.5,1.2,2.5&dotnet-queue=3&dotnet-order=newest&algos=dotnet-fixed,fixed",
         ] {
             let ((streamed, streamed_csv), (page, page_csv)) = both(query);
             assert_eq!(streamed, page, "{query}");

@@ -181,6 +181,8 @@ fn csv(mut state: LabState, traffic: Option<&Path>, shard: Option<Shard>) -> Res
         return Err(CliError::Input(lines));
     }
     streamed?;
+    // Requests still queued at the end are settled before their rows are written.
+    rows.settle_rest(Some(&mut text));
     write(&mut out, text.as_bytes())?;
     out.flush().map_err(|_| CliError::Closed)
 }

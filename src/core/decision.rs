@@ -51,6 +51,20 @@ impl Decision {
     }
 }
 
+/// The final verdict of an earlier decision that a limiter settled after giving it (see
+/// [`Limiter::settles_late`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settlement {
+    /// Which decision: how many decisions this limiter had made before it (0 for its first).
+    /// A caller keeping one limiter per key reads it as the key-local number of the request.
+    pub seq: u64,
+    /// The final verdict: `Delayed { by }` measured from that decision's time (`Allowed` when
+    /// served at that very time), or `Rejected` when it was failed after all.
+    pub verdict: Verdict,
+    /// When it was settled: the time it was served, or the time it was failed.
+    pub at: Time,
+}
+
 /// A level to draw under a timeline: tokens in a bucket, entries in a log, and so on.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gauge {
@@ -86,4 +100,27 @@ pub trait Limiter {
     /// True when the limiter holds nothing against the key at `now`: its state is then the same
     /// as a fresh one's, so it may be forgotten (an alarm deletes such a key's storage).
     fn is_at_rest(&self, now: Time) -> bool;
+
+    /// True when some `Delayed` verdicts of this limiter are open: whether such a request is
+    /// served, and when, depends on requests that arrive after it (.NET's `NewestFirst` queue).
+    /// Every `Delayed` verdict such a limiter gives is then open (its `by` is the earliest it
+    /// could be served) until a [`Settlement`] names it: one taken through
+    /// [`Limiter::take_settled`] after a later decision, or after [`Limiter::settle_rest`].
+    /// Constant for a limiter's life, so a caller asks once; the default, for every limiter
+    /// whose verdicts are final when given, is false.
+    fn settles_late(&self) -> bool {
+        false
+    }
+
+    /// The next settlement made by the last decision (or by `settle_rest`). Each decision
+    /// forgets the ones of the decision before, so a caller that never takes them holds no
+    /// memory for them; a caller that needs them takes them all before the next decision.
+    fn take_settled(&mut self) -> Option<Settlement> {
+        None
+    }
+
+    /// The trace has ended: lets time run on with no further request, as the real limiter's
+    /// clock would, until every open verdict is settled; `take_settled` then yields them.
+    /// The state is spent afterwards (its clock is far ahead): call it last.
+    fn settle_rest(&mut self) {}
 }

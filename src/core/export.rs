@@ -15,7 +15,7 @@ use super::job::{Job, Progress, Step};
 use super::lab::LabRun;
 use super::limiter::Algorithm;
 use super::row_response::row_response;
-use super::run::DecisionReplay;
+use super::run::{with_final_verdict, DecisionReplay};
 use super::time::format_seconds;
 
 pub const CSV_HEADER: &str = "time_s,key,limiter,outcome,status,headers";
@@ -31,8 +31,9 @@ pub fn decisions_csv(run: &LabRun) -> String {
 /// Writes a run's CSV a piece at a time: a million requests through six limiters make seven
 /// million rows, far more than a page can write in one go (or hold as one string).
 pub struct CsvWriter {
-    /// Each limiter row's full decisions, made again in order (the runs keep verdicts only).
-    replays: Vec<(Algorithm, DecisionReplay)>,
+    /// Each limiter row's full decisions, made again in order (the runs keep verdicts only),
+    /// with the row's place in the run's rows.
+    replays: Vec<(Algorithm, usize, DecisionReplay)>,
     /// The next request of the trace, then the next record of the Durable Object.
     next: usize,
     next_record: usize,
@@ -43,9 +44,11 @@ impl CsvWriter {
         let replays = run
             .runs
             .iter()
-            .filter_map(|r| {
+            .enumerate()
+            .filter_map(|(i, r)| {
                 Some((
                     r.algorithm,
+                    i,
                     DecisionReplay::new(&run.trace, r.algorithm, &run.settings).ok()?,
                 ))
             })
@@ -67,10 +70,15 @@ impl CsvWriter {
         }
         let requests = requests.max(1);
         let to = self.next.saturating_add(requests).min(all.len());
-        for request in &all[self.next..to] {
+        for (index, request) in all.iter().enumerate().take(to).skip(self.next) {
             let time = format_seconds(request.at.micros());
-            for (algorithm, replay) in &mut self.replays {
-                let (decision, reply) = replay.decide(request);
+            for (algorithm, row, replay) in &mut self.replays {
+                let (mut decision, reply) = replay.decide(request);
+                // A verdict settled after its decision (.NET's NewestFirst queue): the run
+                // holds the final one.
+                if let Some(verdict) = run.runs.get(*row).and_then(|r| r.verdicts.get(index)) {
+                    decision = with_final_verdict(decision, verdict);
+                }
                 let response = row_response(*algorithm, &run.settings, &decision, reply.as_ref());
                 push_row(
                     out,

@@ -65,10 +65,11 @@ enum Phase {
     SortingTimes(Arc<Vec<Time>>),
     /// A person's keyed requests being numbered into the trace, a slice at a time.
     NumberingKeys(KeyedBuild),
-    /// Row `next - 1` of `algorithms` being run (`current`), or none started yet.
+    /// Row `next - 1` of `algorithms` being run (`current`), or none started yet. Boxed: a
+    /// builder is several times the size of the other phases.
     Running {
         next: usize,
-        current: Option<RunBuilder>,
+        current: Option<Box<RunBuilder>>,
     },
     /// The Durable Object's emulation, once every row is run.
     Emulating(Box<Simulation>),
@@ -252,7 +253,7 @@ impl Computation {
     fn run_rows(
         &mut self,
         mut next: usize,
-        mut current: Option<RunBuilder>,
+        mut current: Option<Box<RunBuilder>>,
         budget: usize,
     ) -> Step {
         loop {
@@ -264,7 +265,7 @@ impl Computation {
                 // Each row stands alone: a product refusing these settings (Envoy's 50 ms
                 // floor) is named, and every other row is still computed.
                 match RunBuilder::new(&self.trace, algorithm, &self.settings) {
-                    Ok(builder) => current = Some(builder),
+                    Ok(builder) => current = Some(Box::new(builder)),
                     Err(e) => self.refusals.push(format!("{}: {e}.", algorithm.label())),
                 }
                 continue;

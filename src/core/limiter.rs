@@ -8,7 +8,7 @@ use super::algorithms::{
     FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket,
 };
 use super::config::{ConfigError, Quota, Rate};
-use super::decision::{Decision, Gauge, Limiter, Verdict};
+use super::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
 use super::profiles::settings::ProductSettings;
 use super::profiles::ProductReply;
 #[cfg(feature = "products")]
@@ -505,6 +505,24 @@ impl AnyLimiter {
         }
     }
 
+    /// Rewrites the decision this limiter gave a request with an open verdict (see
+    /// [`Limiter::settles_late`]), and a product's reply, with the settlement that ended it.
+    pub fn settle_decision(
+        &self,
+        decision: &mut Decision,
+        reply: Option<&mut ProductReply>,
+        settlement: Settlement,
+    ) {
+        match self {
+            #[cfg(feature = "products")]
+            AnyLimiter::Dotnet(l) => l.settle_decision(decision, reply, settlement),
+            _ => {
+                let _ = reply;
+                decision.verdict = settlement.verdict;
+            }
+        }
+    }
+
     /// Decides like [`Limiter::decide`]; a product profile also gives the product's own reply.
     pub fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, Option<ProductReply>) {
         #[cfg(feature = "products")]
@@ -551,6 +569,32 @@ impl Limiter for AnyLimiter {
 
     fn is_at_rest(&self, now: Time) -> bool {
         each!(self, l => l.is_at_rest(now))
+    }
+
+    // Only .NET's profile settles late: one comparison of the variant for every other limiter,
+    // rather than a dispatch through `each!`.
+    fn settles_late(&self) -> bool {
+        match self {
+            #[cfg(feature = "products")]
+            AnyLimiter::Dotnet(l) => l.settles_late(),
+            _ => false,
+        }
+    }
+
+    fn take_settled(&mut self) -> Option<Settlement> {
+        match self {
+            #[cfg(feature = "products")]
+            AnyLimiter::Dotnet(l) => l.take_settled(),
+            _ => None,
+        }
+    }
+
+    fn settle_rest(&mut self) {
+        match self {
+            #[cfg(feature = "products")]
+            AnyLimiter::Dotnet(l) => l.settle_rest(),
+            _ => {}
+        }
     }
 }
 

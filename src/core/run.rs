@@ -2,7 +2,9 @@
 //! against the promise "at most `limit` in any window".
 
 use super::config::ConfigError;
-use super::decision::{Decision, Limiter, Verdict};
+use std::collections::VecDeque;
+
+use super::decision::{Decision, Limiter, Settlement, Verdict};
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::profiles::ProductReply;
 use super::time::{Span, Time};
@@ -12,7 +14,8 @@ use super::traffic::{Request, Trace};
 #[derive(Clone, Debug)]
 pub struct AlgorithmRun {
     pub algorithm: Algorithm,
-    /// One verdict per request, in the trace's order. The full decision (remaining count, reset
+    /// One final verdict per request, in the trace's order (a verdict a limiter settles late is
+    /// the settled one, see [`Limiter::settles_late`]). The full decision (remaining count, reset
     /// and retry times) of any request is worked out again on demand by [`decision_at`].
     pub verdicts: Verdicts,
     /// Served at once.
@@ -108,6 +111,25 @@ impl Verdicts {
         })
     }
 
+    /// Replaces the verdict on request `index` (one a limiter settled late).
+    fn set(&mut self, index: usize, verdict: Verdict) {
+        let len = self.kinds.len();
+        let Some(kind) = self.kinds.get_mut(index) else {
+            return;
+        };
+        *kind = match verdict {
+            Verdict::Allowed => ALLOWED,
+            Verdict::Delayed { by } => {
+                if self.delays.len() <= index {
+                    self.delays.resize(len, Span::ZERO);
+                }
+                self.delays[index] = by;
+                DELAYED
+            }
+            Verdict::Rejected => REJECTED,
+        };
+    }
+
     /// Every verdict, in request order.
     pub fn iter(&self) -> impl Iterator<Item = Verdict> + '_ {
         (0..self.len()).filter_map(|i| self.get(i))
@@ -191,7 +213,10 @@ pub fn run_all(
 
 /// The full decision `algorithm` made on request `index` of `trace`, and for a product its own
 /// reply. The key's earlier requests are replayed through a fresh limiter (verdicts only, the
-/// fast path), so the answer is exactly the one the run's verdict came with. `None` for an index
+/// fast path), so the answer is exactly the one the run's verdict came with. An open verdict
+/// (see [`Limiter::settles_late`]) is followed through the key's later requests, and through
+/// the end of the trace, to its settlement: the answer then carries the final verdict, and the
+/// reply says when the queued request was served or that it was evicted. `None` for an index
 /// past the end or settings the algorithm refuses.
 pub fn decision_at(
     trace: &Trace,
@@ -201,12 +226,50 @@ pub fn decision_at(
 ) -> Option<(Decision, Option<ProductReply>)> {
     let requests = trace.requests();
     let target = requests.get(index)?;
+    let same_key = |r: &&Request| r.key == target.key;
     let mut limiter = algorithm.build(settings).ok()?;
-    limiter.admit_each(
-        requests[..index].iter().filter(|r| r.key == target.key),
-        |_| (),
-    );
-    Some(limiter.decide_with_reply(target.at, u64::from(target.cost)))
+    let mut seq = 0u64;
+    limiter.admit_each(requests[..index].iter().filter(same_key), |_| seq += 1);
+    let (mut decision, mut reply) = limiter.decide_with_reply(target.at, u64::from(target.cost));
+    if limiter.settles_late() && matches!(decision.verdict, Verdict::Delayed { .. }) {
+        let later = requests.get(index + 1..).unwrap_or_default();
+        if let Some(settlement) = settlement_of(&mut limiter, seq, later.iter().filter(same_key)) {
+            limiter.settle_decision(&mut decision, reply.as_mut(), settlement);
+        }
+    }
+    Some((decision, reply))
+}
+
+/// The settlement of decision `seq` of `limiter`, found by deciding the key's `later` requests
+/// and then running the limiter on past the end of the trace.
+fn settlement_of<'a>(
+    limiter: &mut AnyLimiter,
+    seq: u64,
+    later: impl Iterator<Item = &'a Request>,
+) -> Option<Settlement> {
+    for r in later {
+        limiter.admit(r.at, u64::from(r.cost));
+        while let Some(s) = limiter.take_settled() {
+            if s.seq == seq {
+                return Some(s);
+            }
+        }
+    }
+    limiter.settle_rest();
+    std::iter::from_fn(|| limiter.take_settled()).find(|s| s.seq == seq)
+}
+
+/// `decision`, given on arrival with an open verdict, rewritten with the final `verdict` a run
+/// recorded for it: for an exported row, which needs only the verdict and the response it makes
+/// (a request failed after waiting carries no wait to retry after).
+pub fn with_final_verdict(mut decision: Decision, verdict: Verdict) -> Decision {
+    if decision.verdict != verdict {
+        decision.verdict = verdict;
+        if !verdict.passes() {
+            decision.retry_after = None;
+        }
+    }
+    decision
 }
 
 /// What the product behind `algorithm` answered to request `index` of `trace` (see
@@ -300,6 +363,27 @@ pub struct RunBuilder {
     counts: (u64, u64, u64),
     /// `(key, time)` of every serving, in decision order; grouped by key when finished.
     served: Vec<(u32, Time)>,
+    /// Only for an algorithm that settles verdicts late (asked once, of the fresh limiter);
+    /// boxed, as most runs never need it.
+    late: Option<Box<LateVerdicts>>,
+}
+
+/// What a run of a limiter that settles verdicts late keeps besides.
+#[derive(Debug)]
+struct LateVerdicts {
+    /// Per key: its decisions so far and its open verdicts.
+    open: Vec<OpenVerdicts>,
+    /// The settlements of one decision, kept to reuse its allocation.
+    settling: Vec<Settlement>,
+}
+
+/// One key's requests whose verdicts are still open, in decision order.
+#[derive(Clone, Debug, Default)]
+struct OpenVerdicts {
+    /// Decisions made on the key: the next one's key-local sequence number.
+    decided: u64,
+    /// (sequence number, request index, arrival, cost).
+    waiting: VecDeque<(u64, usize, Time, u32)>,
 }
 
 impl RunBuilder {
@@ -308,9 +392,17 @@ impl RunBuilder {
         algorithm: Algorithm,
         settings: &Settings,
     ) -> Result<RunBuilder, ConfigError> {
+        let limiters = PerKeyLimiters::new(trace, algorithm, settings)?;
+        let late = limiters.fresh.settles_late();
         Ok(RunBuilder {
             algorithm,
-            limiters: PerKeyLimiters::new(trace, algorithm, settings)?,
+            late: late.then(|| {
+                Box::new(LateVerdicts {
+                    open: vec![OpenVerdicts::default(); limiters.keys()],
+                    settling: Vec::new(),
+                })
+            }),
+            limiters,
             // Reserved at once: growing a million verdicts by doubling copies them again and again,
             // and the last copies are long enough to stall a frame.
             verdicts: Verdicts::with_capacity(trace.len()),
@@ -328,6 +420,11 @@ impl RunBuilder {
     pub fn advance(&mut self, trace: &Trace, budget: usize) {
         let from = self.verdicts.len();
         let to = from.saturating_add(budget).min(trace.len());
+        if let Some(mut late) = self.late.take() {
+            self.advance_settling(&mut late, &trace.requests()[from..to], from);
+            self.late = Some(late);
+            return;
+        }
         for request in &trace.requests()[from..to] {
             let verdict = self.limiters.with(request.key, |limiter| {
                 limiter.admit(request.at, u64::from(request.cost))
@@ -359,8 +456,97 @@ impl RunBuilder {
         }
     }
 
-    /// The run, with each key's busiest window under `window`.
-    pub fn finish(self, window: Span) -> AlgorithmRun {
+    /// `advance` for a limiter that settles verdicts late: `requests` start at index `from`.
+    /// An open `Delayed` verdict is counted as delayed meanwhile but not served; its
+    /// settlement (from a later decision of its key, or from `finish`) corrects the verdict and
+    /// the counts and records when it was served.
+    fn advance_settling(&mut self, late: &mut LateVerdicts, requests: &[Request], from: usize) {
+        for (offset, request) in requests.iter().enumerate() {
+            let settling = &mut late.settling;
+            let verdict = self.limiters.with(request.key, |limiter| {
+                let verdict = limiter.admit(request.at, u64::from(request.cost));
+                settling.extend(std::iter::from_fn(|| limiter.take_settled()));
+                verdict
+            });
+            self.apply_settlements(late, request.key);
+            let open = late.open.get_mut(request.key as usize);
+            match (verdict, open) {
+                (Verdict::Delayed { .. }, Some(open)) => {
+                    open.waiting
+                        .push_back((open.decided, from + offset, request.at, request.cost));
+                    open.decided += 1;
+                    self.counts.1 += 1;
+                    self.verdicts.push(verdict);
+                }
+                (_, open) => {
+                    if let Some(open) = open {
+                        open.decided += 1;
+                    }
+                    self.record(request.key, request.at, request.cost, verdict);
+                    self.verdicts.push(verdict);
+                }
+            }
+        }
+    }
+
+    /// Counts a final verdict and serves it.
+    fn record(&mut self, key: u32, at: Time, cost: u32, verdict: Verdict) {
+        let served_at = match verdict {
+            Verdict::Allowed => {
+                self.counts.0 += 1;
+                at
+            }
+            Verdict::Delayed { by } => {
+                self.counts.1 += 1;
+                at.plus(by)
+            }
+            Verdict::Rejected => {
+                self.counts.2 += 1;
+                return;
+            }
+        };
+        self.served
+            .extend(std::iter::repeat_n((key, served_at), cost as usize));
+    }
+
+    /// Applies the settlements in `late.settling`, all of `key`'s earlier requests.
+    fn apply_settlements(&mut self, late: &mut LateVerdicts, key: u32) {
+        for &s in &late.settling {
+            let Some(open) = late.open.get_mut(key as usize) else {
+                continue;
+            };
+            let Ok(pos) = open.waiting.binary_search_by_key(&s.seq, |w| w.0) else {
+                debug_assert!(false, "a settlement names an open verdict");
+                continue;
+            };
+            let Some((_, index, at, cost)) = open.waiting.remove(pos) else {
+                continue;
+            };
+            // It was counted as delayed while open.
+            self.counts.1 -= 1;
+            self.record(key, at, cost, s.verdict);
+            self.verdicts.set(index, s.verdict);
+        }
+        late.settling.clear();
+    }
+
+    /// The run, with each key's busiest window under `window`. A limiter that settles late is
+    /// first run on past the trace's end, so that the requests still waiting are settled as
+    /// the library would serve them on the timer's next ticks.
+    pub fn finish(mut self, window: Span) -> AlgorithmRun {
+        if let Some(mut late) = self.late.take() {
+            let keys: Vec<usize> = (0..late.open.len())
+                .filter(|&k| !late.open[k].waiting.is_empty())
+                .collect();
+            for key in keys {
+                let settling = &mut late.settling;
+                self.limiters.with(key as u32, |limiter| {
+                    limiter.settle_rest();
+                    settling.extend(std::iter::from_fn(|| limiter.take_settled()));
+                });
+                self.apply_settlements(&mut late, key as u32);
+            }
+        }
         let served = ServedTimes::group(self.limiters.keys(), &self.served);
         let mut best = (0u64, Time::ZERO, 0u32);
         for (key, times) in served.per_key().enumerate() {

@@ -12,7 +12,9 @@ use crate::core::field::Field;
 use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_MILLI, MICROS_PER_SEC};
 
 use super::cf_binding::CfBindingParams;
-use super::dotnet::{FixedWindowParams, SlidingWindowParams, TokenBucketParams};
+use super::dotnet::{
+    FixedWindowParams, QueueProcessingOrder, SlidingWindowParams, TokenBucketParams,
+};
 use super::envoy::{EnvoyParams, EnvoyRefill};
 use super::express_rate_limit::{ExpressRateLimitParams, StandardHeaders};
 use super::governor::GovernorParams;
@@ -70,6 +72,8 @@ pub struct ProductSettings {
     pub dotnet_segments: Option<u64>,
     pub dotnet_per_period: Option<u64>,
     pub dotnet_queue: Option<u64>,
+    /// `QueueProcessingOrder` of all three.
+    pub dotnet_order: Option<QueueProcessingOrder>,
     /// Guava's `permitsPerSecond` in millionths of a permit, as written in decimal.
     pub guava_rate: Option<u64>,
     pub guava_burst: Option<Span>,
@@ -373,6 +377,27 @@ pub const FIELDS: &[Field<ProductSettings>] = &[
         write: |p| whole_text(p.dotnet_queue),
     },
     Field {
+        name: "dotnet-order",
+        read: |p, v| {
+            let order = match v.trim() {
+                "oldest" => QueueProcessingOrder::OldestFirst,
+                "newest" => QueueProcessingOrder::NewestFirst,
+                _ => {
+                    return Err(format!(
+                        "oldest or newest (QueueProcessingOrder){USING_DEFAULT}"
+                    ))
+                }
+            };
+            set(&mut p.dotnet_order, Ok(order))
+        },
+        write: |p| {
+            p.dotnet_order.map(|o| match o {
+                QueueProcessingOrder::OldestFirst => "oldest".to_string(),
+                QueueProcessingOrder::NewestFirst => "newest".to_string(),
+            })
+        },
+    },
+    Field {
         name: "guava-rate",
         read: |p, v| {
             let rate = match parse_seconds(v) {
@@ -559,6 +584,7 @@ impl ProductSettings {
         p.permit_limit = self.dotnet_limit.unwrap_or(p.permit_limit);
         p.window = self.dotnet_window.unwrap_or(p.window);
         p.queue_limit = self.dotnet_queue.unwrap_or(p.queue_limit);
+        p.queue_processing_order = self.dotnet_order.unwrap_or(p.queue_processing_order);
         p
     }
 
@@ -568,6 +594,7 @@ impl ProductSettings {
         p.window = self.dotnet_window.unwrap_or(p.window);
         p.segments_per_window = self.dotnet_segments.unwrap_or(p.segments_per_window);
         p.queue_limit = self.dotnet_queue.unwrap_or(p.queue_limit);
+        p.queue_processing_order = self.dotnet_order.unwrap_or(p.queue_processing_order);
         p
     }
 
@@ -577,6 +604,7 @@ impl ProductSettings {
         p.replenishment_period = self.dotnet_window.unwrap_or(p.replenishment_period);
         p.tokens_per_period = self.dotnet_per_period.unwrap_or(p.tokens_per_period);
         p.queue_limit = self.dotnet_queue.unwrap_or(p.queue_limit);
+        p.queue_processing_order = self.dotnet_order.unwrap_or(p.queue_processing_order);
         p
     }
 }
@@ -659,6 +687,7 @@ mod tests {
             ("dotnet-segments", "5"),
             ("dotnet-per-period", "2"),
             ("dotnet-queue", "3"),
+            ("dotnet-order", "newest"),
             ("guava-rate", "2.5"),
             ("guava-burst", "4"),
         ];

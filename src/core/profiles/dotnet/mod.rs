@@ -63,9 +63,8 @@
 //!
 //! # Queued requests and the lab's verdicts
 //!
-//! The lab decides each request once, in time order, so a queued request's
-//! `Verdict::Delayed { by }` must be known when it arrives.
-//! - `OldestFirst`: exact. A later request can never get ahead of a queued one (it is refused a
+//! The lab decides each request in time order and records its verdict at once.
+//! - `OldestFirst`: the verdict is final on arrival. A later request can never get ahead of a queued one (it is refused a
 //!   lease while permits are queued, queues behind it, or is failed), and nothing is evicted, so
 //!   the tick on which each queued request is released is fixed when it is queued. The profile
 //!   keeps a projection: the tick and the permits left just after the last queued request's
@@ -74,12 +73,18 @@
 //!   `ceil((cost - tokens) / TokensPerPeriod)` later; sliding: walking the segments still to be
 //!   freed, including the ones queued requests will fill). Debug builds check the timer's real
 //!   release against it.
-//! - `NewestFirst`: not decidable on arrival. A later request may lease the permits first, be
-//!   queued behind and served before it, or evict it (the real library then fails it, later).
-//!   The profile keeps the library's state exactly (later verdicts stay exact), and gives the
-//!   queued request `Delayed` until the tick that would release it if nothing else arrived, a
-//!   lower bound on its real wait; the reply says it is provisional, and a request that evicts
-//!   older ones names how many in `evicted`. The lab cannot change an earlier verdict.
+//! - `NewestFirst`: a queued request's fate depends on requests that arrive after it: a later
+//!   one may lease the permits first, be queued behind it and served before it, or evict it
+//!   (the library then completes its wait with a failed lease). The profile keeps the library's
+//!   state exactly and settles such verdicts late ([`Limiter::settles_late`]): on arrival the
+//!   queued request gets `Delayed` until the tick that would release it if nothing else came
+//!   (the earliest it can be served, an open verdict), and the decision that serves it on a
+//!   tick, or evicts it, reports its final verdict as a [`Settlement`] naming its sequence
+//!   number: `Delayed` until that tick, or `Rejected`. A request that evicts older ones names
+//!   how many in `evicted`. Requests still queued when the trace ends wait, in the library, for
+//!   the timer's next ticks; [`Limiter::settle_rest`] runs the timer on until the queue is
+//!   empty (with nothing arriving every queued call is served in the end, as each one fits the
+//!   limit), so the lab settles them as served on those ticks.
 //!
 //! Choices where .NET has nothing to say: a time earlier than one already seen is treated as that
 //! later time; a cost above `int.MaxValue` is above every limit, so it is the same exception.
@@ -87,7 +92,7 @@
 use std::collections::VecDeque;
 
 use crate::core::config::ConfigError;
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
 use crate::core::http::HttpResponse;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_MILLI};
 
@@ -140,8 +145,12 @@ enum Kind {
 #[derive(Clone, Copy, Debug)]
 struct Queued {
     count: u64,
-    /// The timer tick that releases it (exact for `OldestFirst`, provisional for `NewestFirst`).
+    /// The timer tick that releases it: exact for `OldestFirst`; for `NewestFirst`, the earliest
+    /// it can be (nothing else consuming permits before it).
     release_tick: u64,
+    /// Which decision queued it (this limiter's count of decisions before it), and when.
+    seq: u64,
+    arrival: Time,
     /// Sliding window, `OldestFirst`: its permits are already written into the segment of its
     /// release tick.
     recorded: bool,
@@ -188,6 +197,10 @@ pub struct DotnetLimiter {
     /// `OldestFirst`: the tick and the permits left right after the last queued call's release.
     projection: (u64, u64),
     latest: Time,
+    /// Decisions made so far: the next one's sequence number.
+    decisions: u64,
+    /// `NewestFirst`: the earlier calls the last decision served or failed, to be taken.
+    settled: VecDeque<Settlement>,
 }
 
 /// The shared checks of the three constructors.
@@ -257,6 +270,8 @@ impl DotnetLimiter {
             segments: VecDeque::new(),
             projection: (0, limit),
             latest: Time::ZERO,
+            decisions: 0,
+            settled: VecDeque::new(),
         })
     }
 
@@ -383,7 +398,22 @@ impl DotnetLimiter {
                     self.queue.pop_front();
                 }
                 QueueProcessingOrder::NewestFirst => {
+                    debug_assert!(
+                        q.release_tick <= self.ticks_done,
+                        "served before the earliest tick it could be"
+                    );
                     self.queue.pop_back();
+                    let at = self.tick_time(self.ticks_done);
+                    let by = at.since(q.arrival);
+                    self.settled.push_back(Settlement {
+                        seq: q.seq,
+                        verdict: if by == Span::ZERO {
+                            Verdict::Allowed
+                        } else {
+                            Verdict::Delayed { by }
+                        },
+                        at,
+                    });
                 }
             }
             self.level -= q.count;
@@ -437,8 +467,9 @@ impl DotnetLimiter {
         }
     }
 
-    /// `AcquireAsync(cost)` at `now` (time already advanced), changing the state.
-    fn acquire(&mut self, cost: u64) -> Outcome {
+    /// `AcquireAsync(cost)` at `now` (time already advanced) as decision `seq`, changing the
+    /// state.
+    fn acquire(&mut self, now: Time, cost: u64, seq: u64) -> Outcome {
         if cost > self.limit {
             return Outcome::Exceeds;
         }
@@ -460,6 +491,12 @@ impl DotnetLimiter {
                     };
                     self.queue_count -= old.count;
                     evicted += 1;
+                    // The evicted call's wait completes now, with a failed lease.
+                    self.settled.push_back(Settlement {
+                        seq: old.seq,
+                        verdict: Verdict::Rejected,
+                        at: now,
+                    });
                 }
             } else {
                 return Outcome::Failed {
@@ -488,6 +525,8 @@ impl DotnetLimiter {
             count: cost,
             release_tick: tick,
             recorded,
+            seq,
+            arrival: now,
         });
         self.queue_count += cost;
         Outcome::Queued { tick, evicted }
@@ -574,8 +613,12 @@ impl DotnetLimiter {
     fn run(&mut self, now: Time, cost: u64) -> (Decision, Outcome) {
         let now = now.max(self.latest);
         self.latest = now;
+        // What the decision before settled was for its caller to take by now.
+        self.settled.clear();
+        let seq = self.decisions;
+        self.decisions = self.decisions.saturating_add(1);
         self.advance(now);
-        let outcome = self.acquire(cost);
+        let outcome = self.acquire(now, cost, seq);
         let verdict = match outcome {
             Outcome::Leased => Verdict::Allowed,
             Outcome::Queued { tick, .. } => Verdict::Delayed {
@@ -593,6 +636,37 @@ impl DotnetLimiter {
         (decision, outcome)
     }
 
+    /// Rewrites the decision a queued `NewestFirst` call got on arrival (and its reply) with the
+    /// settlement that ended its wait: served on a tick (`completes_at`, `IsAcquired` True) or
+    /// failed by a later call's eviction (`evicted_at`, `IsAcquired` False, no `RetryAfter`).
+    pub fn settle_decision(
+        &self,
+        decision: &mut Decision,
+        reply: Option<&mut ProductReply>,
+        settlement: Settlement,
+    ) {
+        decision.verdict = settlement.verdict;
+        let served = settlement.verdict.passes();
+        if !served {
+            decision.retry_after = None;
+        }
+        let Some(reply) = reply else {
+            return;
+        };
+        let after = reply
+            .fields
+            .iter()
+            .position(|(name, _)| *name == "queued")
+            .map_or(reply.fields.len(), |i| i + 1);
+        let at = format!("{} s", format_seconds(settlement.at.micros()));
+        let settled = if served {
+            [("completes_at", at), ("IsAcquired", "True".to_string())]
+        } else {
+            [("evicted_at", at), ("IsAcquired", "False".to_string())]
+        };
+        reply.fields.splice(after..after, settled);
+    }
+
     fn reply(&self, cost: u64, outcome: Outcome) -> ProductReply {
         let mut fields = vec![("call", format!("AcquireAsync({cost})"))];
         match outcome {
@@ -607,15 +681,12 @@ impl DotnetLimiter {
             Outcome::Leased => fields.push(("IsAcquired", "True".to_string())),
             Outcome::Queued { tick, evicted } => {
                 fields.push(("queued", "True".to_string()));
-                let at = self.tick_time(tick);
-                fields.push(("completes_at", format!("{} s", format_seconds(at.micros()))));
-                fields.push(("IsAcquired", "True".to_string()));
-                if self.order == QueueProcessingOrder::NewestFirst {
-                    fields.push((
-                        "provisional",
-                        "NewestFirst: a later request may be served first or evict this one"
-                            .to_string(),
-                    ));
+                // Under NewestFirst the wait ends later, served or failed: `settle_decision`
+                // writes how once a settlement says.
+                if self.order == QueueProcessingOrder::OldestFirst {
+                    let at = self.tick_time(tick);
+                    fields.push(("completes_at", format!("{} s", format_seconds(at.micros()))));
+                    fields.push(("IsAcquired", "True".to_string()));
                 }
                 if evicted > 0 {
                     fields.push(("evicted", evicted.to_string()));
@@ -682,6 +753,26 @@ impl Limiter for DotnetLimiter {
     fn is_at_rest(&self, now: Time) -> bool {
         let state = self.at(now);
         state.level == state.limit && state.queue.is_empty() && state.segments.is_empty()
+    }
+
+    fn settles_late(&self) -> bool {
+        self.order == QueueProcessingOrder::NewestFirst
+    }
+
+    fn take_settled(&mut self) -> Option<Settlement> {
+        self.settled.pop_front()
+    }
+
+    fn settle_rest(&mut self) {
+        self.settled.clear();
+        if self.queue.is_empty() {
+            return;
+        }
+        // The timer keeps ticking: every queued call fits the limit, so with nothing arriving
+        // the ticks serve them all, and `advance` skips the idle ticks in between.
+        self.latest = Time(u64::MAX);
+        self.advance(self.latest);
+        debug_assert!(self.queue.is_empty(), "the timer serves every queued call");
     }
 }
 
@@ -824,6 +915,9 @@ mod tests {
         let before = format!("{:?}", l.at(Time::from_millis(10)));
         let d = l.decide(Time::from_millis(10), 1);
         assert_eq!(d.verdict, Verdict::Rejected);
-        assert_eq!(format!("{:?}", l.at(Time::from_millis(10))), before);
+        // Nothing but the count of decisions, which numbers them for settlements.
+        let mut after = l.at(Time::from_millis(10));
+        after.decisions -= 1;
+        assert_eq!(format!("{after:?}"), before);
     }
 }
