@@ -191,6 +191,15 @@ test('the added products decide their libraries\' own documented figures on the 
   // The queued .NET request is a delayed mark: served at the tick, 8 s after it came.
   await gotoLab(page, 'algos=dotnet-fixed&dotnet-limit=2&dotnet-window=10&dotnet-queue=1&trace=0,1,2,3');
   assert.equal(await page.locator('[data-testid="stats-dotnet-fixed"]').getAttribute('data-delayed'), '1');
+  // The queue's order: oldest first, the third call finds the queue full; newest first, it evicts
+  // the second and is served on the 1 s tick in its place.
+  for (const [order, words] of [['oldest', ['allowed', 'delayed', 'rejected']], ['newest', ['allowed', 'rejected', 'delayed']]]) {
+    await gotoLab(page, `algos=dotnet-fixed&dotnet-limit=1&dotnet-window=1&dotnet-queue=1&dotnet-order=${order}&trace=0,0.1,0.2`);
+    await page.click('.decision-details summary');
+    const cells = page.locator('[data-testid="decision-table"] tbody tr td:nth-child(4)');
+    await cells.first().waitFor();
+    assert.deepEqual(await cells.allTextContents(), words, order);
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });
