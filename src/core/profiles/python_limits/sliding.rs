@@ -26,6 +26,8 @@ struct Window {
     current_count: u64,
     previous_index: i64,
     current_index: i64,
+    /// `now / expiry`, the division the current key is taken from.
+    ratio: f64,
 }
 
 /// What `acquire_sliding_window_entry` does with a hit.
@@ -127,12 +129,14 @@ impl SlidingWindowCounterRateLimiter {
     /// `_get_sliding_window_info` at `t`.
     fn window(&self, t: f64) -> Window {
         let w = self.expiry_f();
-        let (previous_index, current_index) = self.keys(t);
+        let (previous_ratio, ratio) = ((t - w) / w, t / w);
+        // `keys`: `as` truncates toward zero itself.
+        let (previous_index, current_index) = (previous_ratio as i64, ratio as i64);
         let previous_count = self.count(previous_index, t);
         let previous_ttl = if previous_count == 0 {
             0.0
         } else {
-            (1.0 - py_mod((t - w) / w, 1.0)) * w
+            (1.0 - py_mod(previous_ratio, 1.0)) * w
         };
         Window {
             previous_count,
@@ -140,6 +144,7 @@ impl SlidingWindowCounterRateLimiter {
             current_count: self.count(current_index, t),
             previous_index,
             current_index,
+            ratio,
         }
     }
 
@@ -260,7 +265,7 @@ impl SlidingWindowCounterRateLimiter {
             f64::INFINITY
         };
         let current_reset_in = if win.current_count > 0 {
-            let current_ttl = (1.0 - py_mod(t / w, 1.0)) * w + w;
+            let current_ttl = (1.0 - py_mod(win.ratio, 1.0)) * w + w;
             py_mod(current_ttl, w)
         } else {
             f64::INFINITY
