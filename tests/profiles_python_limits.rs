@@ -636,6 +636,57 @@ proptest! {
         }
     }
 
+    /// `decide` of the moving window and the sliding window counter takes shortcuts (the clock
+    /// and the counters or log read once for the hit and the stats, a refusal known from the last
+    /// found retry time, the first counted entry walked on to): its reply is always the one the
+    /// library's own two calls give, `hit` then `get_window_stats` at the same instant, and its
+    /// state stays the one `hit` leaves.
+    #[test]
+    fn decide_replies_as_hit_then_get_window_stats_do(
+        which in 1u8..3,
+        amount in 0u64..6,
+        secs in 1u64..4,
+        epoch in prop_oneof![Just(None), Just(Some(0u64)), (0u64..3_000_000_000).prop_map(Some)],
+        steps in trace(),
+    ) {
+        let mut p = item(amount, secs, Granularity::Second);
+        if let Some(e) = epoch {
+            p = p.with_epoch(e);
+        }
+        let (mut fast_m, mut slow_m) = (moving(p), moving(p));
+        let (mut fast_s, mut slow_s) = (sliding(p), sliding(p));
+        let mut now = 0u64;
+        for (gap, cost) in steps {
+            now += gap;
+            let at = Time(now);
+            let (decision, got, want) = if which == 1 {
+                let (d, r) = fast_m.decide_with_reply(at, cost);
+                let hit = slow_m.hit(at, cost);
+                let stats = slow_m.get_window_stats(at);
+                (d, r, (hit, stats))
+            } else {
+                let (d, r) = fast_s.decide_with_reply(at, cost);
+                let hit = slow_s.hit(at, cost);
+                let stats = slow_s.get_window_stats(at);
+                (d, r, (hit, stats))
+            };
+            let (hit, stats) = want;
+            prop_assert_eq!(got.get("hit"), Some(if hit { "True" } else { "False" }), "at {}", now);
+            let (reset_time, remaining) = (py_float_repr(stats.reset_time), stats.remaining.to_string());
+            prop_assert_eq!(got.get("reset_time"), Some(reset_time.as_str()), "at {}", now);
+            prop_assert_eq!(got.get("remaining"), Some(remaining.as_str()), "at {}", now);
+            prop_assert_eq!(decision.allowed(), hit);
+            prop_assert_eq!(decision.remaining, stats.remaining_count());
+            // Both limiters now hold the same state: the next second's stats agree.
+            let later = Time(now + 1_000_000);
+            if which == 1 {
+                prop_assert_eq!(fast_m.get_window_stats(later), slow_m.get_window_stats(later));
+            } else {
+                prop_assert_eq!(fast_s.get_window_stats(later), slow_s.get_window_stats(later));
+            }
+        }
+    }
+
     /// The moving window's promise: the costs it lets through within any window of `expiry`
     /// seconds (both ends included, as `atime >= now - expiry` blocks) never exceed `amount`.
     #[test]

@@ -349,7 +349,17 @@ pub fn time_time(epoch: u64, now: Time) -> f64 {
 /// Python's float `a % b`: C's `fmod`, moved into the divisor's sign (`float_rem`).
 pub fn py_mod(a: f64, b: f64) -> f64 {
     // `fmod(a, 1)` is `a - trunc(a)`, exactly (and much faster than `fmod` on large `a`).
-    let m = if b == 1.0 { a - a.trunc() } else { a % b };
+    // `fmod(a, b)` of `0 <= a < 2b` is `a` or `a - b`, exact (Sterbenz) and needing no libm
+    // call: a computed `a - b` below `b` can only come from `a < 2b`.
+    let m = if b == 1.0 {
+        a - trunc(a)
+    } else if a >= 0.0 && b > 0.0 && a < b {
+        a
+    } else if a >= b && b > 0.0 && a - b < b {
+        a - b
+    } else {
+        a % b
+    };
     if m == 0.0 {
         0.0_f64.copysign(b)
     } else if (m < 0.0) != (b < 0.0) {
@@ -526,8 +536,25 @@ fn bisect(mut false_at: u64, mut true_at: u64, holds: &impl Fn(Time) -> bool) ->
 
 /// `floor(x)` of a non-negative double as Python's int, held in 128 bits (saturating).
 fn floor_int(x: f64) -> u128 {
-    // `as` saturates, and a NaN (never produced here) would be 0.
-    x.floor() as u128
+    // Below 2^64 the truncation to 64 bits is the floor (one instruction, where `floor` and a
+    // conversion to 128 bits are library calls on the baseline x86-64).
+    if (0.0..18_446_744_073_709_551_616.0).contains(&x) {
+        u128::from(x as u64)
+    } else {
+        // `as` saturates, and a NaN (never produced here) would be 0.
+        x.floor() as u128
+    }
+}
+
+/// `x.trunc()`, bit for bit (the sign of a zero kept), without the library call `trunc` is on
+/// the baseline x86-64: below 2^52 in magnitude through a 64-bit integer, above it `x` itself
+/// (already whole, or infinite, or NaN).
+fn trunc(x: f64) -> f64 {
+    if x.abs() < 4_503_599_627_370_496.0 {
+        ((x as i64) as f64).copysign(x)
+    } else {
+        x
+    }
 }
 
 #[cfg(test)]
@@ -578,6 +605,58 @@ mod tests {
                 fmod
             };
             assert_eq!(py_mod(a, 1.0).to_bits(), want.to_bits(), "{a}");
+        }
+    }
+
+    /// The library's float steps as they were written before the shortcuts: `trunc`, `floor`
+    /// and `fmod` from the standard library.
+    fn py_mod_slow(a: f64, b: f64) -> f64 {
+        let m = if b == 1.0 { a - a.trunc() } else { a % b };
+        if m == 0.0 {
+            0.0_f64.copysign(b)
+        } else if (m < 0.0) != (b < 0.0) {
+            m + b
+        } else {
+            m
+        }
+    }
+
+    fn same(x: f64, y: f64) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+
+    proptest::proptest! {
+        /// `trunc`, `floor_int` and `py_mod` without library calls give the library calls'
+        /// doubles bit for bit: on any double, and on the values the windows produce.
+        #[test]
+        fn the_float_shortcuts_agree_with_the_library_calls(
+            bits in proptest::num::u64::ANY,
+            small in -1e7f64..1e7,
+            ttl in 0.0f64..200.0,
+            w in 1u64..100,
+            count in 1u64..60,
+        ) {
+            let any = f64::from_bits(bits);
+            for x in [any, small, ttl, -ttl, small * 1e12, -0.0, 0.0, 4_503_599_627_370_495.5] {
+                proptest::prop_assert!(same(trunc(x), x.trunc()), "trunc {:e}", x);
+                proptest::prop_assert_eq!(floor_int(x.abs()), x.abs().floor() as u128);
+                proptest::prop_assert_eq!(floor_int(x), x.floor() as u128);
+                proptest::prop_assert!(same(py_mod(x, 1.0), py_mod_slow(x, 1.0)), "{:e} % 1", x);
+            }
+            let w = w as f64;
+            for (a, b) in [
+                (ttl, w),
+                (ttl + w, w),
+                (2.0 * w, w),
+                (ttl, w / count as f64),
+                (any, w),
+                (w, any),
+                (any, small),
+                (small, ttl),
+                (-ttl, w),
+            ] {
+                proptest::prop_assert!(same(py_mod(a, b), py_mod_slow(a, b)), "{:e} % {:e}", a, b);
+            }
         }
     }
 

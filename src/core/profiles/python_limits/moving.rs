@@ -36,17 +36,22 @@ pub struct MovingWindowRateLimiter {
     /// the lab's time 0.
     timer_due: Option<Time>,
     latest: Time,
+    /// The first run whose entries were still counted at the last call (`atime > now -
+    /// expiry`), or `runs.len()`: no earlier run is counted at any later time, and runs are
+    /// only added after it, so the next call finds its own by walking on from it.
+    counted: usize,
+    /// Counts the changes of `runs` and `timer_due`: it names them for the found times.
+    version: LogKey,
     /// When the log was last found to hold nothing, for the log it was found for.
     rest: Option<(LogKey, Option<Time>)>,
     /// When a refused hit of `cost` was last found to pass, for the log it was found for.
     retry: Option<(LogKey, u64, Option<Time>)>,
 }
 
-/// Names the log and its timer: runs are only added at the back and pruned at the front, so
-/// the first run's start and the last run's end name its contents. A time found for a log holds
-/// while the log is unchanged (the conditions only turn true with time), as that time or `now`
-/// once it has passed.
-type LogKey = (Option<u64>, Option<u64>, Option<Time>);
+/// Names the log and its timer: the count of their changes (`version`). A time found for a log
+/// holds while the log is unchanged (the conditions only turn true with time), as that time or
+/// `now` once it has passed.
+type LogKey = u64;
 
 impl MovingWindowRateLimiter {
     pub fn new(params: PyLimitsParams) -> Result<MovingWindowRateLimiter, ConfigError> {
@@ -60,6 +65,8 @@ impl MovingWindowRateLimiter {
             runs: VecDeque::new(),
             timer_due: Some(Time::ZERO.plus(TIMER_INTERVAL)),
             latest: Time::ZERO,
+            counted: 0,
+            version: 0,
             rest: None,
             retry: None,
         })
@@ -90,7 +97,9 @@ impl MovingWindowRateLimiter {
         if self.timer_due.is_some_and(|due| due <= now) {
             let gone = self.pruned_by(now);
             self.runs.drain(..gone);
+            self.counted = self.counted.saturating_sub(gone);
             self.timer_due = None;
+            self.version = self.version.wrapping_add(1);
         }
     }
 
@@ -98,6 +107,7 @@ impl MovingWindowRateLimiter {
     fn schedule_expiry(&mut self, now: Time) {
         if self.timer_due.is_none() {
             self.timer_due = Some(now.plus(TIMER_INTERVAL));
+            self.version = self.version.wrapping_add(1);
         }
     }
 
@@ -154,6 +164,7 @@ impl MovingWindowRateLimiter {
         }
         if cost > 0 {
             let start = self.runs.back().map_or(0, |r| r.end);
+            self.version = self.version.wrapping_add(1);
             self.runs.push_back(Run {
                 atime: t,
                 expiry: t + self.expiry_f(),
@@ -194,11 +205,7 @@ impl MovingWindowRateLimiter {
     }
 
     fn log_key(&self) -> LogKey {
-        (
-            self.runs.front().map(|r| r.start),
-            self.runs.back().map(|r| r.end),
-            self.timer_due,
-        )
+        self.version
     }
 
     /// A lab time near the one at which `run`'s entries leave the window.
@@ -222,10 +229,57 @@ impl MovingWindowRateLimiter {
         })
     }
 
+    /// `hit` then `get_window_stats` at the same instant, the clock read once. A hit of the
+    /// cost a refusal was last found for, on the same log, is refused until the time found for
+    /// it (without looking the log up); the window's first counted run is walked on to from the
+    /// last call's.
+    fn hit_and_stats(&mut self, now: Time, cost: u64) -> (bool, WindowStats) {
+        let now = now.max(self.latest);
+        self.latest = now;
+        self.settle(now);
+        let t = self.clock.read(now);
+        let hit = cost <= self.params.amount && {
+            self.schedule_expiry(now);
+            let key = self.log_key();
+            let refused = matches!(
+                self.retry,
+                Some((k, c, at)) if k == key && c == cost && at.is_none_or(|at| now < at)
+            );
+            !refused && self.admits(0, t, cost)
+        };
+        if hit && cost > 0 {
+            let start = self.runs.back().map_or(0, |r| r.end);
+            self.version = self.version.wrapping_add(1);
+            self.runs.push_back(Run {
+                atime: t,
+                expiry: t + self.expiry_f(),
+                start,
+                end: start.saturating_add(cost),
+            });
+        }
+        // `moving_window(0, t)`: the log is settled.
+        let since = t - self.expiry_f();
+        let mut first = self.counted.min(self.runs.len());
+        while self.runs.get(first).is_some_and(|r| r.atime <= since) {
+            first += 1;
+        }
+        self.counted = first;
+        let total = self.runs.back().map_or(0, |r| r.end);
+        let (start, count) = match (self.runs.get(first), self.runs.front()) {
+            (Some(run), _) => (run.atime, total - run.start),
+            (None, Some(oldest)) => (oldest.atime, 0),
+            (None, None) => (t, 0),
+        };
+        let stats = WindowStats {
+            reset_time: start + self.expiry_f(),
+            remaining: i128::from(self.params.amount) - i128::from(count),
+        };
+        (hit, stats)
+    }
+
     fn call(&mut self, now: Time, cost: u64) -> (Decision, WindowStats, bool) {
-        let hit = self.hit(now, cost);
+        let (hit, stats) = self.hit_and_stats(now, cost);
         let now = self.latest;
-        let stats = self.get_window_stats(now);
         let key = self.log_key();
         let rest = match self.rest {
             Some((k, at)) if k == key => at.map(|at| at.max(now)),

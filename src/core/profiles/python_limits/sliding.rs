@@ -24,7 +24,10 @@ struct Window {
     previous_count: u64,
     previous_ttl: f64,
     current_count: u64,
+    previous_index: i64,
     current_index: i64,
+    /// `now / expiry`, the division the current key is taken from.
+    ratio: f64,
 }
 
 /// What `acquire_sliding_window_entry` does with a hit.
@@ -43,23 +46,19 @@ const SLOTS: usize = 3;
 
 /// A time found for the counters as they were, which holds while they are unchanged: the
 /// conditions it answers only turn true with time and depend on nothing else, so the first time
-/// at or after a later `now` is the same time, or `now` once it has passed.
+/// at or after a later `now` is the same time, or `now` once it has passed. The counters are
+/// named by their version (see `SlidingWindowCounterRateLimiter::version`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Found {
-    slots: [Option<Slot>; SLOTS],
+    version: u64,
     cost: u64,
     at: Option<Time>,
 }
 
 impl Found {
-    fn get(
-        cache: Option<Found>,
-        slots: &[Option<Slot>; SLOTS],
-        cost: u64,
-        now: Time,
-    ) -> Option<Option<Time>> {
+    fn get(cache: Option<Found>, version: u64, cost: u64, now: Time) -> Option<Option<Time>> {
         cache
-            .filter(|f| f.slots == *slots && f.cost == cost)
+            .filter(|f| f.version == version && f.cost == cost)
             .map(|f| f.at.map(|at| at.max(now)))
     }
 }
@@ -71,6 +70,9 @@ pub struct SlidingWindowCounterRateLimiter {
     expiry: u64,
     clock: Clock,
     slots: [Option<Slot>; SLOTS],
+    /// Changes whenever `slots` do (it counts their changes), so that a found time is checked
+    /// against the counters by one comparison.
+    version: u64,
     latest: Time,
     /// When the counters were last found to hold nothing (cost unused).
     rest: Option<Found>,
@@ -88,6 +90,7 @@ impl SlidingWindowCounterRateLimiter {
                 epoch: params.epoch,
             },
             slots: [None; SLOTS],
+            version: 0,
             latest: Time::ZERO,
             rest: None,
             retry: None,
@@ -106,7 +109,8 @@ impl SlidingWindowCounterRateLimiter {
     /// truncates toward zero.
     fn keys(&self, t: f64) -> (i64, i64) {
         let w = self.expiry_f();
-        (((t - w) / w).trunc() as i64, (t / w).trunc() as i64)
+        // `as` truncates toward zero itself (and saturates).
+        (((t - w) / w) as i64, (t / w) as i64)
     }
 
     /// `storage.get(f"{key}/{index}")` at `t`: 0 once expired.
@@ -125,18 +129,22 @@ impl SlidingWindowCounterRateLimiter {
     /// `_get_sliding_window_info` at `t`.
     fn window(&self, t: f64) -> Window {
         let w = self.expiry_f();
-        let (previous_index, current_index) = self.keys(t);
+        let (previous_ratio, ratio) = ((t - w) / w, t / w);
+        // `keys`: `as` truncates toward zero itself.
+        let (previous_index, current_index) = (previous_ratio as i64, ratio as i64);
         let previous_count = self.count(previous_index, t);
         let previous_ttl = if previous_count == 0 {
             0.0
         } else {
-            (1.0 - py_mod((t - w) / w, 1.0)) * w
+            (1.0 - py_mod(previous_ratio, 1.0)) * w
         };
         Window {
             previous_count,
             previous_ttl,
             current_count: self.count(current_index, t),
+            previous_index,
             current_index,
+            ratio,
         }
     }
 
@@ -147,11 +155,15 @@ impl SlidingWindowCounterRateLimiter {
 
     /// `acquire_sliding_window_entry(key, amount, expiry, cost)` at `t`, without writing.
     fn assess(&self, t: f64, cost: u64) -> Outcome {
-        let amount = u128::from(self.params.amount);
         if cost > self.params.amount {
             return Outcome::Refused;
         }
-        let win = self.window(t);
+        self.assess_in(self.window(t), t, cost)
+    }
+
+    /// `assess` with `_get_sliding_window_info` at `t` already read (`win`).
+    fn assess_in(&self, win: Window, t: f64, cost: u64) -> Outcome {
+        let amount = u128::from(self.params.amount);
         let before = self.weighted(win.previous_count, win.previous_ttl, win.current_count);
         if floor_int(before) + u128::from(cost) > amount {
             return Outcome::Refused;
@@ -180,6 +192,7 @@ impl SlidingWindowCounterRateLimiter {
     /// Writes the counted slot, forgetting counters no key can reach again.
     fn store(&mut self, slot: Slot, t: f64) {
         let (previous_index, _) = self.keys(t);
+        let old = self.slots;
         for s in &mut self.slots {
             if s.is_some_and(|s| {
                 s.index < previous_index || s.expires <= t || s.index == slot.index
@@ -195,6 +208,9 @@ impl SlidingWindowCounterRateLimiter {
                 .unwrap_or(0),
         };
         self.slots[place] = Some(slot);
+        if self.slots != old {
+            self.version = self.version.wrapping_add(1);
+        }
     }
 
     /// `limiter.hit(item, cost=cost)` at `now`.
@@ -225,7 +241,11 @@ impl SlidingWindowCounterRateLimiter {
     /// `limiter.get_window_stats(item)`.
     pub fn get_window_stats(&self, now: Time) -> WindowStats {
         let t = self.clock.read(now.max(self.latest));
-        let win = self.window(t);
+        self.stats_of(self.window(t), t)
+    }
+
+    /// `get_window_stats` with `_get_sliding_window_info` at `t` already read (`win`).
+    fn stats_of(&self, win: Window, t: f64) -> WindowStats {
         let weighted = self.weighted(win.previous_count, win.previous_ttl, win.current_count);
         let floor = i128::try_from(floor_int(weighted)).unwrap_or(i128::MAX);
         let remaining = (i128::from(self.params.amount) - floor).max(0);
@@ -245,7 +265,7 @@ impl SlidingWindowCounterRateLimiter {
             f64::INFINITY
         };
         let current_reset_in = if win.current_count > 0 {
-            let current_ttl = (1.0 - py_mod(t / w, 1.0)) * w + w;
+            let current_ttl = (1.0 - py_mod(win.ratio, 1.0)) * w + w;
             py_mod(current_ttl, w)
         } else {
             f64::INFINITY
@@ -315,16 +335,44 @@ impl SlidingWindowCounterRateLimiter {
         })
     }
 
+    /// `hit` then `get_window_stats` at the same instant, the clock and the counters read once:
+    /// the stats read the counters the hit read, but for the current one as the hit left it.
+    fn hit_and_stats(&mut self, now: Time, cost: u64) -> (bool, WindowStats) {
+        let now = now.max(self.latest);
+        self.latest = now;
+        let t = self.clock.read(now);
+        let win = self.window(t);
+        if cost > self.params.amount {
+            return (false, self.stats_of(win, t));
+        }
+        match self.assess_in(win, t, cost) {
+            Outcome::Refused => (false, self.stats_of(win, t)),
+            Outcome::Counted { slot, allowed } => {
+                self.store(slot, t);
+                // `store` keeps the previous window's counter (it is not expired, a free place
+                // is always left for the current one), unless both keys name one counter.
+                let after = if win.previous_index == win.current_index {
+                    self.window(t)
+                } else {
+                    Window {
+                        current_count: slot.count,
+                        ..win
+                    }
+                };
+                (allowed, self.stats_of(after, t))
+            }
+        }
+    }
+
     fn call(&mut self, now: Time, cost: u64) -> (Decision, WindowStats, bool) {
-        let hit = self.hit(now, cost);
+        let (hit, stats) = self.hit_and_stats(now, cost);
         let now = self.latest;
-        let stats = self.get_window_stats(now);
-        let rest = match Found::get(self.rest, &self.slots, 0, now) {
+        let rest = match Found::get(self.rest, self.version, 0, now) {
             Some(at) => at,
             None => {
                 let at = self.find_rest(now);
                 self.rest = Some(Found {
-                    slots: self.slots,
+                    version: self.version,
                     cost: 0,
                     at,
                 });
@@ -334,12 +382,12 @@ impl SlidingWindowCounterRateLimiter {
         let retry_after = if hit || cost > self.params.amount {
             None
         } else {
-            let at = match Found::get(self.retry, &self.slots, cost, now) {
+            let at = match Found::get(self.retry, self.version, cost, now) {
                 Some(at) => at,
                 None => {
                     let at = self.find_pass(now, cost);
                     self.retry = Some(Found {
-                        slots: self.slots,
+                        version: self.version,
                         cost,
                         at,
                     });
