@@ -608,54 +608,60 @@ mod tests {
         }
     }
 
-    /// The library's float steps as they were written before the shortcuts: `trunc`, `floor`
-    /// and `fmod` from the standard library.
-    fn py_mod_slow(a: f64, b: f64) -> f64 {
-        let m = if b == 1.0 { a - a.trunc() } else { a % b };
-        if m == 0.0 {
-            0.0_f64.copysign(b)
-        } else if (m < 0.0) != (b < 0.0) {
-            m + b
-        } else {
-            m
-        }
-    }
+    /// proptest is a native dev-dependency (the wasm32 lints build these tests too).
+    #[cfg(not(target_arch = "wasm32"))]
+    mod float_steps {
+        use super::*;
 
-    fn same(x: f64, y: f64) -> bool {
-        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
-    }
-
-    proptest::proptest! {
-        /// `trunc`, `floor_int` and `py_mod` without library calls give the library calls'
-        /// doubles bit for bit: on any double, and on the values the windows produce.
-        #[test]
-        fn the_float_shortcuts_agree_with_the_library_calls(
-            bits in proptest::num::u64::ANY,
-            small in -1e7f64..1e7,
-            ttl in 0.0f64..200.0,
-            w in 1u64..100,
-            count in 1u64..60,
-        ) {
-            let any = f64::from_bits(bits);
-            for x in [any, small, ttl, -ttl, small * 1e12, -0.0, 0.0, 4_503_599_627_370_495.5] {
-                proptest::prop_assert!(same(trunc(x), x.trunc()), "trunc {:e}", x);
-                proptest::prop_assert_eq!(floor_int(x.abs()), x.abs().floor() as u128);
-                proptest::prop_assert_eq!(floor_int(x), x.floor() as u128);
-                proptest::prop_assert!(same(py_mod(x, 1.0), py_mod_slow(x, 1.0)), "{:e} % 1", x);
+        /// The library's float steps as they were written before the shortcuts: `trunc`, `floor`
+        /// and `fmod` from the standard library.
+        fn py_mod_slow(a: f64, b: f64) -> f64 {
+            let m = if b == 1.0 { a - a.trunc() } else { a % b };
+            if m == 0.0 {
+                0.0_f64.copysign(b)
+            } else if (m < 0.0) != (b < 0.0) {
+                m + b
+            } else {
+                m
             }
-            let w = w as f64;
-            for (a, b) in [
-                (ttl, w),
-                (ttl + w, w),
-                (2.0 * w, w),
-                (ttl, w / count as f64),
-                (any, w),
-                (w, any),
-                (any, small),
-                (small, ttl),
-                (-ttl, w),
-            ] {
-                proptest::prop_assert!(same(py_mod(a, b), py_mod_slow(a, b)), "{:e} % {:e}", a, b);
+        }
+
+        fn same(x: f64, y: f64) -> bool {
+            x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+        }
+
+        proptest::proptest! {
+            /// `trunc`, `floor_int` and `py_mod` without library calls give the library calls'
+            /// doubles bit for bit: on any double, and on the values the windows produce.
+            #[test]
+            fn the_float_shortcuts_agree_with_the_library_calls(
+                bits in proptest::num::u64::ANY,
+                small in -1e7f64..1e7,
+                ttl in 0.0f64..200.0,
+                w in 1u64..100,
+                count in 1u64..60,
+            ) {
+                let any = f64::from_bits(bits);
+                for x in [any, small, ttl, -ttl, small * 1e12, -0.0, 0.0, 4_503_599_627_370_495.5] {
+                    proptest::prop_assert!(same(trunc(x), x.trunc()), "trunc {:e}", x);
+                    proptest::prop_assert_eq!(floor_int(x.abs()), x.abs().floor() as u128);
+                    proptest::prop_assert_eq!(floor_int(x), x.floor() as u128);
+                    proptest::prop_assert!(same(py_mod(x, 1.0), py_mod_slow(x, 1.0)), "{:e} % 1", x);
+                }
+                let w = w as f64;
+                for (a, b) in [
+                    (ttl, w),
+                    (ttl + w, w),
+                    (2.0 * w, w),
+                    (ttl, w / count as f64),
+                    (any, w),
+                    (w, any),
+                    (any, small),
+                    (small, ttl),
+                    (-ttl, w),
+                ] {
+                    proptest::prop_assert!(same(py_mod(a, b), py_mod_slow(a, b)), "{:e} % {:e}", a, b);
+                }
             }
         }
     }
