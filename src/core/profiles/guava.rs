@@ -78,7 +78,7 @@
 
 use crate::core::config::ConfigError;
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
-use crate::core::http::{retry_after_seconds, HttpResponse};
+use crate::core::http::HttpResponse;
 use crate::core::time::{Span, Time};
 
 use super::{Product, ProductReply};
@@ -620,28 +620,7 @@ pub fn java_double(x: f64) -> String {
 /// slept, in whole seconds rounded up and at least 1 (the lab's choice; Guava's documentation
 /// shows no server), and no `Retry-After` for a cost that cannot be asked.
 pub fn http_response(decision: &Decision, _reply: &ProductReply) -> HttpResponse {
-    if decision.allowed() {
-        return HttpResponse {
-            status: 200,
-            reason: "OK",
-            headers: Vec::new(),
-        };
-    }
-    let headers = decision
-        .retry_after
-        .map(|wait| {
-            (
-                "Retry-After".to_string(),
-                retry_after_seconds(wait).to_string(),
-            )
-        })
-        .into_iter()
-        .collect();
-    HttpResponse {
-        status: 429,
-        reason: "Too Many Requests",
-        headers,
-    }
+    super::response::refused_with_retry_after(decision)
 }
 
 impl Limiter for Guava {

@@ -115,7 +115,10 @@ pub fn nginx_reason(code: u16) -> &'static str {
     }
 }
 
-pub fn governor(decision: &Decision) -> HttpResponse {
+/// What a library that only returns a verdict and a wait tells a server written the usual way:
+/// 200, or 429 with `Retry-After` (the wait, whole seconds rounded up) when the library names a
+/// wait. governor, Go's x/time/rate and Guava's rows answer so.
+pub fn refused_with_retry_after(decision: &Decision) -> HttpResponse {
     let retry = decision
         .retry_after
         .map(|wait| header("Retry-After", retry_after_seconds(wait)));
@@ -124,6 +127,10 @@ pub fn governor(decision: &Decision) -> HttpResponse {
         (429, "Too Many Requests"),
         retry.into_iter().collect(),
     )
+}
+
+pub fn governor(decision: &Decision) -> HttpResponse {
+    refused_with_retry_after(decision)
 }
 
 pub fn redis_cell(decision: &Decision, reply: &ProductReply) -> HttpResponse {

@@ -74,7 +74,7 @@
 
 use crate::core::config::{ConfigError, MAX_COUNT};
 use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
-use crate::core::http::{retry_after_seconds, HttpResponse};
+use crate::core::http::HttpResponse;
 use crate::core::time::{Span, Time};
 
 use super::{Product, ProductReply};
@@ -718,28 +718,7 @@ impl Product for XTimeRate {
 /// `429 Too Many Requests` with `Retry-After` in whole seconds (rounded up, at least 1) from the
 /// wait the limiter names, and no `Retry-After` for a cost above the burst, which never passes.
 pub fn http_response(decision: &Decision, _reply: &ProductReply) -> HttpResponse {
-    if decision.allowed() {
-        return HttpResponse {
-            status: 200,
-            reason: "OK",
-            headers: Vec::new(),
-        };
-    }
-    let headers = decision
-        .retry_after
-        .map(|wait| {
-            (
-                "Retry-After".to_string(),
-                retry_after_seconds(wait).to_string(),
-            )
-        })
-        .into_iter()
-        .collect();
-    HttpResponse {
-        status: 429,
-        reason: "Too Many Requests",
-        headers,
-    }
+    super::response::refused_with_retry_after(decision)
 }
 
 /// Lab time in nanoseconds since the limiter was created.
