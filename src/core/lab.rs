@@ -413,7 +413,8 @@ pub fn horizon_for(trace: &Trace, window: Span) -> Time {
     after_last.max(Time(window.micros().saturating_mul(2)))
 }
 
-/// The level of `algorithm`'s limiter for `key` just before and just after each of its requests.
+/// The level of `algorithm`'s limiter for `key` just before and just after each of its requests
+/// (of its first copy, for a row run as several).
 /// Only the token bucket and the sliding log draw a level strip.
 pub fn gauge_series(
     trace: &Trace,
@@ -441,10 +442,13 @@ fn levels<L: Limiter>(
     let step = (end.micros() / GAUGE_SAMPLES).max(1);
     let mut next_sample = 0u64;
     let mut points = Vec::new();
-    for request in trace
+    // A row run as several copies draws the first copy's level: the one it holds for itself.
+    let placement = settings.deployment.placement(trace);
+    for (_, request) in trace
         .requests()
         .iter()
-        .filter(|r| r.key == key)
+        .enumerate()
+        .filter(|(i, r)| r.key == key && placement.instance(*i, key) == 0)
         .take(MAX_GAUGE_REQUESTS)
     {
         while next_sample < request.at.micros() {

@@ -46,6 +46,7 @@ impl LabState {
     /// Sets the lab's seed, which the Durable Object's emulation and the Poisson pattern share.
     pub fn set_seed(&mut self, seed: u64) {
         self.durable.seed = seed;
+        self.settings.deployment.seed = seed;
         if let Pattern::Poisson { seed: drawn_from } = &mut self.pattern {
             *drawn_from = seed;
         }

@@ -4,11 +4,13 @@
 
 use std::fmt;
 
+use super::algorithms::fixed_window::Alignment;
 use super::algorithms::{
     FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket,
 };
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
+use super::deployment::Deployment;
 use super::profiles::settings::ProductSettings;
 use super::profiles::ProductReply;
 #[cfg(feature = "products")]
@@ -198,9 +200,18 @@ impl Algorithm {
     pub fn build(self, settings: &Settings) -> Result<AnyLimiter, ConfigError> {
         let quota = settings.quota()?;
         Ok(match self {
-            Algorithm::FixedWindow => AnyLimiter::FixedWindow(FixedWindow::new(quota)),
-            Algorithm::SlidingLog => AnyLimiter::SlidingLog(SlidingLog::new(quota)),
-            Algorithm::SlidingCounter => AnyLimiter::SlidingCounter(SlidingCounter::new(quota)),
+            Algorithm::FixedWindow => AnyLimiter::FixedWindow(FixedWindow::with_options(
+                quota,
+                settings.fixed_align,
+                settings.count_refused,
+            )),
+            Algorithm::SlidingLog => {
+                AnyLimiter::SlidingLog(SlidingLog::with_options(quota, settings.count_refused))
+            }
+            Algorithm::SlidingCounter => AnyLimiter::SlidingCounter(SlidingCounter::with_options(
+                quota,
+                settings.count_refused,
+            )),
             Algorithm::TokenBucket => AnyLimiter::TokenBucket(TokenBucket::new(
                 settings.bucket_capacity(),
                 settings.refill_rate(quota),
@@ -329,6 +340,13 @@ pub struct Settings {
     /// `limit` are accepted at once, like the token bucket.
     pub leak_burst: Option<u64>,
     pub leak_delay: LeakDelay,
+    /// Where the fixed window's windows start.
+    pub fixed_align: Alignment,
+    /// Whether the fixed window, the sliding log and the sliding-window counter count refused
+    /// requests too (the products keep their own rule).
+    pub count_refused: bool,
+    /// How many copies each row runs as, and how requests are spread over them.
+    pub deployment: Deployment,
     /// The product profiles' own parameters; unset ones follow `limit` and `window`.
     pub products: ProductSettings,
 }
@@ -343,6 +361,9 @@ impl Default for Settings {
             gcra_burst: None,
             leak_burst: None,
             leak_delay: LeakDelay::default(),
+            fixed_align: Alignment::Clock,
+            count_refused: false,
+            deployment: Deployment::default(),
             products: ProductSettings::default(),
         }
     }
@@ -386,6 +407,9 @@ impl Settings {
             gcra_burst: self.gcra_burst.map(split),
             leak_burst,
             leak_delay: self.leak_delay,
+            fixed_align: self.fixed_align,
+            count_refused: self.count_refused,
+            deployment: self.deployment,
             products: self.products.clone(),
         };
         if let LeakDelay::After(d) = shard.leak_delay {

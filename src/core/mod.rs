@@ -4,6 +4,7 @@
 pub mod algorithms;
 pub mod config;
 pub mod decision;
+pub mod deployment;
 pub mod durable;
 pub mod embed;
 pub mod export;

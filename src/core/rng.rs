@@ -5,6 +5,9 @@
 //! between the native and the Wasm maths library, so a logarithm built from IEEE basic
 //! operations only (which are exactly rounded everywhere) is used instead.
 
+/// The lab's seed when a link names none.
+pub const DEFAULT_SEED: u64 = 1;
+
 #[derive(Clone, Debug)]
 pub struct SeededRng {
     state: u64,

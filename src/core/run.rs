@@ -1,10 +1,12 @@
-//! Runs one trace through several algorithms, one limiter per key, and measures what each did
-//! against the promise "at most `limit` in any window".
+//! Runs one trace through several algorithms, one limiter per key (and per copy, for a row run
+//! as several copies, see `super::deployment`), and measures what each did against the promise
+//! "at most `limit` in any window", counting a key's requests across all copies.
 
 use super::config::ConfigError;
 use std::collections::VecDeque;
 
 use super::decision::{Decision, Limiter, Settlement, Verdict};
+use super::deployment::Placement;
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::profiles::ProductReply;
 use super::time::{Span, Time};
@@ -226,14 +228,28 @@ pub fn decision_at(
 ) -> Option<(Decision, Option<ProductReply>)> {
     let requests = trace.requests();
     let target = requests.get(index)?;
-    let same_key = |r: &&Request| r.key == target.key;
+    let placement = settings.deployment.placement(trace);
+    let slot = placement.slot(index, target.key);
     let mut limiter = algorithm.build(settings).ok()?;
     let mut seq = 0u64;
-    limiter.admit_each(requests[..index].iter().filter(same_key), |_| seq += 1);
+    let same_slot = |(i, r): &(usize, &Request)| placement.slot(*i, r.key) == slot;
+    limiter.admit_each(
+        requests[..index]
+            .iter()
+            .enumerate()
+            .filter(same_slot)
+            .map(|(_, r)| r),
+        |_| seq += 1,
+    );
     let (mut decision, mut reply) = limiter.decide_with_reply(target.at, u64::from(target.cost));
     if limiter.settles_late() && matches!(decision.verdict, Verdict::Delayed { .. }) {
-        let later = requests.get(index + 1..).unwrap_or_default();
-        if let Some(settlement) = settlement_of(&mut limiter, seq, later.iter().filter(same_key)) {
+        let later = requests
+            .iter()
+            .enumerate()
+            .skip(index + 1)
+            .filter(same_slot)
+            .map(|(_, r)| r);
+        if let Some(settlement) = settlement_of(&mut limiter, seq, later) {
             limiter.settle_decision(&mut decision, reply.as_mut(), settlement);
         }
     }
@@ -286,11 +302,14 @@ pub fn product_reply(
     decision_at(trace, algorithm, settings, index)?.1
 }
 
-/// One limiter per key of a trace, each a copy of the algorithm's fresh limiter made when its key
-/// is first seen: what a run and a replay of the run both keep.
+/// One limiter per key of a trace and copy of the row (a slot, see [`Placement::slot`]), each a
+/// copy of the algorithm's fresh limiter made when its slot is first used: what a run and a
+/// replay of the run both keep.
 struct PerKeyLimiters {
     fresh: AnyLimiter,
-    per_key: Vec<Option<AnyLimiter>>,
+    placement: Placement,
+    keys: usize,
+    per_slot: Vec<Option<AnyLimiter>>,
 }
 
 impl PerKeyLimiters {
@@ -299,29 +318,41 @@ impl PerKeyLimiters {
         algorithm: Algorithm,
         settings: &Settings,
     ) -> Result<PerKeyLimiters, ConfigError> {
+        let placement = settings.deployment.placement(trace);
+        let keys = trace.keys().len();
         Ok(PerKeyLimiters {
             fresh: algorithm.build(settings)?,
-            per_key: vec![None; trace.keys().len()],
+            per_slot: vec![None; placement.slots(keys)],
+            placement,
+            keys,
         })
     }
 
     /// How many keys the trace names.
     fn keys(&self) -> usize {
-        self.per_key.len()
+        self.keys
     }
 
-    /// `f` on the limiter of `key` (a key the trace does not name gets a fresh one each time).
-    fn with<R>(&mut self, key: u32, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
-        match self.per_key.get_mut(key as usize) {
-            Some(slot) => f(slot.get_or_insert_with(|| self.fresh.clone())),
+    /// The slot that decides request `index` of `key`.
+    fn slot(&self, index: usize, key: u32) -> usize {
+        self.placement.slot(index, key)
+    }
+
+    /// `f` on the limiter of `slot` (a slot past the trace's keys gets a fresh one each time).
+    fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
+        match self.per_slot.get_mut(slot) {
+            Some(limiter) => f(limiter.get_or_insert_with(|| self.fresh.clone())),
             None => f(&mut self.fresh.clone()),
         }
     }
 }
 
-/// Every full decision of one algorithm over a trace, in request order, one limiter per key,
-/// made as they are asked for (the export walks the whole trace without keeping them all).
-pub struct DecisionReplay(PerKeyLimiters);
+/// Every full decision of one algorithm over a trace, in request order, one limiter per key (and
+/// copy), made as they are asked for (the export walks the whole trace without keeping them all).
+pub struct DecisionReplay {
+    limiters: PerKeyLimiters,
+    next: usize,
+}
 
 impl DecisionReplay {
     pub fn new(
@@ -329,15 +360,18 @@ impl DecisionReplay {
         algorithm: Algorithm,
         settings: &Settings,
     ) -> Result<DecisionReplay, ConfigError> {
-        Ok(DecisionReplay(PerKeyLimiters::new(
-            trace, algorithm, settings,
-        )?))
+        Ok(DecisionReplay {
+            limiters: PerKeyLimiters::new(trace, algorithm, settings)?,
+            next: 0,
+        })
     }
 
-    /// The decision on `request`, which must come after the ones already asked for, and for a
+    /// The decision on `request`, the trace's next one after those already asked for, and for a
     /// product its own reply.
     pub fn decide(&mut self, request: &Request) -> (Decision, Option<ProductReply>) {
-        self.0.with(request.key, |limiter| {
+        let slot = self.limiters.slot(self.next, request.key);
+        self.next += 1;
+        self.limiters.with(slot, |limiter| {
             limiter.decide_with_reply(request.at, u64::from(request.cost))
         })
     }
@@ -371,7 +405,7 @@ pub struct RunBuilder {
 /// What a run of a limiter that settles verdicts late keeps besides.
 #[derive(Debug)]
 struct LateVerdicts {
-    /// Per key: its decisions so far and its open verdicts.
+    /// Per slot (key and copy): its decisions so far and its open verdicts.
     open: Vec<OpenVerdicts>,
     /// The settlements of one decision, kept to reuse its allocation.
     settling: Vec<Settlement>,
@@ -398,7 +432,7 @@ impl RunBuilder {
             algorithm,
             late: late.then(|| {
                 Box::new(LateVerdicts {
-                    open: vec![OpenVerdicts::default(); limiters.keys()],
+                    open: vec![OpenVerdicts::default(); limiters.per_slot.len()],
                     settling: Vec::new(),
                 })
             }),
@@ -425,8 +459,9 @@ impl RunBuilder {
             self.late = Some(late);
             return;
         }
-        for request in &trace.requests()[from..to] {
-            let verdict = self.limiters.with(request.key, |limiter| {
+        for (index, request) in trace.requests()[from..to].iter().enumerate() {
+            let slot = self.limiters.slot(from + index, request.key);
+            let verdict = self.limiters.with(slot, |limiter| {
                 limiter.admit(request.at, u64::from(request.cost))
             });
             let served_at = match verdict {
@@ -463,13 +498,14 @@ impl RunBuilder {
     fn advance_settling(&mut self, late: &mut LateVerdicts, requests: &[Request], from: usize) {
         for (offset, request) in requests.iter().enumerate() {
             let settling = &mut late.settling;
-            let verdict = self.limiters.with(request.key, |limiter| {
+            let slot = self.limiters.slot(from + offset, request.key);
+            let verdict = self.limiters.with(slot, |limiter| {
                 let verdict = limiter.admit(request.at, u64::from(request.cost));
                 settling.extend(std::iter::from_fn(|| limiter.take_settled()));
                 verdict
             });
-            self.apply_settlements(late, request.key);
-            let open = late.open.get_mut(request.key as usize);
+            self.apply_settlements(late, slot, request.key);
+            let open = late.open.get_mut(slot);
             match (verdict, open) {
                 (Verdict::Delayed { .. }, Some(open)) => {
                     open.waiting
@@ -509,10 +545,10 @@ impl RunBuilder {
             .extend(std::iter::repeat_n((key, served_at), cost as usize));
     }
 
-    /// Applies the settlements in `late.settling`, all of `key`'s earlier requests.
-    fn apply_settlements(&mut self, late: &mut LateVerdicts, key: u32) {
+    /// Applies the settlements in `late.settling`, all of earlier requests of `slot`, of `key`.
+    fn apply_settlements(&mut self, late: &mut LateVerdicts, slot: usize, key: u32) {
         for &s in &late.settling {
-            let Some(open) = late.open.get_mut(key as usize) else {
+            let Some(open) = late.open.get_mut(slot) else {
                 continue;
             };
             let Ok(pos) = open.waiting.binary_search_by_key(&s.seq, |w| w.0) else {
@@ -535,16 +571,17 @@ impl RunBuilder {
     /// the library would serve them on the timer's next ticks.
     pub fn finish(mut self, window: Span) -> AlgorithmRun {
         if let Some(mut late) = self.late.take() {
-            let keys: Vec<usize> = (0..late.open.len())
-                .filter(|&k| !late.open[k].waiting.is_empty())
+            let slots: Vec<usize> = (0..late.open.len())
+                .filter(|&slot| !late.open[slot].waiting.is_empty())
                 .collect();
-            for key in keys {
+            let instances = self.limiters.placement.instances() as usize;
+            for slot in slots {
                 let settling = &mut late.settling;
-                self.limiters.with(key as u32, |limiter| {
+                self.limiters.with(slot, |limiter| {
                     limiter.settle_rest();
                     settling.extend(std::iter::from_fn(|| limiter.take_settled()));
                 });
-                self.apply_settlements(&mut late, key as u32);
+                self.apply_settlements(&mut late, slot, (slot / instances) as u32);
             }
         }
         let served = ServedTimes::group(self.limiters.keys(), &self.served);

@@ -7,6 +7,10 @@
 //! counted, like the sliding log. The comparison is done in integers scaled by the window, so the
 //! estimate is exact, never a float.
 //!
+//! With `count_refused`, refused requests are counted too, as a counter incremented by every hit
+//! (Python `limits`' storage, Upstash's sliding window) is: a client that keeps knocking then
+//! keeps its own estimate above the limit.
+//!
 //! The bound it keeps (checked by a property test): in any window, at most `2 × limit - 1`
 //! requests pass. A window spans at most two buckets, each holding at most `limit`; and a request
 //! late in the second bucket still sees most of the first one through its weight, so the two can
@@ -20,6 +24,7 @@ use crate::core::time::{Span, Time};
 #[derive(Clone, Debug)]
 pub struct SlidingCounter {
     quota: Quota,
+    count_refused: bool,
     bucket: u64,
     /// Where `bucket` starts (`bucket × window`), so that `admit` finds the bucket without dividing.
     start: u64,
@@ -39,9 +44,15 @@ struct View {
 }
 
 impl SlidingCounter {
+    /// Counts only what passed (the seed's counter).
     pub fn new(quota: Quota) -> SlidingCounter {
+        SlidingCounter::with_options(quota, false)
+    }
+
+    pub fn with_options(quota: Quota, count_refused: bool) -> SlidingCounter {
         SlidingCounter {
             quota,
+            count_refused,
             bucket: 0,
             start: 0,
             current: 0,
@@ -115,8 +126,8 @@ impl SlidingCounter {
         } else {
             self.wait_for(&v, cost)
         };
-        if passes {
-            v.current += cost;
+        if passes || self.count_refused {
+            v.current = v.current.saturating_add(cost);
         }
         let estimate_after = self.scaled_estimate(&v);
         let remaining = (u128::from(limit) * w).saturating_sub(estimate_after) / w;
@@ -191,8 +202,10 @@ impl Limiter for SlidingCounter {
             u128::from(previous) * (w - u128::from(elapsed)) + u128::from(after) * w
                 <= u128::from(limit) * w
         };
+        if fits || self.count_refused {
+            self.current = after;
+        }
         if fits {
-            self.current += cost;
             Verdict::Allowed
         } else {
             Verdict::Rejected
@@ -285,5 +298,36 @@ mod tests {
             limiter.decide(Time::from_secs(1), 1);
         }
         assert_eq!(limiter.peek(Time::from_secs(120), 1).remaining, 9);
+    }
+
+    #[test]
+    fn a_counter_that_counts_refused_hits_keeps_a_client_that_never_stops_above_the_limit() {
+        let quota = Quota::new(5, Span::from_secs(10)).unwrap();
+        let mut plain = SlidingCounter::new(quota);
+        let mut counting = SlidingCounter::with_options(quota, true);
+        let every_second: Vec<Time> = (0..60).map(Time::from_secs).collect();
+        let passed = |l: &mut SlidingCounter| {
+            every_second
+                .iter()
+                .filter(|&&t| l.admit(t, 1).passes())
+                .count()
+        };
+        assert_eq!(passed(&mut plain), 25);
+        // 10 hits in each window weigh at least 5 at any moment of the next one.
+        assert_eq!(passed(&mut counting), 5);
+    }
+
+    #[test]
+    fn counting_refused_hits_decide_and_admit_agree() {
+        let quota = Quota::new(3, Span::from_secs(2)).unwrap();
+        let mut deciding = SlidingCounter::with_options(quota, true);
+        let mut admitting = SlidingCounter::with_options(quota, true);
+        for i in 0..200u64 {
+            let t = Time::from_millis(i * 137 % 9_000 + i * 40);
+            let peeked = deciding.peek(t, 1 + i % 2);
+            let decided = deciding.decide(t, 1 + i % 2);
+            assert_eq!(peeked, decided, "#{i}");
+            assert_eq!(decided.verdict, admitting.admit(t, 1 + i % 2), "#{i}");
+        }
     }
 }

@@ -10,8 +10,13 @@
 //!   (or `now` when the log is empty),
 //! - `retry_after = max(1 ms, reset)` for a rejection.
 //!
+//! With `count_refused`, refused requests are logged too, as a log kept by every hit (a Redis
+//! sorted set that `ZADD`s before it counts) does: a client that never stops is then locked out
+//! for good, since each refused hit keeps the window full. A rejection's retry time is then when
+//! enough entries have left for the request to fit, not only the oldest.
+//!
 //! It keeps the promise "never more than `limit` in any window" exactly, at the price of one
-//! timestamp per allowed request (up to `limit` per key). Trimming pops from the front of a ring
+//! timestamp per allowed request (up to `limit` per key; with `count_refused`, one per hit). Trimming pops from the front of a ring
 //! buffer, so a decision is O(1) amortised whatever the limit.
 
 use std::collections::VecDeque;
@@ -26,14 +31,21 @@ const MIN_RETRY: Span = Span::from_millis(1);
 #[derive(Clone, Debug)]
 pub struct SlidingLog {
     quota: Quota,
+    count_refused: bool,
     log: VecDeque<Time>,
     latest: Time,
 }
 
 impl SlidingLog {
+    /// Logs only what passed (the seed's sliding log).
     pub fn new(quota: Quota) -> SlidingLog {
+        SlidingLog::with_options(quota, false)
+    }
+
+    pub fn with_options(quota: Quota, count_refused: bool) -> SlidingLog {
         SlidingLog {
             quota,
+            count_refused,
             log: VecDeque::new(),
             latest: Time::ZERO,
         }
@@ -66,15 +78,36 @@ impl SlidingLog {
         let latest = log.last().copied().unwrap_or(Time::ZERO);
         SlidingLog {
             quota,
+            count_refused: false,
             log: log.into(),
             latest,
         }
     }
 
-    fn answer(&self, now: Time, passes: bool, live_after: usize, oldest: Option<Time>) -> Decision {
+    /// The answer at `now`, when the live entries are the log's from `first` on and then
+    /// `pending` more at `now` (a peek's request, logged by `decide` but not by a peek).
+    fn answer(&self, now: Time, passes: bool, first: usize, pending: u64, cost: u64) -> Decision {
         let limit = self.quota.limit();
-        let oldest = oldest.unwrap_or(now);
+        let held = self.log.len() - first;
+        let live = held + pending as usize;
+        let entry = |i: usize| {
+            self.log
+                .get(first + i)
+                .copied()
+                .filter(|_| i < held)
+                .unwrap_or(now)
+        };
+        let oldest = entry(0);
         let reset_after = oldest.plus(self.quota.window()).since(now);
+        let retry_after = if self.count_refused {
+            // The request fits once `live - (limit - cost)` of the entries have left: wait
+            // for the last of them (every entry, for a request that can never fit).
+            let must_leave = (live as u64).saturating_sub(limit.saturating_sub(cost));
+            let last_to_leave = (must_leave as usize).clamp(1, live.max(1)) - 1;
+            entry(last_to_leave).plus(self.quota.window()).since(now)
+        } else {
+            reset_after
+        };
         Decision {
             verdict: if passes {
                 Verdict::Allowed
@@ -82,12 +115,12 @@ impl SlidingLog {
                 Verdict::Rejected
             },
             limit,
-            remaining: limit.saturating_sub(live_after as u64),
+            remaining: limit.saturating_sub(live as u64),
             reset_after,
             retry_after: if passes {
                 None
             } else {
-                Some(reset_after.max(MIN_RETRY))
+                Some(retry_after.max(MIN_RETRY))
             },
         }
     }
@@ -96,8 +129,7 @@ impl SlidingLog {
 impl Limiter for SlidingLog {
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         let passes = self.admit(now, cost).passes();
-        let now = self.latest;
-        self.answer(now, passes, self.log.len(), self.log.front().copied())
+        self.answer(self.latest, passes, 0, 0, cost)
     }
 
     #[inline]
@@ -109,13 +141,16 @@ impl Limiter for SlidingLog {
                 self.log.pop_front();
             }
         }
-        if (self.log.len() as u64).saturating_add(cost) <= self.quota.limit() {
-            // cost <= limit here, so the log never holds more than `limit` entries.
+        let passes = (self.log.len() as u64).saturating_add(cost) <= self.quota.limit();
+        // Passing, cost <= limit, so a log of passed requests never holds more than `limit`.
+        if passes || self.count_refused {
             if cost == 1 {
                 self.log.push_back(now);
             } else {
                 self.log.extend(std::iter::repeat_n(now, cost as usize));
             }
+        }
+        if passes {
             Verdict::Allowed
         } else {
             Verdict::Rejected
@@ -125,15 +160,13 @@ impl Limiter for SlidingLog {
     fn peek(&self, now: Time, cost: u64) -> Decision {
         let now = now.max(self.latest);
         let first = self.first_live(now);
-        let live = self.log.len() - first;
-        let passes = (live as u64).saturating_add(cost) <= self.quota.limit();
-        let live_after = if passes { live + cost as usize } else { live };
-        let oldest =
-            self.log
-                .get(first)
-                .copied()
-                .or(if passes && cost > 0 { Some(now) } else { None });
-        self.answer(now, passes, live_after, oldest)
+        let passes = ((self.log.len() - first) as u64).saturating_add(cost) <= self.quota.limit();
+        let pending = if passes || self.count_refused {
+            cost
+        } else {
+            0
+        };
+        self.answer(now, passes, first, pending, cost)
     }
 
     fn is_at_rest(&self, now: Time) -> bool {
@@ -272,5 +305,49 @@ mod tests {
         let mut revived =
             SlidingLog::restore(Quota::new(3, Span::from_millis(1000)).unwrap(), saved);
         assert!(!revived.decide(Time::from_millis(NOON + 10), 1).allowed());
+    }
+
+    #[test]
+    fn a_log_that_counts_refused_hits_locks_out_a_client_that_never_stops() {
+        let quota = Quota::new(5, Span::from_secs(10)).unwrap();
+        let (mut plain, mut counting) = (
+            SlidingLog::new(quota),
+            SlidingLog::with_options(quota, true),
+        );
+        let every_second: Vec<Time> = (0..60).map(Time::from_secs).collect();
+        let passed = |l: &mut SlidingLog| {
+            every_second
+                .iter()
+                .filter(|&&t| l.admit(t, 1).passes())
+                .count()
+        };
+        assert_eq!((passed(&mut plain), passed(&mut counting)), (30, 5));
+    }
+
+    #[test]
+    fn counting_refused_hits_the_retry_time_waits_until_enough_entries_have_left() {
+        let mut limiter =
+            SlidingLog::with_options(Quota::new(2, Span::from_secs(10)).unwrap(), true);
+        let at = |s| Time::from_secs(s);
+        assert!(limiter.decide(at(0), 1).allowed());
+        assert!(limiter.decide(at(1), 1).allowed());
+        // Logged at 2 s and 3 s although refused: four entries, three must leave.
+        assert_eq!(
+            limiter.decide(at(2), 1).retry_after,
+            Some(Span::from_secs(9))
+        );
+        let peeked = limiter.peek(at(3), 1);
+        let refused = limiter.decide(at(3), 1);
+        assert_eq!(peeked, refused);
+        assert_eq!(
+            refused.retry_after,
+            Some(Span::from_secs(9)),
+            "entries at 0, 1, 2 must leave"
+        );
+        assert!(
+            !limiter.decide(at(11), 1).allowed(),
+            "2, 3 and 11 are in the log"
+        );
+        assert!(limiter.decide(at(13), 1).allowed());
     }
 }

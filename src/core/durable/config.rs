@@ -222,7 +222,7 @@ impl Default for SimConfig {
             code: DoCode::Safe,
             await_call: Span::from_millis(20),
             gc: true,
-            seed: 1,
+            seed: crate::core::rng::DEFAULT_SEED,
         }
     }
 }

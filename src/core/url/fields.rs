@@ -7,7 +7,9 @@
 use super::codec::percent_encode;
 use super::trace_list::{parse_trace_list, trace_list, MAX_REQUESTS_IN_LINK, STORED_TRACE};
 use super::values::{choice, count, flag, name_of};
+use crate::core::algorithms::fixed_window::Alignment;
 use crate::core::config::Rate;
+use crate::core::deployment::{Spread, MAX_INSTANCES};
 use crate::core::durable::DurableParams;
 use crate::core::embed::{Control, MAX_CAPTION_CHARS};
 use crate::core::field::Field;
@@ -217,6 +219,76 @@ pub const TUNING: &[Field<Settings>] = &[
             LeakDelay::After(0) => None,
             LeakDelay::After(n) => Some(n.to_string()),
             LeakDelay::NoDelay => Some("nodelay".to_string()),
+        },
+    },
+];
+
+/// Where a fixed window's windows start, as a link names it.
+const ALIGNMENTS: [(&str, Alignment); 2] = [
+    ("clock", Alignment::Clock),
+    ("first", Alignment::FirstRequest),
+];
+
+/// Two rules libraries differ on: where a fixed window starts, and whether the fixed window, the
+/// sliding log and the sliding-window counter count refused requests.
+pub const COUNTING: &[Field<Settings>] = &[
+    Field {
+        name: "fixed-align",
+        read: |s, raw| {
+            s.fixed_align = choice(
+                raw,
+                &ALIGNMENTS,
+                "use clock (windows on the clock) or first (from a key's first request); using clock.",
+            )?;
+            Ok(())
+        },
+        write: |s| {
+            (s.fixed_align != Alignment::Clock)
+                .then(|| name_of(&ALIGNMENTS, s.fixed_align).to_string())
+        },
+    },
+    Field {
+        name: "count-refused",
+        read: |s, raw| {
+            s.count_refused = flag(
+                raw,
+                "use 1 to count refused requests, 0 not to; not counting them.",
+            )?;
+            Ok(())
+        },
+        write: |s| s.count_refused.then(|| "1".to_string()),
+    },
+];
+
+/// How many copies every row runs as, and how requests are spread over them.
+pub const DEPLOYMENT: &[Field<Settings>] = &[
+    Field {
+        name: "instances",
+        read: |s, raw| match raw.trim().parse::<u32>() {
+            Ok(n) if (1..=MAX_INSTANCES).contains(&n) => {
+                s.deployment.instances = n;
+                Ok(())
+            }
+            _ => Err(format!(
+                "a whole number of copies from 1 to {MAX_INSTANCES}; using 1."
+            )),
+        },
+        write: |s| (s.deployment.instances != 1).then(|| s.deployment.instances.to_string()),
+    },
+    Field {
+        name: "spread",
+        read: |s, raw| {
+            let spreads = Spread::ALL.map(|spread| (spread.slug(), spread));
+            s.deployment.spread = choice(
+                raw,
+                &spreads,
+                "use round-robin, random or key; using round-robin.",
+            )?;
+            Ok(())
+        },
+        write: |s| {
+            (s.deployment.spread != Spread::RoundRobin)
+                .then(|| s.deployment.spread.slug().to_string())
         },
     },
 ];

@@ -443,7 +443,7 @@ fn every_preset_round_trips_through_the_query() {
             pattern,
             ..LabState::default()
         };
-        state.durable.seed = 7;
+        state.set_seed(7);
         assert_eq!(
             parse_query(&to_query(&state)).state,
             state,
