@@ -233,8 +233,23 @@ fn a_usage_mistake_exits_2_with_what_was_expected() {
 
 #[test]
 fn four_shards_run_in_parallel_decide_every_row_of_one_run() {
-    let path = file("shards.log", &access_log(20_000, 300));
-    let query = "limit=10&window=60&algos=fixed,sliding-log,token-bucket,leaky-bucket,redis-cell";
+    four_shards_are_one_run(
+        "shards.log",
+        "limit=10&window=60&algos=fixed,sliding-log,token-bucket,leaky-bucket,redis-cell",
+    );
+}
+
+/// Copies in turn are chosen by a request's place in the whole traffic, so shards still add up.
+#[test]
+fn four_shards_of_rows_run_as_copies_in_turn_decide_every_row_of_one_run() {
+    four_shards_are_one_run(
+        "shards-copies.log",
+        "limit=10&window=60&instances=3&algos=fixed,sliding-log,token-bucket",
+    );
+}
+
+fn four_shards_are_one_run(name: &str, query: &str) {
+    let path = file(name, &access_log(20_000, 300));
     let whole = ratelab(&["csv", query, "--traffic", &path]);
     assert!(whole.status.success());
     let children: Vec<_> = (0..4)

@@ -2,13 +2,14 @@
 //! the key's limiter and what its busiest window needs: the rows' figures (the page's table) and,
 //! when asked, each decision as the page's CSV row (`core::export`), written as it is made.
 //!
-//! Exact because keys are independent: every row keeps one limiter per key (as `core::run`
-//! does), and a key's limiter sees that key's requests in the same order as on the page. Memory
-//! grows with the number of keys, never with the number of requests.
+//! Exact because keys are independent: every row keeps one limiter per key and copy (as
+//! `core::run` does, see `core::deployment`), and each limiter sees its requests in the same
+//! order as on the page. Memory grows with the number of keys, never with the number of requests.
 
 use std::collections::{HashMap, VecDeque};
 
 use crate::core::decision::{Decision, Limiter, Verdict};
+use crate::core::deployment::Placement;
 use crate::core::export::push_row;
 use crate::core::limiter::{Algorithm, AnyLimiter, Settings};
 use crate::core::profiles::ProductReply;
@@ -21,6 +22,8 @@ use super::figures::{Figures, Summary};
 /// One request as the rows need it.
 #[derive(Clone, Copy, Debug)]
 pub struct Arrival<'a> {
+    /// Its place in the whole traffic, shards included (which copy of a row decides it).
+    pub index: usize,
     pub at: Time,
     pub key: &'a str,
     pub cost: u32,
@@ -69,11 +72,10 @@ impl Busiest {
     }
 }
 
-/// One key's state in one row.
+/// One limiter of one row: a key's (on one copy, for a row run as several).
 #[derive(Clone, Debug)]
-struct KeyState {
+struct LimiterState {
     limiter: AnyLimiter,
-    busiest: Busiest,
     /// For a limiter that settles verdicts late: decisions so far, and the open ones as
     /// (sequence number, arrival, cost, place of its CSV row in `StreamRows::held`).
     decided: u64,
@@ -89,6 +91,7 @@ enum HeldRow {
         algorithm: Algorithm,
         decision: Decision,
         reply: Option<ProductReply>,
+        copy: Option<u32>,
     },
 }
 
@@ -96,8 +99,10 @@ enum HeldRow {
 struct Row {
     algorithm: Algorithm,
     fresh: AnyLimiter,
-    /// By key number.
-    keys: Vec<KeyState>,
+    /// By slot (key number and copy, `Placement::slot`).
+    slots: Vec<LimiterState>,
+    /// By key number, across its copies.
+    busiest: Vec<Busiest>,
     allowed: u64,
     delayed: u64,
     rejected: u64,
@@ -113,6 +118,8 @@ pub struct StreamRows {
     refusals: Vec<String>,
     /// Key numbers in order of first appearance, as the page numbers them.
     numbers: HashMap<String, u32>,
+    /// Which copy decides each request.
+    placement: Placement,
     requests: u64,
     /// CSV rows kept back until every row before them is final, and the number of rows
     /// already written before the first of them.
@@ -130,7 +137,8 @@ impl StreamRows {
                     algorithm,
                     late: fresh.settles_late(),
                     fresh,
-                    keys: Vec::new(),
+                    slots: Vec::new(),
+                    busiest: Vec::new(),
                     allowed: 0,
                     delayed: 0,
                     rejected: 0,
@@ -143,6 +151,7 @@ impl StreamRows {
             rows,
             refusals,
             numbers: HashMap::new(),
+            placement: settings.deployment.placement_of_no_keys(),
             requests: 0,
             held: VecDeque::new(),
             held_from: 0,
@@ -152,29 +161,38 @@ impl StreamRows {
     /// Decides `arrival` in every row (it must not be earlier than the one before); with `csv`,
     /// appends its rows of the page's CSV export.
     pub fn decide(&mut self, arrival: Arrival, csv: Option<&mut String>) {
+        let index = arrival.index;
         self.requests += 1;
         let key = match self.numbers.get(arrival.key) {
             Some(&number) => number as usize,
             None => {
                 let number = self.numbers.len();
                 self.numbers.insert(arrival.key.to_string(), number as u32);
+                self.placement.add_key(arrival.key);
                 number
             }
         };
+        let slot_of_request = self.placement.slot(index, key as u32);
+        let copy = self.placement.copy_column(index, key as u32);
+        let copy_text = copy.map(|c| c.to_string());
+        let slots = self.placement.slots(key + 1);
         let cost = u64::from(arrival.cost);
         let window = self.settings.window;
         let time = csv.as_ref().map(|_| format_seconds(arrival.at.micros()));
         let mut csv = csv;
         for row in &mut self.rows {
-            if key == row.keys.len() {
-                row.keys.push(KeyState {
+            if key == row.busiest.len() {
+                row.busiest.push(Busiest::default());
+            }
+            while row.slots.len() < slots {
+                row.slots.push(LimiterState {
                     limiter: row.fresh.clone(),
-                    busiest: Busiest::default(),
                     decided: 0,
                     waiting: VecDeque::new(),
                 });
             }
-            let state = &mut row.keys[key];
+            let state = &mut row.slots[slot_of_request];
+            let busiest = &mut row.busiest[key];
             let mut slot = None;
             let verdict = match (&mut csv, &time) {
                 (Some(out), Some(time)) => {
@@ -188,6 +206,7 @@ impl StreamRows {
                             algorithm: row.algorithm,
                             decision,
                             reply,
+                            copy,
                         });
                     } else {
                         let response =
@@ -205,6 +224,7 @@ impl StreamRows {
                             row.algorithm.slug(),
                             decision.verdict.word(),
                             &response,
+                            copy_text.as_deref(),
                         );
                         if !self.held.is_empty() {
                             self.held.push_back(HeldRow::Ready(text));
@@ -228,11 +248,11 @@ impl StreamRows {
                         Verdict::Rejected => row.rejected += 1,
                         Verdict::Allowed => {
                             row.allowed += 1;
-                            state.busiest.serve(at, n);
+                            busiest.serve(at, n);
                         }
                         Verdict::Delayed { by } => {
                             row.delayed += 1;
-                            state.busiest.serve(at.plus(by), n);
+                            busiest.serve(at.plus(by), n);
                         }
                     }
                     if let Some(h) = held {
@@ -250,22 +270,22 @@ impl StreamRows {
                 if let Verdict::Delayed { .. } = verdict {
                     row.delayed += 1;
                     state.waiting.push_back((seq, arrival.at, cost, slot));
-                    state.busiest.settle(arrival.at, window);
+                    busiest.settle(arrival.at, window);
                     continue;
                 }
             }
             match verdict {
                 Verdict::Allowed => {
                     row.allowed += 1;
-                    state.busiest.serve(arrival.at, cost);
+                    busiest.serve(arrival.at, cost);
                 }
                 Verdict::Delayed { by } => {
                     row.delayed += 1;
-                    state.busiest.serve(arrival.at.plus(by), cost);
+                    busiest.serve(arrival.at.plus(by), cost);
                 }
                 Verdict::Rejected => row.rejected += 1,
             }
-            state.busiest.settle(arrival.at, window);
+            busiest.settle(arrival.at, window);
         }
         if let Some(out) = csv {
             self.flush_ready(out);
@@ -289,10 +309,12 @@ impl StreamRows {
             if !row.late {
                 continue;
             }
-            for state in &mut row.keys {
+            let instances = self.placement.instances() as usize;
+            for (slot, state) in row.slots.iter_mut().enumerate() {
                 if state.waiting.is_empty() {
                     continue;
                 }
+                let busiest = &mut row.busiest[slot / instances];
                 state.limiter.settle_rest();
                 while let Some(settled) = state.limiter.take_settled() {
                     let Ok(i) = state.waiting.binary_search_by_key(&settled.seq, |w| w.0) else {
@@ -306,11 +328,11 @@ impl StreamRows {
                         Verdict::Rejected => row.rejected += 1,
                         Verdict::Allowed => {
                             row.allowed += 1;
-                            state.busiest.serve(at, n);
+                            busiest.serve(at, n);
                         }
                         Verdict::Delayed { by } => {
                             row.delayed += 1;
-                            state.busiest.serve(at.plus(by), n);
+                            busiest.serve(at.plus(by), n);
                         }
                     }
                     if let Some(h) = held {
@@ -341,9 +363,9 @@ impl StreamRows {
                 // The busiest key: the most in one window, then the earliest end, then the first
                 // key seen, as `core::run` chooses it.
                 let mut best = (0u64, Time::ZERO);
-                for state in &mut row.keys {
-                    state.busiest.settle(Time(u64::MAX), window);
-                    let (count, end) = state.busiest.best;
+                for busiest in &mut row.busiest {
+                    busiest.settle(Time(u64::MAX), window);
+                    let (count, end) = busiest.best;
                     if count > best.0 || (count == best.0 && count > 0 && end < best.1) {
                         best = (count, end);
                     }
@@ -385,6 +407,7 @@ fn settle_held(
         algorithm,
         decision,
         reply,
+        copy,
     } = slot
     {
         let decision = with_final_verdict(*decision, verdict);
@@ -397,6 +420,7 @@ fn settle_held(
             algorithm.slug(),
             decision.verdict.word(),
             &response,
+            copy.map(|c| c.to_string()).as_deref(),
         );
         *slot = HeldRow::Ready(text);
     }
@@ -414,10 +438,11 @@ mod tests {
         let state = parse_query(query).state;
         let page = LabRun::compute(&state);
         let mut rows = StreamRows::new(&state.settings, &state.algorithms);
-        let mut csv = String::from(crate::core::export::CSV_HEADER);
+        let mut csv = crate::core::export::csv_header(&state.settings);
         csv.push('\n');
-        for request in page.trace.requests() {
+        for (index, request) in page.trace.requests().iter().enumerate() {
             let arrival = Arrival {
+                index,
                 at: request.at,
                 key: page.trace.key_name(request.key),
                 cost: request.cost,
@@ -442,6 +467,11 @@ mod tests {
             "pattern=several-keys&window=0.01&algos=envoy,fixed",
             "pattern=burst-trickle&limit=2&window=1&dotnet-queue=3&dotnet-order=newest&algos=fixed,dotnet-fixed,dotnet-sliding,dotnet-token",
             "limit=2&window=1&trace=0,0.1,0.2,0.3,0.4,0.5,1.2,2.5&dotnet-queue=3&dotnet-order=newest&algos=dotnet-fixed,fixed",
+            "pattern=several-keys&instances=3&algos=fixed,sliding-log,token-bucket,leaky-bucket,envoy,cf-binding",
+            "pattern=poisson&instances=4&spread=random&seed=5&algos=sliding-counter,gcra,governor,express-rate-limit",
+            "pattern=several-keys&instances=5&spread=key&algos=fixed,sliding-log,redis-cell",
+            "pattern=burst-trickle&limit=2&window=1&instances=2&dotnet-queue=3&dotnet-order=newest&algos=dotnet-fixed,dotnet-token",
+            "pattern=steady&count-refused=1&fixed-align=first&algos=fixed,sliding-log,sliding-counter",
         ] {
             let ((streamed, streamed_csv), (page, page_csv)) = both(query);
             assert_eq!(streamed, page, "{query}");

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::core::export::{CsvWriter, CSV_HEADER};
+use crate::core::export::{csv_header, CsvWriter};
 use crate::core::lab::LabRun;
 use crate::core::lab_state::LabState;
 use crate::core::traffic::DEFAULT_KEY;
@@ -162,7 +162,7 @@ fn csv(mut state: LabState, traffic: Option<&Path>, shard: Option<Shard>) -> Res
     }
     let mut text = String::with_capacity(CSV_CHUNK * 2);
     if shard.is_none_or(Shard::is_first) {
-        text.push_str(CSV_HEADER);
+        text.push_str(&csv_header(&state.settings));
         text.push('\n');
     }
     let mut rows = StreamRows::new(&state.settings, &state.algorithms);
@@ -202,10 +202,11 @@ fn stream(
         let trace = state
             .pattern
             .generate(state.settings.limit, state.settings.window);
-        for request in trace.requests() {
+        for (index, request) in trace.requests().iter().enumerate() {
             let key = trace.key_name(request.key);
             if holds(key) {
                 take(Arrival {
+                    index,
                     at: request.at,
                     key,
                     cost: request.cost,
@@ -215,10 +216,12 @@ fn stream(
         return Ok(());
     };
     let mut lines = TrafficLines::new(open(path)?);
+    let mut index = 0;
     while let Some(request) = lines.next() {
         if lines.failed() {
             continue;
         }
+        index += 1;
         // A line of the times format names no key: the lab's own, as on the page.
         let key = if request.key.is_empty() {
             DEFAULT_KEY
@@ -227,6 +230,7 @@ fn stream(
         };
         if holds(key) {
             take(Arrival {
+                index: index - 1,
                 at: request.at,
                 key,
                 cost: request.cost,

@@ -82,20 +82,20 @@ impl Deployment {
 
     /// Where each request of `trace` goes.
     pub fn placement(&self, trace: &Trace) -> Placement {
-        let instances = self.instances.clamp(1, MAX_INSTANCES);
-        let by_key = match self.spread {
-            Spread::Key if instances > 1 => trace
-                .keys()
-                .iter()
-                .map(|name| key_instance(name, instances))
-                .collect(),
-            _ => Vec::new(),
-        };
+        let mut placement = self.placement_of_no_keys();
+        for name in trace.keys() {
+            placement.add_key(name);
+        }
+        placement
+    }
+
+    /// A placement that learns the keys as they come ([`Placement::add_key`]), for a stream.
+    pub fn placement_of_no_keys(&self) -> Placement {
         Placement {
-            instances,
+            instances: self.instances.clamp(1, MAX_INSTANCES),
             spread: self.spread,
             seed: self.seed,
-            by_key,
+            by_key: Vec::new(),
         }
     }
 }
@@ -123,6 +123,13 @@ impl Placement {
         self.instances
     }
 
+    /// Numbers the next key (keys are numbered in order of first appearance, as a trace does).
+    pub fn add_key(&mut self, name: &str) {
+        if self.spread == Spread::Key && self.instances > 1 {
+            self.by_key.push(key_instance(name, self.instances));
+        }
+    }
+
     /// The copy that decides request `index` of the trace, of key `key`.
     pub fn instance(&self, index: usize, key: u32) -> u32 {
         if self.instances == 1 {
@@ -145,6 +152,12 @@ impl Placement {
     /// The limiter slot of request `index` of key `key`: one per key and copy.
     pub fn slot(&self, index: usize, key: u32) -> usize {
         key as usize * self.instances as usize + self.instance(index, key) as usize
+    }
+
+    /// The CSV export's `copy` column for request `index` of `key`: the copy from 1, and only
+    /// for a row run as several.
+    pub fn copy_column(&self, index: usize, key: u32) -> Option<u32> {
+        (self.instances > 1).then(|| self.instance(index, key) + 1)
     }
 
     /// How many slots a trace of `keys` keys needs.

@@ -1,7 +1,8 @@
 //! Every decision on the page as CSV: one row per request and limiter, with the HTTP answer it
 //! turned into, so a person can take the lab's result into a spreadsheet or a script.
 //!
-//! Columns: `time_s,key,limiter,outcome,status,headers`. Time is the request's own time in exact
+//! Columns: `time_s,key,limiter,outcome,status,headers`, and `copy` (1 to `instances`) when the
+//! rows run as several copies (`core::deployment`). Time is the request's own time in exact
 //! decimal seconds (the Durable Object's rows use when the Worker sent the call, retries
 //! included); `status` and `headers` are the response the row's client receives (a product's own,
 //! `profiles::response`), the headers joined as `Name: value; Name: value`. Fields are
@@ -10,15 +11,25 @@
 
 use std::sync::Arc;
 
+use super::deployment::Placement;
 use super::http::HttpResponse;
 use super::job::{Job, Progress, Step};
 use super::lab::LabRun;
-use super::limiter::Algorithm;
+use super::limiter::{Algorithm, Settings};
 use super::row_response::row_response;
 use super::run::{with_final_verdict, DecisionReplay};
 use super::time::format_seconds;
 
 pub const CSV_HEADER: &str = "time_s,key,limiter,outcome,status,headers";
+
+/// The header line (without its line break) for a run under `settings`.
+pub fn csv_header(settings: &Settings) -> String {
+    if settings.deployment.is_single() {
+        CSV_HEADER.to_string()
+    } else {
+        format!("{CSV_HEADER},copy")
+    }
+}
 
 /// The whole run as CSV text, rows in request order and, per request, in row order.
 pub fn decisions_csv(run: &LabRun) -> String {
@@ -34,6 +45,8 @@ pub struct CsvWriter {
     /// Each limiter row's full decisions, made again in order (the runs keep verdicts only),
     /// with the row's place in the run's rows.
     replays: Vec<(Algorithm, usize, DecisionReplay)>,
+    /// Which copy decided each request, for the `copy` column.
+    placement: Placement,
     /// The next request of the trace, then the next record of the Durable Object.
     next: usize,
     next_record: usize,
@@ -55,6 +68,7 @@ impl CsvWriter {
             .collect();
         CsvWriter {
             replays,
+            placement: run.settings.deployment.placement(&run.trace),
             next: 0,
             next_record: 0,
         }
@@ -65,13 +79,15 @@ impl CsvWriter {
     pub fn write(&mut self, run: &LabRun, out: &mut String, requests: usize) -> bool {
         let all = run.trace.requests();
         if self.next == 0 && self.next_record == 0 {
-            out.push_str(CSV_HEADER);
+            out.push_str(&csv_header(&run.settings));
             out.push('\n');
         }
         let requests = requests.max(1);
         let to = self.next.saturating_add(requests).min(all.len());
         for (index, request) in all.iter().enumerate().take(to).skip(self.next) {
             let time = format_seconds(request.at.micros());
+            let copy = self.placement.copy_column(index, request.key);
+            let copy = copy.map(|c| c.to_string());
             for (algorithm, row, replay) in &mut self.replays {
                 let (mut decision, reply) = replay.decide(request);
                 // A verdict settled after its decision (.NET's NewestFirst queue): the run
@@ -87,6 +103,7 @@ impl CsvWriter {
                     algorithm.slug(),
                     decision.verdict.word(),
                     &response,
+                    copy.as_deref(),
                 );
             }
         }
@@ -111,6 +128,8 @@ impl CsvWriter {
                 "do",
                 record.outcome.word(),
                 &report.response(record),
+                // The Durable Object is one object per key: its rows have no copy.
+                (!run.settings.deployment.is_single()).then_some(""),
             );
         }
         self.next_record = to;
@@ -196,6 +215,7 @@ pub(crate) fn push_row(
     limiter: &str,
     outcome: &str,
     response: &HttpResponse,
+    copy: Option<&str>,
 ) {
     let mut headers = String::new();
     for (name, value) in &response.headers {
@@ -226,6 +246,10 @@ pub(crate) fn push_row(
             out.push(',');
         }
         push_field(out, field);
+    }
+    if let Some(copy) = copy {
+        out.push(',');
+        out.push_str(copy);
     }
     out.push('\n');
 }
@@ -356,5 +380,21 @@ mod tests {
             crate::core::job::run_to_end(CsvJob::new(run.clone())).concat(),
             whole
         );
+    }
+
+    #[test]
+    fn rows_run_as_copies_name_the_copy_that_decided_in_a_last_column() {
+        let csv = csv_for("pattern=steady&algos=fixed&instances=2");
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next(),
+            Some("time_s,key,limiter,outcome,status,headers,copy")
+        );
+        let copies: Vec<&str> = lines
+            .take(4)
+            .map(|l| l.rsplit(',').next().unwrap())
+            .collect();
+        assert_eq!(copies, ["1", "2", "1", "2"]);
+        assert!(csv_for("pattern=steady&algos=fixed").starts_with(&format!("{CSV_HEADER}\n")));
     }
 }

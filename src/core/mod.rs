@@ -18,6 +18,7 @@ pub mod limiter;
 pub mod profiles;
 pub mod region;
 pub mod rng;
+pub mod row_notes;
 pub mod row_response;
 pub mod run;
 pub mod sha256;

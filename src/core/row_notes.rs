@@ -1,0 +1,137 @@
+//! What the lab's mechanisms did to one row, as sentences quoting the view's own figures: copies
+//! of the row (`super::deployment`), a fixed window started at a key's first request, refused
+//! requests counted. The page puts them under the row's explanation; nothing here is written by
+//! hand but the words, so the sentences stay true when a setting changes.
+
+use super::algorithms::fixed_window::Alignment;
+use super::limiter::{Algorithm, Settings};
+use super::run::AlgorithmRun;
+use super::time::format_seconds;
+
+/// The sentences for `run` under `settings`, in the order the page shows them (none when every
+/// mechanism is at its default).
+pub fn row_notes(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
+    let mut notes = Vec::new();
+    let (limit, most) = (settings.limit, run.max_in_window);
+    let w = format_seconds(settings.window.micros());
+    let deployment = settings.deployment;
+    if !deployment.is_single() {
+        let kept = if most > limit {
+            format!("{} more than the limit of {limit}", most - limit)
+        } else {
+            format!("within the limit of {limit}")
+        };
+        notes.push(format!(
+            "Run as {} copies, requests spread {}, each copy keeping its own count: across them the busiest {w} s window of one key let {most} through, {kept}.",
+            deployment.instances,
+            deployment.spread.phrase(),
+        ));
+        if let Some(where_) = copies_in_production(run.algorithm) {
+            notes.push(where_.to_string());
+        }
+    }
+    let counts_refused = settings.count_refused
+        && matches!(
+            run.algorithm,
+            Algorithm::FixedWindow | Algorithm::SlidingLog | Algorithm::SlidingCounter
+        );
+    if counts_refused {
+        notes.push(match run.algorithm {
+            Algorithm::FixedWindow => format!(
+                "Refused requests count too: its {} refusals were added to their window's count. A full window refuses every later request of cost 1 either way, so only the count it reports changes (the inspector's remaining), not which requests pass.",
+                run.rejected
+            ),
+            _ => format!(
+                "Refused requests count too: each of its {} refusals stayed in the window like a request let through, so a client that keeps knocking keeps the window full; {} got through.",
+                run.rejected,
+                run.passed()
+            ),
+        });
+    }
+    if run.algorithm == Algorithm::FixedWindow && settings.fixed_align == Alignment::FirstRequest {
+        notes.push(format!(
+            "Its {w} s windows start at each key's first request, and again at the first request after a window ends, not on the clock's boundaries."
+        ));
+    }
+    notes
+}
+
+/// Where copies of a product row are what the product really does.
+fn copies_in_production(algorithm: Algorithm) -> Option<&'static str> {
+    match algorithm {
+        Algorithm::Envoy => Some(
+            "This is Envoy's own behaviour: the local rate limit keeps its token bucket in each Envoy process, so every copy here is one more Envoy behind the load balancer, each granting the full bucket.",
+        ),
+        Algorithm::CfBinding => Some(
+            "This is the binding's own behaviour: Cloudflare counts per location, so every copy here is one more location whose visitors each get the full limit.",
+        ),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::deployment::{Deployment, Spread};
+    use crate::core::run::run_one;
+    use crate::core::traffic::Pattern;
+
+    fn notes(algorithm: Algorithm, settings: &Settings, pattern: Pattern) -> Vec<String> {
+        let trace = pattern.generate(settings.limit, settings.window);
+        let run = run_one(&trace, algorithm, settings).unwrap();
+        row_notes(&run, settings)
+    }
+
+    #[test]
+    fn a_row_at_the_defaults_has_no_notes() {
+        let settings = Settings::default();
+        for algorithm in Algorithm::CORE {
+            assert!(notes(algorithm, &settings, Pattern::Edge).is_empty());
+        }
+    }
+
+    #[test]
+    fn copies_say_how_many_and_how_far_the_busiest_window_went_past_the_limit() {
+        let settings = Settings {
+            deployment: Deployment {
+                instances: 2,
+                spread: Spread::RoundRobin,
+                ..Deployment::default()
+            },
+            ..Settings::default()
+        };
+        assert_eq!(
+            notes(Algorithm::SlidingLog, &settings, Pattern::Steady),
+            ["Run as 2 copies, requests spread in turn, each copy keeping its own count: across them the busiest 10 s window of one key let 10 through, 5 more than the limit of 5."]
+        );
+    }
+
+    #[test]
+    fn counting_refused_requests_quotes_the_refusals_and_what_passed() {
+        let settings = Settings {
+            count_refused: true,
+            ..Settings::default()
+        };
+        let log = notes(Algorithm::SlidingLog, &settings, Pattern::Steady);
+        assert!(
+            log[0].contains("its 55 refusals") && log[0].ends_with("5 got through."),
+            "{log:?}"
+        );
+        let fixed = notes(Algorithm::FixedWindow, &settings, Pattern::Steady);
+        assert!(fixed[0].contains("its 30 refusals"), "{fixed:?}");
+        assert!(notes(Algorithm::TokenBucket, &settings, Pattern::Steady).is_empty());
+    }
+
+    #[test]
+    fn a_fixed_window_from_the_first_request_says_so_and_only_on_the_fixed_window() {
+        let settings = Settings {
+            fixed_align: Alignment::FirstRequest,
+            ..Settings::default()
+        };
+        assert_eq!(
+            notes(Algorithm::FixedWindow, &settings, Pattern::Edge).len(),
+            1
+        );
+        assert!(notes(Algorithm::SlidingLog, &settings, Pattern::Edge).is_empty());
+    }
+}
