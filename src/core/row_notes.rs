@@ -35,7 +35,9 @@ pub fn row_notes(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
             run.algorithm,
             Algorithm::FixedWindow | Algorithm::SlidingLog | Algorithm::SlidingCounter
         );
-    if counts_refused {
+    if counts_refused && run.rejected == 0 {
+        notes.push("Refused requests would count too, but it refused none here.".to_string());
+    } else if counts_refused {
         notes.push(match run.algorithm {
             Algorithm::FixedWindow => format!(
                 "Refused requests count too: its {} refusals were added to their window's count. A full window refuses every later request of cost 1 either way, so only the count it reports changes (the inspector's remaining), not which requests pass.",
@@ -120,6 +122,14 @@ mod tests {
         let fixed = notes(Algorithm::FixedWindow, &settings, Pattern::Steady);
         assert!(fixed[0].contains("its 30 refusals"), "{fixed:?}");
         assert!(notes(Algorithm::TokenBucket, &settings, Pattern::Steady).is_empty());
+        let generous = Settings {
+            limit: 100,
+            ..settings
+        };
+        assert_eq!(
+            notes(Algorithm::SlidingLog, &generous, Pattern::Steady),
+            ["Refused requests would count too, but it refused none here."]
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::core::lab::LabRun;
 use crate::core::limiter::{Algorithm, LeakDelay};
 #[cfg(feature = "products")]
 use crate::core::profiles::{guava, x_time_rate};
+use crate::core::row_notes::row_notes;
 use crate::core::time::format_seconds;
 
 use super::state::Lab;
@@ -215,10 +216,15 @@ pub fn Explanations() -> impl IntoView {
                 .iter()
                 .map(|r| {
                     let (what, memory, when) = explain(run, r.algorithm);
+                    let notes = row_notes(r, &run.settings);
+                    let slug = r.algorithm.slug();
                     view! {
-                        <article class="explain" data-testid=format!("explain-{}", r.algorithm.slug())>
+                        <article class="explain" data-testid=format!("explain-{slug}")>
                             <h3>{r.algorithm.label()}</h3>
                             <p>{what}</p>
+                            {(!notes.is_empty()).then(|| view! {
+                                <p class="row-notes" data-testid=format!("notes-{slug}")>{notes.join(" ")}</p>
+                            })}
                             <p><strong>"Memory: "</strong>{memory}</p>
                             <p><strong>"Use it for: "</strong>{when}</p>
                         </article>

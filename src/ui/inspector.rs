@@ -121,8 +121,16 @@ pub fn Inspector() -> impl IntoView {
             };
             let key = run.trace.key_name(req.key).to_string();
             let lines = decision_lines(run, index);
+            // A row run as several copies: which one decided this request, in every row.
+            let copy = run
+                .settings
+                .deployment
+                .placement(&run.trace)
+                .copy_column(index, req.key)
+                .map(|c| format!("; copy {c} of {}", run.settings.deployment.instances))
+                .unwrap_or_default();
             view! {
-                <h3 data-testid="inspector-title">{format!("Request {} at {} ({key})", index + 1, time_label(req.at))}</h3>
+                <h3 data-testid="inspector-title">{format!("Request {} at {} ({key}{copy})", index + 1, time_label(req.at))}</h3>
                 <div class="responses">
                     {lines.into_iter().map(|(id, name, word, status, text)| {
                         let reply = reply_text(run, id, index);

@@ -3,6 +3,7 @@
 
 mod app;
 mod controls;
+mod counting_controls;
 mod draw;
 mod draw_latency;
 mod durable_lab;

@@ -28,6 +28,18 @@ pub enum Alignment {
     FirstRequest,
 }
 
+impl Alignment {
+    pub const ALL: [Alignment; 2] = [Alignment::Clock, Alignment::FirstRequest];
+
+    /// The name used in links (`fixed-align=`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            Alignment::Clock => "clock",
+            Alignment::FirstRequest => "first",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct FixedWindow {
     quota: Quota,

@@ -223,29 +223,21 @@ pub const TUNING: &[Field<Settings>] = &[
     },
 ];
 
-/// Where a fixed window's windows start, as a link names it.
-const ALIGNMENTS: [(&str, Alignment); 2] = [
-    ("clock", Alignment::Clock),
-    ("first", Alignment::FirstRequest),
-];
-
 /// Two rules libraries differ on: where a fixed window starts, and whether the fixed window, the
 /// sliding log and the sliding-window counter count refused requests.
 pub const COUNTING: &[Field<Settings>] = &[
     Field {
         name: "fixed-align",
         read: |s, raw| {
+            let alignments = Alignment::ALL.map(|a| (a.slug(), a));
             s.fixed_align = choice(
                 raw,
-                &ALIGNMENTS,
+                &alignments,
                 "use clock (windows on the clock) or first (from a key's first request); using clock.",
             )?;
             Ok(())
         },
-        write: |s| {
-            (s.fixed_align != Alignment::Clock)
-                .then(|| name_of(&ALIGNMENTS, s.fixed_align).to_string())
-        },
+        write: |s| (s.fixed_align != Alignment::Clock).then(|| s.fixed_align.slug().to_string()),
     },
     Field {
         name: "count-refused",

@@ -1,0 +1,84 @@
+//! The controls of the rules every row runs under: how many copies of each row the traffic is
+//! spread over, where the fixed window's windows start, and whether refused requests count.
+//! Each control sets its link field through `Lab::set_field`, so the page and a link read the
+//! same text with the same checks.
+
+use leptos::prelude::*;
+
+use crate::core::algorithms::fixed_window::Alignment;
+use crate::core::deployment::Spread;
+
+use super::controls::NumberField;
+use super::state::Lab;
+
+#[component]
+pub fn CountingControls() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let state = lab.state;
+    let deployment = move || state.with(|s| s.settings.deployment);
+    view! {
+        <details class="control-group tuning counting" data-testid="counting-controls">
+            <summary>"Copies of each row, and what a window counts"</summary>
+            <div class="counting-row">
+                <span class="slider-label">"Copies of each row"</span>
+                <NumberField label="Copies of each row" field="instances" unit=copies_unit()
+                    value=move || deployment().instances.to_string()/>
+                <label>"spread "
+                    <select data-testid="spread" prop:value=move || deployment().spread.slug()
+                        on:change=move |ev| lab.set_field("spread", &event_target_value(&ev))>
+                        {Spread::ALL.into_iter().map(|spread| view! {
+                            <option value=spread.slug()>{spread_label(spread)}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+            </div>
+            <p class="hint">"Each copy keeps its own state, as limiters kept in each process, isolate or location do; the busiest window counts a key across all of them."</p>
+            <div class="counting-row">
+                <label>"Fixed window starts "
+                    <select data-testid="fixed-align"
+                        prop:value=move || state.with(|s| s.settings.fixed_align.slug())
+                        on:change=move |ev| lab.set_field("fixed-align", &event_target_value(&ev))>
+                        {Alignment::ALL.into_iter().map(|a| view! {
+                            <option value=a.slug()>{match a { Alignment::Clock => "on the clock", Alignment::FirstRequest => "at a key's first request" }}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+            </div>
+            <div class="counting-row">
+                <label>
+                    <input type="checkbox" data-testid="count-refused"
+                        prop:checked=move || state.with(|s| s.settings.count_refused)
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            lab.set_field("count-refused", if on { "1" } else { "0" });
+                        }/>
+                    " Refused requests count (fixed window, sliding log, sliding-window counter)"
+                </label>
+            </div>
+        </details>
+    }
+}
+
+/// The unit beside the copies box (a test keeps it in step with the core's bound).
+fn copies_unit() -> &'static str {
+    "copies, 1 to 64"
+}
+
+fn spread_label(spread: Spread) -> &'static str {
+    match spread {
+        Spread::RoundRobin => "in turn (round-robin)",
+        Spread::Random => "at random (seeded)",
+        Spread::Key => "by key (sticky)",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::deployment::MAX_INSTANCES;
+
+    #[test]
+    fn the_copies_unit_names_the_cores_bound() {
+        assert!(copies_unit().ends_with(&format!("to {MAX_INSTANCES}")));
+    }
+}
