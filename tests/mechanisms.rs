@@ -1,11 +1,12 @@
 //! The mechanisms every row can run under, read from links as the page reads them: copies of a
-//! row (`instances`, `spread`), where a fixed window starts (`fixed-align`) and whether refused
-//! requests count (`count-refused`). Each test pins the figures the page shows for its link.
+//! row (`instances`, `spread`), where a fixed window starts (`fixed-align`), whether refused
+//! requests count (`count-refused`) and a second limit (`also`, `also-key`, `spend`). Each test pins the figures the page shows for its link.
 #![cfg(not(target_arch = "wasm32"))]
 
 use ratelab::core::lab::LabRun;
 use ratelab::core::limiter::Algorithm;
-use ratelab::core::run::{decision_at, run_all, DecisionReplay};
+use ratelab::core::run::{decision_and_cause_at, decision_at, run_all, DecisionReplay};
+use ratelab::core::second_limit::RefusedBy;
 use ratelab::core::url::parse_query;
 
 /// (slug, let through, most in one window) of every row of the view a link opens.
@@ -110,4 +111,103 @@ fn with_copies_every_decision_made_again_on_demand_is_the_one_the_run_gave() {
             }
         }
     }
+}
+
+/// (let through, refused by the row's own limit, refused by the second) of one row.
+fn refusals(query: &str) -> (u64, u64, u64) {
+    let parsed = parse_query(query);
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    let run = LabRun::compute(&parsed.state);
+    assert_eq!(run.error, None);
+    let r = &run.runs[0];
+    (
+        r.passed(),
+        r.rejected - r.refused_by_second,
+        r.refused_by_second,
+    )
+}
+
+/// The edge run at 5 per 10 s with 2 per second besides. One after the other: the third request
+/// (8.796 s) is refused by the per-second limit but has already spent the sliding log, which
+/// is then full at 10 s; only four pass. Spending only when both pass leaves the log room for
+/// the request at 10.398 s: five pass.
+#[test]
+fn a_second_limit_spends_the_first_unless_both_must_pass() {
+    assert_eq!(refusals("algos=sliding-log&also=2/1"), (4, 5, 1));
+    assert_eq!(
+        refusals("algos=sliding-log&also=2/1&spend=passed"),
+        (5, 3, 2)
+    );
+    assert_eq!(refusals("algos=sliding-log"), (5, 5, 0));
+}
+
+#[test]
+fn a_second_limit_on_the_prefix_is_shared_by_every_tenant_behind_one_address() {
+    let trace = "trace=0@ip:a,0.1@ip:b,0.2@ip:c,0.3@ip:a,0.4@other:z";
+    assert_eq!(
+        refusals(&format!("{trace}&algos=fixed&also=2/10&also-key=prefix")),
+        (3, 0, 2),
+        "ip:a and ip:b pass, ip:c and ip:a again find ip full; other:z has its own"
+    );
+    assert_eq!(
+        refusals(&format!("{trace}&algos=fixed&also=2/10")),
+        (5, 0, 0)
+    );
+}
+
+#[test]
+fn with_a_second_limit_every_decision_made_again_on_demand_is_the_one_the_run_gave() {
+    for extra in [
+        "also=2/1",
+        "also=3/2&spend=passed",
+        "also=4/5&also-key=prefix",
+        "also=2/1&also-key=prefix&spend=passed&instances=2",
+    ] {
+        let state = parse_query(&format!(
+            "pattern=several-keys&{extra}&algos={}",
+            Algorithm::ALL.map(|a| a.slug()).join(",")
+        ))
+        .state;
+        let trace = state
+            .pattern
+            .generate(state.settings.limit, state.settings.window);
+        let runs = run_all(&trace, &state.algorithms, &state.settings).expect("valid settings");
+        for run in &runs {
+            let mut replay =
+                DecisionReplay::new(&trace, run.algorithm, &state.settings).expect("valid");
+            let mut by_second = 0;
+            for (index, request) in trace.requests().iter().enumerate() {
+                let (in_order, _, cause) = replay.decide_with_cause(request);
+                let (on_demand, _, cause_on_demand) =
+                    decision_and_cause_at(&trace, run.algorithm, &state.settings, index)
+                        .expect("in range");
+                let verdict = run.verdicts.get(index).expect("a verdict");
+                assert_eq!(
+                    on_demand.verdict, verdict,
+                    "{extra} {:?} #{index}",
+                    run.algorithm
+                );
+                assert_eq!(in_order, on_demand, "{extra} {:?} #{index}", run.algorithm);
+                assert_eq!(
+                    cause, cause_on_demand,
+                    "{extra} {:?} #{index}",
+                    run.algorithm
+                );
+                assert_eq!(cause.is_some(), !verdict.passes());
+                by_second += u64::from(cause == Some(RefusedBy::Second));
+            }
+            assert_eq!(
+                by_second, run.refused_by_second,
+                "{extra} {:?}",
+                run.algorithm
+            );
+        }
+    }
+}
+
+#[test]
+fn a_second_limit_cannot_join_a_queue_served_newest_first() {
+    let parsed = parse_query("algos=dotnet-fixed&dotnet-queue=2&dotnet-order=newest&also=2/1");
+    let run = LabRun::compute(&parsed.state);
+    assert!(run.error.expect("refused").contains("newest first"));
 }

@@ -31,6 +31,7 @@ use super::profiles::{
     x_time_rate::XTimeRate,
     Product,
 };
+use super::second_limit::SecondLimit;
 use super::time::{Span, Time};
 use super::traffic::Request;
 
@@ -347,6 +348,8 @@ pub struct Settings {
     pub count_refused: bool,
     /// How many copies each row runs as, and how requests are spread over them.
     pub deployment: Deployment,
+    /// A second limit every row also checks (`super::second_limit`).
+    pub also: Option<SecondLimit>,
     /// The product profiles' own parameters; unset ones follow `limit` and `window`.
     pub products: ProductSettings,
 }
@@ -364,6 +367,7 @@ impl Default for Settings {
             fixed_align: Alignment::Clock,
             count_refused: false,
             deployment: Deployment::default(),
+            also: None,
             products: ProductSettings::default(),
         }
     }
@@ -390,6 +394,30 @@ impl Settings {
         self.leak_burst.unwrap_or(self.limit.saturating_sub(1))
     }
 
+    /// The settings of the second limit, if any: the same rules at its count and window, every
+    /// knob following those (a product's explicit fields belong to the first limit).
+    pub fn second(&self) -> Option<(Settings, SecondLimit)> {
+        let also = self.also?;
+        let second = Settings {
+            limit: also.count,
+            window: also.window,
+            capacity: None,
+            refill: None,
+            gcra_burst: None,
+            leak_burst: None,
+            leak_delay: match self.leak_delay {
+                LeakDelay::NoDelay => LeakDelay::NoDelay,
+                LeakDelay::After(_) => LeakDelay::default(),
+            },
+            fixed_align: self.fixed_align,
+            count_refused: self.count_refused,
+            deployment: self.deployment,
+            also: None,
+            products: ProductSettings::default(),
+        };
+        Some((second, also))
+    }
+
     /// The settings one of `shards` shards enforces: every count divided (rounded up, as the seed
     /// divides the limit) and every rate divided, so the shards together enforce the whole.
     pub fn per_shard(&self, shards: u32) -> Settings {
@@ -410,6 +438,7 @@ impl Settings {
             fixed_align: self.fixed_align,
             count_refused: self.count_refused,
             deployment: self.deployment,
+            also: self.also,
             products: self.products.clone(),
         };
         if let LeakDelay::After(d) = shard.leak_delay {

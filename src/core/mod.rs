@@ -2,6 +2,7 @@
 //! clock, no randomness except from a seed; everything here is tested natively.
 
 pub mod algorithms;
+pub mod combine;
 pub mod config;
 pub mod decision;
 pub mod deployment;
@@ -21,6 +22,7 @@ pub mod rng;
 pub mod row_notes;
 pub mod row_response;
 pub mod run;
+pub mod second_limit;
 pub mod sha256;
 pub mod theme;
 pub mod time;

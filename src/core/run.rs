@@ -5,10 +5,12 @@
 use super::config::ConfigError;
 use std::collections::VecDeque;
 
+use super::combine::{admit_both, decide_both, SecondLimiters};
 use super::decision::{Decision, Limiter, Settlement, Verdict};
 use super::deployment::Placement;
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::profiles::ProductReply;
+use super::second_limit::RefusedBy;
 use super::time::{Span, Time};
 use super::traffic::{Request, Trace};
 
@@ -25,6 +27,9 @@ pub struct AlgorithmRun {
     /// Accepted but held back (leaky bucket without `nodelay`).
     pub delayed: u64,
     pub rejected: u64,
+    /// Of the rejected, those the row's own limit let through and its second limit refused
+    /// (`super::second_limit`); the others were refused by its own limit.
+    pub refused_by_second: u64,
     /// The most requests any one key had served inside a single window (by the time they were
     /// served, so a delayed request counts when it is released).
     pub max_in_window: u64,
@@ -226,6 +231,19 @@ pub fn decision_at(
     settings: &Settings,
     index: usize,
 ) -> Option<(Decision, Option<ProductReply>)> {
+    decision_and_cause_at(trace, algorithm, settings, index).map(|(d, reply, _)| (d, reply))
+}
+
+/// [`decision_at`], and which limit refused the request when the row has a second limit.
+pub fn decision_and_cause_at(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    index: usize,
+) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
+    if settings.also.is_some() {
+        return combined_decision_at(trace, algorithm, settings, index);
+    }
     let requests = trace.requests();
     let target = requests.get(index)?;
     let placement = settings.deployment.placement(trace);
@@ -253,7 +271,43 @@ pub fn decision_at(
             limiter.settle_decision(&mut decision, reply.as_mut(), settlement);
         }
     }
-    Some((decision, reply))
+    Some((decision, reply, None))
+}
+
+/// [`decision_and_cause_at`] for a row with a second limit: the second limit's state depends on
+/// every request that shares its key and copy, and each of those reached it or not by its own
+/// first limit, so all of them are replayed, each through its own first limiter.
+fn combined_decision_at(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    index: usize,
+) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
+    let requests = trace.requests();
+    let target = requests.get(index)?;
+    let placement = settings.deployment.placement(trace);
+    let mut second = SecondLimiters::new(trace, algorithm, settings).ok()??;
+    let fresh = algorithm.build(settings).ok()?;
+    let shared = second.slot(&placement, index, target.key);
+    let mut firsts: std::collections::HashMap<usize, AnyLimiter> = Default::default();
+    let spend = second.spend;
+    for (i, r) in requests[..index].iter().enumerate() {
+        if second.slot(&placement, i, r.key) != shared {
+            continue;
+        }
+        let first = firsts
+            .entry(placement.slot(i, r.key))
+            .or_insert_with(|| fresh.clone());
+        second.with(shared, |second| {
+            admit_both(first, second, spend, r.at, u64::from(r.cost))
+        });
+    }
+    let first = firsts
+        .entry(placement.slot(index, target.key))
+        .or_insert_with(|| fresh.clone());
+    Some(second.with(shared, |second| {
+        decide_both(first, second, spend, target.at, u64::from(target.cost))
+    }))
 }
 
 /// The settlement of decision `seq` of `limiter`, found by deciding the key's `later` requests
@@ -351,6 +405,7 @@ impl PerKeyLimiters {
 /// copy), made as they are asked for (the export walks the whole trace without keeping them all).
 pub struct DecisionReplay {
     limiters: PerKeyLimiters,
+    second: Option<SecondLimiters>,
     next: usize,
 }
 
@@ -362,6 +417,7 @@ impl DecisionReplay {
     ) -> Result<DecisionReplay, ConfigError> {
         Ok(DecisionReplay {
             limiters: PerKeyLimiters::new(trace, algorithm, settings)?,
+            second: SecondLimiters::new(trace, algorithm, settings)?,
             next: 0,
         })
     }
@@ -369,11 +425,35 @@ impl DecisionReplay {
     /// The decision on `request`, the trace's next one after those already asked for, and for a
     /// product its own reply.
     pub fn decide(&mut self, request: &Request) -> (Decision, Option<ProductReply>) {
-        let slot = self.limiters.slot(self.next, request.key);
+        let (decision, reply, _) = self.decide_with_cause(request);
+        (decision, reply)
+    }
+
+    /// [`DecisionReplay::decide`], and which limit refused the request when the row has a
+    /// second limit.
+    pub fn decide_with_cause(
+        &mut self,
+        request: &Request,
+    ) -> (Decision, Option<ProductReply>, Option<RefusedBy>) {
+        let index = self.next;
         self.next += 1;
-        self.limiters.with(slot, |limiter| {
-            limiter.decide_with_reply(request.at, u64::from(request.cost))
-        })
+        let slot = self.limiters.slot(index, request.key);
+        let (at, cost) = (request.at, u64::from(request.cost));
+        match &mut self.second {
+            None => {
+                let (decision, reply) = self
+                    .limiters
+                    .with(slot, |limiter| limiter.decide_with_reply(at, cost));
+                (decision, reply, None)
+            }
+            Some(second) => {
+                let shared = second.slot(&self.limiters.placement, index, request.key);
+                let spend = second.spend;
+                self.limiters.with(slot, |first| {
+                    second.with(shared, |second| decide_both(first, second, spend, at, cost))
+                })
+            }
+        }
     }
 }
 
@@ -400,6 +480,9 @@ pub struct RunBuilder {
     /// Only for an algorithm that settles verdicts late (asked once, of the fresh limiter);
     /// boxed, as most runs never need it.
     late: Option<Box<LateVerdicts>>,
+    /// Only for a row with a second limit.
+    second: Option<Box<SecondLimiters>>,
+    refused_by_second: u64,
 }
 
 /// What a run of a limiter that settles verdicts late keeps besides.
@@ -436,6 +519,8 @@ impl RunBuilder {
                     settling: Vec::new(),
                 })
             }),
+            second: SecondLimiters::new(trace, algorithm, settings)?.map(Box::new),
+            refused_by_second: 0,
             limiters,
             // Reserved at once: growing a million verdicts by doubling copies them again and again,
             // and the last copies are long enough to stall a frame.
@@ -457,6 +542,11 @@ impl RunBuilder {
         if let Some(mut late) = self.late.take() {
             self.advance_settling(&mut late, &trace.requests()[from..to], from);
             self.late = Some(late);
+            return;
+        }
+        if let Some(mut second) = self.second.take() {
+            self.advance_combined(&mut second, &trace.requests()[from..to], from);
+            self.second = Some(second);
             return;
         }
         for (index, request) in trace.requests()[from..to].iter().enumerate() {
@@ -522,6 +612,24 @@ impl RunBuilder {
                     self.verdicts.push(verdict);
                 }
             }
+        }
+    }
+
+    /// `advance` for a row with a second limit: `requests` start at index `from`.
+    fn advance_combined(&mut self, second: &mut SecondLimiters, requests: &[Request], from: usize) {
+        let spend = second.spend;
+        for (offset, request) in requests.iter().enumerate() {
+            let slot = self.limiters.slot(from + offset, request.key);
+            let shared = second.slot(&self.limiters.placement, from + offset, request.key);
+            let (at, cost) = (request.at, u64::from(request.cost));
+            let (verdict, cause) = self.limiters.with(slot, |first| {
+                second.with(shared, |second| admit_both(first, second, spend, at, cost))
+            });
+            if cause == Some(RefusedBy::Second) {
+                self.refused_by_second += 1;
+            }
+            self.record(request.key, request.at, request.cost, verdict);
+            self.verdicts.push(verdict);
         }
     }
 
@@ -600,6 +708,7 @@ impl RunBuilder {
             allowed,
             delayed,
             rejected,
+            refused_by_second: self.refused_by_second,
             max_in_window,
             max_window_end,
             max_window_key,

@@ -7,6 +7,7 @@ use crate::core::theme::Theme;
 use crate::core::url::parse_query;
 
 use super::controls::{Controls, ShareEmbed, ThemePicker};
+use super::counting_controls::CountingControls;
 use super::durable_lab::DurableLab;
 use super::explain::Explanations;
 use super::import_panel::ImportPanel;
@@ -145,6 +146,7 @@ pub fn App() -> impl IntoView {
             <div class="layout">
                 <aside class="side">
                     <Controls/>
+                    <CountingControls/>
                 </aside>
                 <main class="main">
                     <Timelines/>

@@ -13,7 +13,6 @@ use crate::core::theme::Theme;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 
-use super::counting_controls::CountingControls;
 use super::state::Lab;
 use crate::layout::scale::{limit_at, window_at, LIMIT_SCALE, SLIDER_STEPS, WINDOW_SCALE};
 use crate::layout::timeline::time_label;
@@ -476,7 +475,6 @@ pub fn Controls() -> impl IntoView {
                 {#[cfg(feature = "products")]
                 {move || state.with(|s| product_fields(&s.algorithms))}}
             </details>
-            <CountingControls/>
 
         </section>
     }

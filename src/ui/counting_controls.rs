@@ -17,7 +17,8 @@ pub fn CountingControls() -> impl IntoView {
     let state = lab.state;
     let deployment = move || state.with(|s| s.settings.deployment);
     view! {
-        <details class="control-group tuning counting" data-testid="counting-controls">
+        <section class="controls counting" aria-label="Copies and counting">
+        <details class="control-group tuning" data-testid="counting-controls">
             <summary>"Copies of each row, and what a window counts"</summary>
             <div class="counting-row">
                 <span class="slider-label">"Copies of each row"</span>
@@ -56,6 +57,7 @@ pub fn CountingControls() -> impl IntoView {
                 </label>
             </div>
         </details>
+        </section>
     }
 }
 

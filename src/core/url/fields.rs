@@ -15,6 +15,7 @@ use crate::core::embed::{Control, MAX_CAPTION_CHARS};
 use crate::core::field::Field;
 use crate::core::lab_state::{LabState, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
 use crate::core::limiter::{Algorithm, LeakDelay, Settings};
+use crate::core::second_limit::{SecondKey, SecondLimit, Spend};
 use crate::core::theme::Theme;
 use crate::core::time::{format_seconds, parse_seconds, Span};
 use crate::core::traffic::Pattern;
@@ -281,6 +282,90 @@ pub const DEPLOYMENT: &[Field<Settings>] = &[
         write: |s| {
             (s.deployment.spread != Spread::RoundRobin)
                 .then(|| s.deployment.spread.slug().to_string())
+        },
+    },
+];
+
+/// A second limit on every row: its count and window, its key and how the two spend. `also-key`
+/// and `spend` need `also`, which is read before them.
+pub const SECOND_LIMIT: &[Field<Settings>] = &[
+    Field {
+        name: "also",
+        read: |s, raw| {
+            const HINT: &str =
+                "a count and a window in seconds, like 2/1 (2 per second); no second limit.";
+            let (count, seconds) = raw.trim().split_once('/').ok_or(HINT)?;
+            let count = match count.trim().parse::<u64>() {
+                Ok(n) if (1..=MAX_LAB_LIMIT).contains(&n) => n,
+                _ => {
+                    return Err(format!(
+                    "the count must be a whole number from 1 to {MAX_LAB_LIMIT}; no second limit."
+                ))
+                }
+            };
+            let window = match parse_seconds(seconds) {
+                Ok(us) if (MIN_LAB_WINDOW.micros()..=MAX_LAB_WINDOW.micros()).contains(&us) => {
+                    Span(us)
+                }
+                _ => {
+                    return Err(format!(
+                        "the window must be between {} and {} seconds; no second limit.",
+                        format_seconds(MIN_LAB_WINDOW.micros()),
+                        format_seconds(MAX_LAB_WINDOW.micros())
+                    ))
+                }
+            };
+            s.also = Some(SecondLimit {
+                count,
+                window,
+                key: SecondKey::Same,
+                spend: Spend::All,
+            });
+            Ok(())
+        },
+        write: |s| {
+            s.also
+                .map(|also| format!("{}/{}", also.count, format_seconds(also.window.micros())))
+        },
+    },
+    Field {
+        name: "also-key",
+        read: |s, raw| {
+            let keys = SecondKey::ALL.map(|k| (k.slug(), k));
+            let key = choice(
+                raw,
+                &keys,
+                "use same or prefix (the key before its last colon); using same.",
+            )?;
+            let also = s
+                .also
+                .as_mut()
+                .ok_or("needs a second limit (also=COUNT/SECONDS); ignored.")?;
+            also.key = key;
+            Ok(())
+        },
+        write: |s| {
+            s.also
+                .filter(|also| also.key != SecondKey::Same)
+                .map(|also| also.key.slug().to_string())
+        },
+    },
+    Field {
+        name: "spend",
+        read: |s, raw| {
+            let spends = Spend::ALL.map(|k| (k.slug(), k));
+            let spend = choice(raw, &spends, "use all (one limit after the other) or passed (both spend only when both pass); using all.")?;
+            let also = s
+                .also
+                .as_mut()
+                .ok_or("needs a second limit (also=COUNT/SECONDS); ignored.")?;
+            also.spend = spend;
+            Ok(())
+        },
+        write: |s| {
+            s.also
+                .filter(|also| also.spend != Spend::All)
+                .map(|also| also.spend.slug().to_string())
         },
     },
 ];
