@@ -16,6 +16,8 @@ pub struct Figures {
     pub delayed: u64,
     /// Refused: 429s, and the Durable Object's fail-closed 503s (`data-rejected`).
     pub rejected: u64,
+    /// Of the rejected, those refused by the second limit (`data-refused-by-second`).
+    pub refused_by_second: u64,
     /// The most one key had served inside one window (`data-max-in-window`).
     pub most_in_window: u64,
 }
@@ -27,6 +29,8 @@ pub struct Summary {
     pub requests: u64,
     /// The lab's limit, which "most in one window" is compared with.
     pub limit: u64,
+    /// Whether the rows have a second limit (`also=`), whose refusals get a column.
+    pub second_limit: bool,
     pub rows: Vec<Figures>,
     /// Rows that could not run, named with why (the page's error line).
     pub notes: Vec<String>,
@@ -44,6 +48,7 @@ impl Summary {
                 passed: r.passed(),
                 delayed: r.delayed,
                 rejected: r.rejected,
+                refused_by_second: r.refused_by_second,
                 most_in_window: r.max_in_window,
             })
             .collect();
@@ -55,6 +60,7 @@ impl Summary {
                 passed: report.passed(),
                 delayed: report.count(Outcome::Delayed),
                 rejected: report.count(Outcome::Rejected) + report.count(Outcome::FailedClosed),
+                refused_by_second: 0,
                 most_in_window: report.most_in_window,
             }),
             Some(Err(e)) => notes.push(format!("Durable Object: {e}")),
@@ -63,6 +69,7 @@ impl Summary {
         Summary {
             requests: run.trace.len() as u64,
             limit: run.settings.limit,
+            second_limit: run.settings.also.is_some(),
             rows,
             notes,
         }
@@ -71,22 +78,30 @@ impl Summary {
     /// The table as text: the page's columns, a row that broke the limit marked.
     pub fn table(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(
+        let _ = write!(
             out,
             "{:<34} {:>12} {:>16} {:>12} {:>18}",
             "algorithm", "let through", "of them delayed", "rejected", "most in one window"
         );
+        if self.second_limit {
+            let _ = write!(out, " {:>18}", "by the second limit");
+        }
+        out.push('\n');
         for row in &self.rows {
             let broke = if row.most_in_window > self.limit {
                 "  more than the limit"
             } else {
                 ""
             };
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "{:<34} {:>12} {:>16} {:>12} {:>18}{broke}",
+                "{:<34} {:>12} {:>16} {:>12} {:>18}",
                 row.label, row.passed, row.delayed, row.rejected, row.most_in_window
             );
+            if self.second_limit {
+                let _ = write!(out, " {:>18}", row.refused_by_second);
+            }
+            let _ = writeln!(out, "{broke}");
         }
         let _ = writeln!(
             out,

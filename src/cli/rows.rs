@@ -8,13 +8,15 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::core::combine::{admit_both, decide_both, SecondLimiters};
 use crate::core::decision::{Decision, Limiter, Verdict};
 use crate::core::deployment::Placement;
-use crate::core::export::push_row;
+use crate::core::export::{push_row, ExtraColumns};
 use crate::core::limiter::{Algorithm, AnyLimiter, Settings};
 use crate::core::profiles::ProductReply;
 use crate::core::row_response::row_response;
 use crate::core::run::with_final_verdict;
+use crate::core::second_limit::RefusedBy;
 use crate::core::time::{format_seconds, Span, Time};
 
 use super::figures::{Figures, Summary};
@@ -91,7 +93,8 @@ enum HeldRow {
         algorithm: Algorithm,
         decision: Decision,
         reply: Option<ProductReply>,
-        copy: Option<u32>,
+        /// The columns after `headers` (`core::export::ExtraColumns`).
+        extra: String,
     },
 }
 
@@ -108,6 +111,9 @@ struct Row {
     rejected: u64,
     /// Whether its limiter settles verdicts late (see `Limiter::settles_late`).
     late: bool,
+    /// Its second limit's limiters, if the settings set one (`core::second_limit`).
+    second: Option<SecondLimiters>,
+    refused_by_second: u64,
 }
 
 /// The lab's rows over a stream of requests.
@@ -120,6 +126,7 @@ pub struct StreamRows {
     numbers: HashMap<String, u32>,
     /// Which copy decides each request.
     placement: Placement,
+    extra: ExtraColumns,
     requests: u64,
     /// CSV rows kept back until every row before them is final, and the number of rows
     /// already written before the first of them.
@@ -132,8 +139,11 @@ impl StreamRows {
         let mut rows = Vec::new();
         let mut refusals = Vec::new();
         for &algorithm in algorithms {
-            match algorithm.build(settings) {
-                Ok(fresh) => rows.push(Row {
+            let built = algorithm
+                .build(settings)
+                .and_then(|fresh| Ok((fresh, SecondLimiters::with_no_keys(algorithm, settings)?)));
+            match built {
+                Ok((fresh, second)) => rows.push(Row {
                     algorithm,
                     late: fresh.settles_late(),
                     fresh,
@@ -142,6 +152,8 @@ impl StreamRows {
                     allowed: 0,
                     delayed: 0,
                     rejected: 0,
+                    second,
+                    refused_by_second: 0,
                 }),
                 Err(e) => refusals.push(format!("{}: {e}.", algorithm.label())),
             }
@@ -152,6 +164,7 @@ impl StreamRows {
             refusals,
             numbers: HashMap::new(),
             placement: settings.deployment.placement_of_no_keys(),
+            extra: ExtraColumns::of(settings),
             requests: 0,
             held: VecDeque::new(),
             held_from: 0,
@@ -169,12 +182,14 @@ impl StreamRows {
                 let number = self.numbers.len();
                 self.numbers.insert(arrival.key.to_string(), number as u32);
                 self.placement.add_key(arrival.key);
+                for second in self.rows.iter_mut().filter_map(|r| r.second.as_mut()) {
+                    second.add_key(arrival.key);
+                }
                 number
             }
         };
         let slot_of_request = self.placement.slot(index, key as u32);
         let copy = self.placement.copy_column(index, key as u32);
-        let copy_text = copy.map(|c| c.to_string());
         let slots = self.placement.slots(key + 1);
         let cost = u64::from(arrival.cost);
         let window = self.settings.window;
@@ -194,9 +209,29 @@ impl StreamRows {
             let state = &mut row.slots[slot_of_request];
             let busiest = &mut row.busiest[key];
             let mut slot = None;
+            let at = arrival.at;
+            let second = row.second.as_mut().map(|second| {
+                let shared = second.slot(&self.placement, index, key as u32);
+                (second, shared)
+            });
             let verdict = match (&mut csv, &time) {
                 (Some(out), Some(time)) => {
-                    let (decision, reply) = state.limiter.decide_with_reply(arrival.at, cost);
+                    let (decision, reply, cause) = match second {
+                        None => {
+                            let (decision, reply) = state.limiter.decide_with_reply(at, cost);
+                            (decision, reply, None)
+                        }
+                        Some((second, shared)) => {
+                            let spend = second.spend;
+                            second.with(shared, |second| {
+                                decide_both(&mut state.limiter, second, spend, at, cost)
+                            })
+                        }
+                    };
+                    if cause == Some(RefusedBy::Second) {
+                        row.refused_by_second += 1;
+                    }
+                    let extra = self.extra.values(copy, cause);
                     let open = row.late && matches!(decision.verdict, Verdict::Delayed { .. });
                     if open {
                         slot = Some(self.held_from + self.held.len());
@@ -206,7 +241,7 @@ impl StreamRows {
                             algorithm: row.algorithm,
                             decision,
                             reply,
-                            copy,
+                            extra,
                         });
                     } else {
                         let response =
@@ -224,7 +259,7 @@ impl StreamRows {
                             row.algorithm.slug(),
                             decision.verdict.word(),
                             &response,
-                            copy_text.as_deref(),
+                            &extra,
                         );
                         if !self.held.is_empty() {
                             self.held.push_back(HeldRow::Ready(text));
@@ -232,7 +267,19 @@ impl StreamRows {
                     }
                     decision.verdict
                 }
-                _ => state.limiter.admit(arrival.at, cost),
+                _ => match second {
+                    None => state.limiter.admit(at, cost),
+                    Some((second, shared)) => {
+                        let spend = second.spend;
+                        let (verdict, cause) = second.with(shared, |second| {
+                            admit_both(&mut state.limiter, second, spend, at, cost)
+                        });
+                        if cause == Some(RefusedBy::Second) {
+                            row.refused_by_second += 1;
+                        }
+                        verdict
+                    }
+                },
             };
             if row.late {
                 // Earlier requests this decision served or failed.
@@ -376,6 +423,7 @@ impl StreamRows {
                     passed: row.allowed + row.delayed,
                     delayed: row.delayed,
                     rejected: row.rejected,
+                    refused_by_second: row.refused_by_second,
                     most_in_window: best.0,
                 }
             })
@@ -383,6 +431,7 @@ impl StreamRows {
         Summary {
             requests: self.requests,
             limit: self.settings.limit,
+            second_limit: self.settings.also.is_some(),
             rows,
             notes: self.refusals,
         }
@@ -407,7 +456,7 @@ fn settle_held(
         algorithm,
         decision,
         reply,
-        copy,
+        extra,
     } = slot
     {
         let decision = with_final_verdict(*decision, verdict);
@@ -420,7 +469,7 @@ fn settle_held(
             algorithm.slug(),
             decision.verdict.word(),
             &response,
-            copy.map(|c| c.to_string()).as_deref(),
+            extra,
         );
         *slot = HeldRow::Ready(text);
     }
@@ -472,6 +521,9 @@ mod tests {
             "pattern=several-keys&instances=5&spread=key&algos=fixed,sliding-log,redis-cell",
             "pattern=burst-trickle&limit=2&window=1&instances=2&dotnet-queue=3&dotnet-order=newest&algos=dotnet-fixed,dotnet-token",
             "pattern=steady&count-refused=1&fixed-align=first&algos=fixed,sliding-log,sliding-counter",
+            "pattern=several-keys&also=2/1&algos=fixed,sliding-log,token-bucket,leaky-bucket,nginx,express-rate-limit",
+            "pattern=several-keys&also=3/5&also-key=prefix&spend=passed&instances=2&algos=sliding-counter,gcra,governor,upstash-sliding,limits-moving",
+            "pattern=retry-storm&also=1/1&spend=passed&algos=leaky-bucket,dotnet-token,guava,x-time-rate",
         ] {
             let ((streamed, streamed_csv), (page, page_csv)) = both(query);
             assert_eq!(streamed, page, "{query}");

@@ -9,7 +9,7 @@ use super::decision::{Decision, Limiter, Verdict};
 use super::deployment::Placement;
 use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::profiles::ProductReply;
-use super::second_limit::{RefusedBy, Spend};
+use super::second_limit::{RefusedBy, SecondKey, Spend};
 use super::time::{Span, Time};
 use super::traffic::Trace;
 
@@ -126,8 +126,11 @@ pub fn decide_both(
 pub struct SecondLimiters {
     pub spend: Spend,
     fresh: AnyLimiter,
+    key: SecondKey,
     /// Per key of the trace, the number of the key its second limit counts on.
     second_key: Vec<u32>,
+    /// The second limit's keys, numbered in order of first appearance.
+    numbers: HashMap<String, u32>,
     instances: usize,
     per_slot: Vec<Option<AnyLimiter>>,
 }
@@ -141,6 +144,20 @@ impl SecondLimiters {
         algorithm: Algorithm,
         settings: &Settings,
     ) -> Result<Option<SecondLimiters>, ConfigError> {
+        let mut limiters = SecondLimiters::with_no_keys(algorithm, settings)?;
+        if let Some(limiters) = &mut limiters {
+            for name in trace.keys() {
+                limiters.add_key(name);
+            }
+        }
+        Ok(limiters)
+    }
+
+    /// [`SecondLimiters::new`] for keys that come later, one at a time ([`Self::add_key`]).
+    pub fn with_no_keys(
+        algorithm: Algorithm,
+        settings: &Settings,
+    ) -> Result<Option<SecondLimiters>, ConfigError> {
         let Some((second, also)) = settings.second() else {
             return Ok(None);
         };
@@ -150,23 +167,31 @@ impl SecondLimiters {
                 "a second limit (also=) cannot be combined with a queue served newest first (dotnet-order=newest), whose verdicts are settled only later",
             ));
         }
-        let mut numbers: HashMap<&str, u32> = HashMap::new();
-        let second_key = trace
-            .keys()
-            .iter()
-            .map(|name| {
-                let next = numbers.len() as u32;
-                *numbers.entry(also.key.of(name)).or_insert(next)
-            })
-            .collect();
-        let instances = settings.deployment.placement_of_no_keys().instances() as usize;
         Ok(Some(SecondLimiters {
             spend: also.spend,
             fresh,
-            second_key,
-            instances,
-            per_slot: vec![None; numbers.len() * instances],
+            key: also.key,
+            second_key: Vec::new(),
+            numbers: HashMap::new(),
+            instances: settings.deployment.placement_of_no_keys().instances() as usize,
+            per_slot: Vec::new(),
         }))
+    }
+
+    /// Numbers the trace's next key (keys are numbered in order of first appearance).
+    pub fn add_key(&mut self, name: &str) {
+        let second = self.key.of(name);
+        let number = match self.numbers.get(second) {
+            Some(&number) => number,
+            None => {
+                let number = self.numbers.len() as u32;
+                self.numbers.insert(second.to_string(), number);
+                number
+            }
+        };
+        self.second_key.push(number);
+        self.per_slot
+            .resize(self.numbers.len() * self.instances, None);
     }
 
     /// The slot of request `index` of `key`: its second key on the copy that decides it.

@@ -1,8 +1,10 @@
 //! Every decision on the page as CSV: one row per request and limiter, with the HTTP answer it
 //! turned into, so a person can take the lab's result into a spreadsheet or a script.
 //!
-//! Columns: `time_s,key,limiter,outcome,status,headers`, and `copy` (1 to `instances`) when the
-//! rows run as several copies (`core::deployment`). Time is the request's own time in exact
+//! Columns: `time_s,key,limiter,outcome,status,headers`, then `copy` (1 to `instances`) when the
+//! rows run as several copies (`core::deployment`) and `refused_by` (`first`, `second` or empty)
+//! when they have a second limit (`core::second_limit`); the Durable Object's rows leave both
+//! empty. Time is the request's own time in exact
 //! decimal seconds (the Durable Object's rows use when the Worker sent the call, retries
 //! included); `status` and `headers` are the response the row's client receives (a product's own,
 //! `profiles::response`), the headers joined as `Name: value; Name: value`. Fields are
@@ -18,16 +20,51 @@ use super::lab::LabRun;
 use super::limiter::{Algorithm, Settings};
 use super::row_response::row_response;
 use super::run::{with_final_verdict, DecisionReplay};
+use super::second_limit::RefusedBy;
 use super::time::format_seconds;
 
 pub const CSV_HEADER: &str = "time_s,key,limiter,outcome,status,headers";
 
 /// The header line (without its line break) for a run under `settings`.
 pub fn csv_header(settings: &Settings) -> String {
-    if settings.deployment.is_single() {
-        CSV_HEADER.to_string()
-    } else {
-        format!("{CSV_HEADER},copy")
+    format!("{CSV_HEADER}{}", ExtraColumns::of(settings).header())
+}
+
+/// The columns a run's settings add after `headers`.
+#[derive(Clone, Copy, Debug)]
+pub struct ExtraColumns {
+    copies: bool,
+    second_limit: bool,
+}
+
+impl ExtraColumns {
+    pub fn of(settings: &Settings) -> ExtraColumns {
+        ExtraColumns {
+            copies: !settings.deployment.is_single(),
+            second_limit: settings.also.is_some(),
+        }
+    }
+
+    fn header(self) -> String {
+        self.values_as(Some("copy"), Some("refused_by"))
+    }
+
+    /// The added fields of one row, each with its leading comma: the copy that decided it (from
+    /// 1) and the limit that refused it.
+    pub fn values(self, copy: Option<u32>, refused_by: Option<RefusedBy>) -> String {
+        let copy = copy.map(|c| c.to_string());
+        self.values_as(copy.as_deref(), refused_by.map(RefusedBy::word))
+    }
+
+    fn values_as(self, copy: Option<&str>, refused_by: Option<&str>) -> String {
+        let mut out = String::new();
+        for (shown, value) in [(self.copies, copy), (self.second_limit, refused_by)] {
+            if shown {
+                out.push(',');
+                out.push_str(value.unwrap_or(""));
+            }
+        }
+        out
     }
 }
 
@@ -47,6 +84,7 @@ pub struct CsvWriter {
     replays: Vec<(Algorithm, usize, DecisionReplay)>,
     /// Which copy decided each request, for the `copy` column.
     placement: Placement,
+    extra: ExtraColumns,
     /// The next request of the trace, then the next record of the Durable Object.
     next: usize,
     next_record: usize,
@@ -69,6 +107,7 @@ impl CsvWriter {
         CsvWriter {
             replays,
             placement: run.settings.deployment.placement(&run.trace),
+            extra: ExtraColumns::of(&run.settings),
             next: 0,
             next_record: 0,
         }
@@ -87,9 +126,8 @@ impl CsvWriter {
         for (index, request) in all.iter().enumerate().take(to).skip(self.next) {
             let time = format_seconds(request.at.micros());
             let copy = self.placement.copy_column(index, request.key);
-            let copy = copy.map(|c| c.to_string());
             for (algorithm, row, replay) in &mut self.replays {
-                let (mut decision, reply) = replay.decide(request);
+                let (mut decision, reply, refused_by) = replay.decide_with_cause(request);
                 // A verdict settled after its decision (.NET's NewestFirst queue): the run
                 // holds the final one.
                 if let Some(verdict) = run.runs.get(*row).and_then(|r| r.verdicts.get(index)) {
@@ -103,7 +141,7 @@ impl CsvWriter {
                     algorithm.slug(),
                     decision.verdict.word(),
                     &response,
-                    copy.as_deref(),
+                    &self.extra.values(copy, refused_by),
                 );
             }
         }
@@ -128,8 +166,8 @@ impl CsvWriter {
                 "do",
                 record.outcome.word(),
                 &report.response(record),
-                // The Durable Object is one object per key: its rows have no copy.
-                (!run.settings.deployment.is_single()).then_some(""),
+                // One object per key, with one limit: no copy, no second limit.
+                &self.extra.values(None, None),
             );
         }
         self.next_record = to;
@@ -215,7 +253,7 @@ pub(crate) fn push_row(
     limiter: &str,
     outcome: &str,
     response: &HttpResponse,
-    copy: Option<&str>,
+    extra: &str,
 ) {
     let mut headers = String::new();
     for (name, value) in &response.headers {
@@ -247,10 +285,7 @@ pub(crate) fn push_row(
         }
         push_field(out, field);
     }
-    if let Some(copy) = copy {
-        out.push(',');
-        out.push_str(copy);
-    }
+    out.push_str(extra);
     out.push('\n');
 }
 
@@ -379,6 +414,35 @@ mod tests {
         assert_eq!(
             crate::core::job::run_to_end(CsvJob::new(run.clone())).concat(),
             whole
+        );
+    }
+
+    #[test]
+    fn rows_with_a_second_limit_name_the_limit_that_refused_after_the_copy() {
+        let csv = csv_for("pattern=steady&limit=2&algos=sliding-log&also=1/1&instances=2&do=1");
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next(),
+            Some("time_s,key,limiter,outcome,status,headers,copy,refused_by")
+        );
+        let (log, object): (Vec<&str>, Vec<&str>) =
+            lines.partition(|l| l.split(',').nth(2) == Some("sliding-log"));
+        let ends = |rows: &[&str]| -> Vec<String> {
+            rows.iter()
+                .map(|l| {
+                    let fields: Vec<&str> = l.rsplitn(3, ',').collect();
+                    format!("{},{}", fields[1], fields[0])
+                })
+                .collect()
+        };
+        let log_ends = ends(&log);
+        assert_eq!(log.len(), 60);
+        assert_eq!(&log_ends[..3], ["1,", "2,", "1,"]);
+        assert!(log_ends.iter().any(|e| e.ends_with(",first")));
+        assert!(!object.is_empty());
+        assert!(
+            ends(&object).iter().all(|e| e == ","),
+            "the Durable Object's rows"
         );
     }
 

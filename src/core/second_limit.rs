@@ -86,6 +86,16 @@ pub enum RefusedBy {
     Second,
 }
 
+impl RefusedBy {
+    /// How the CSV export and the inspector name it.
+    pub fn word(self) -> &'static str {
+        match self {
+            RefusedBy::First => "first",
+            RefusedBy::Second => "second",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
