@@ -118,3 +118,47 @@ test('a fixed window that starts at the first request lets 5 of the edge run thr
     await context.close();
   }
 });
+
+test('a second limit: one after the other the edge run lets 4 through, only when both pass 5; the rows, notes, inspector and CSV name which limit refused', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'algos=sliding-log,fixed');
+    await openCounting(page);
+    await typeInto(page, 'also-input', '2/1');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('also') === '2/1');
+    const row = page.locator('[data-testid="stats-sliding-log"]');
+    const read = async () => [
+      Number(await row.getAttribute('data-allowed')),
+      Number(await row.getAttribute('data-refused-by-first')),
+      Number(await row.getAttribute('data-refused-by-second')),
+    ];
+    assert.deepEqual(await read(), [4, 5, 1]);
+    const note = page.locator('[data-testid="notes-sliding-log"]');
+    assert.match(await note.innerText(), /A second limit of 2 per 1 s on the same key, checked after.*refused 1 request that the row's own limit let through; its own limit refused 5 requests/);
+
+    // The third request (8.796 s) is the one the second limit refused.
+    for (let i = 0; i < 3; i += 1) await page.click('[data-testid="step"]');
+    assert.match(await page.locator('[data-testid="inspector"]').innerText(), /rejected by the second limit \(2 per 1 s\)/);
+
+    await page.selectOption('[data-testid="spend"]', 'passed');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('spend') === 'passed');
+    assert.deepEqual(await read(), [5, 3, 2]);
+    assert.match(await note.innerText(), /both spending only when both let a request through: it refused 2 requests/);
+
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-csv"]')]);
+    const lines = (await readFile(await file.path())).toString('utf8').trimEnd().split('\n');
+    assert.equal(lines[0], 'time_s,key,limiter,outcome,status,headers,refused_by');
+    const causes = lines.slice(1).filter((l) => l.split(',')[2] === 'sliding-log').map((l) => l.split(',').at(-1));
+    assert.deepEqual(causes.filter((c) => c === 'second').length, 2);
+    assert.deepEqual(causes.filter((c) => c === 'first').length, 3);
+
+    // Emptied, the second limit goes and the spend choice is disabled again.
+    await typeInto(page, 'also-input', '');
+    await page.waitForFunction(() => !new URLSearchParams(location.search).has('also'));
+    assert.deepEqual(await read(), [5, 5, 0]);
+    assert.equal(await page.locator('[data-testid="spend"]').isDisabled(), true);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

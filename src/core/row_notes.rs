@@ -6,6 +6,7 @@
 use super::algorithms::fixed_window::Alignment;
 use super::limiter::{Algorithm, Settings};
 use super::run::AlgorithmRun;
+use super::second_limit::{SecondKey, Spend};
 use super::time::format_seconds;
 
 /// The sentences for `run` under `settings`, in the order the page shows them (none when every
@@ -50,12 +51,37 @@ pub fn row_notes(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
             ),
         });
     }
+    if let Some(also) = settings.also {
+        let on = match also.key {
+            SecondKey::Same => "on the same key",
+            SecondKey::Prefix => "on each key's prefix (the part before its last colon), shared by every key behind it",
+        };
+        let spend = match also.spend {
+            Spend::All => "checked after the row's own limit, which a request it refuses has already spent",
+            Spend::Passed => "checked with the row's own limit, both spending only when both let a request through",
+        };
+        notes.push(format!(
+            "A second limit of {} per {} s {on}, {spend}: it refused {} that the row's own limit let through; its own limit refused {}.",
+            also.count,
+            format_seconds(also.window.micros()),
+            requests(run.refused_by_second),
+            requests(run.rejected - run.refused_by_second),
+        ));
+    }
     if run.algorithm == Algorithm::FixedWindow && settings.fixed_align == Alignment::FirstRequest {
         notes.push(format!(
             "Its {w} s windows start at each key's first request, and again at the first request after a window ends, not on the clock's boundaries."
         ));
     }
     notes
+}
+
+/// "1 request", "5 requests".
+fn requests(n: u64) -> String {
+    match n {
+        1 => "1 request".to_string(),
+        n => format!("{n} requests"),
+    }
 }
 
 /// Where copies of a product row are what the product really does.
@@ -129,6 +155,15 @@ mod tests {
         assert_eq!(
             notes(Algorithm::SlidingLog, &generous, Pattern::Steady),
             ["Refused requests would count too, but it refused none here."]
+        );
+    }
+
+    #[test]
+    fn a_second_limit_says_what_it_refused_and_what_the_rows_own_refused() {
+        let settings = crate::core::url::parse_query("also=2/1").state.settings;
+        assert_eq!(
+            notes(Algorithm::SlidingLog, &settings, Pattern::Edge),
+            ["A second limit of 2 per 1 s on the same key, checked after the row's own limit, which a request it refuses has already spent: it refused 1 request that the row's own limit let through; its own limit refused 5 requests."]
         );
     }
 

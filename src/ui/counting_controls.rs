@@ -1,5 +1,6 @@
 //! The controls of the rules every row runs under: how many copies of each row the traffic is
-//! spread over, where the fixed window's windows start, and whether refused requests count.
+//! spread over, a second limit, where the fixed window's windows start, and whether refused
+//! requests count.
 //! Each control sets its link field through `Lab::set_field`, so the page and a link read the
 //! same text with the same checks.
 
@@ -7,6 +8,8 @@ use leptos::prelude::*;
 
 use crate::core::algorithms::fixed_window::Alignment;
 use crate::core::deployment::Spread;
+use crate::core::second_limit::{SecondKey, Spend};
+use crate::core::time::format_seconds;
 
 use super::controls::NumberField;
 use super::state::Lab;
@@ -19,7 +22,7 @@ pub fn CountingControls() -> impl IntoView {
     view! {
         <section class="controls counting" aria-label="Copies and counting">
         <details class="control-group tuning" data-testid="counting-controls">
-            <summary>"Copies of each row, and what a window counts"</summary>
+            <summary>"Copies of each row, a second limit, and what a window counts"</summary>
             <div class="counting-row">
                 <span class="slider-label">"Copies of each row"</span>
                 <NumberField label="Copies of each row" field="instances" unit=copies_unit()
@@ -34,6 +37,39 @@ pub fn CountingControls() -> impl IntoView {
                 </label>
             </div>
             <p class="hint">"Each copy keeps its own state, as limiters kept in each process, isolate or location do; the busiest window counts a key across all of them."</p>
+            <div class="counting-row">
+                <label class="number-field">
+                    <span class="slider-label">"Second limit"</span>
+                    <input type="text" data-testid="also-input" placeholder="none, e.g. 2/1"
+                        aria-label="Second limit, count per seconds"
+                        prop:value=move || state.with(|s| s.settings.also.map(|a| format!("{}/{}", a.count, format_seconds(a.window.micros()))).unwrap_or_default())
+                        on:change=move |ev| {
+                            let text = event_target_value(&ev);
+                            if text.trim().is_empty() {
+                                lab.change(|s| s.settings.also = None);
+                            } else {
+                                lab.set_field("also", &text);
+                            }
+                        }/>
+                    <span class="number-unit">"count / seconds"</span>
+                </label>
+                <label>"on "
+                    <select data-testid="also-key" prop:disabled=move || state.with(|s| s.settings.also.is_none())
+                        prop:value=move || state.with(|s| s.settings.also.map_or(SecondKey::Same, |a| a.key).slug())
+                        on:change=move |ev| lab.set_field("also-key", &event_target_value(&ev))>
+                        <option value=SecondKey::Same.slug()>"the same key"</option>
+                        <option value=SecondKey::Prefix.slug()>"the key's prefix (before its last colon)"</option>
+                    </select>
+                </label>
+                <label>"spending "
+                    <select data-testid="spend" prop:disabled=move || state.with(|s| s.settings.also.is_none())
+                        prop:value=move || state.with(|s| s.settings.also.map_or(Spend::All, |a| a.spend).slug())
+                        on:change=move |ev| lab.set_field("spend", &event_target_value(&ev))>
+                        <option value=Spend::All.slug()>"one after the other"</option>
+                        <option value=Spend::Passed.slug()>"only when both pass"</option>
+                    </select>
+                </label>
+            </div>
             <div class="counting-row">
                 <label>"Fixed window starts "
                     <select data-testid="fixed-align"

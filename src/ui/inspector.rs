@@ -8,7 +8,8 @@ use crate::core::decision::Verdict;
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
 use crate::core::row_response::row_response;
-use crate::core::run::{decision_at, product_reply};
+use crate::core::run::{decision_and_cause_at, product_reply};
+use crate::core::second_limit::RefusedBy;
 use crate::core::time::format_seconds;
 
 use super::state::Lab;
@@ -23,9 +24,20 @@ pub fn decision_lines(
     let mut lines = Vec::new();
     for r in &run.runs {
         // The run kept the verdict; the full decision is made again by replaying the key.
-        let Some((decision, reply)) = decision_at(&run.trace, r.algorithm, &run.settings, index)
+        let Some((decision, reply, cause)) =
+            decision_and_cause_at(&run.trace, r.algorithm, &run.settings, index)
         else {
             continue;
+        };
+        // With a second limit, which of the two refused.
+        let by = match (cause, run.settings.also) {
+            (Some(RefusedBy::First), Some(_)) => " by its own limit".to_string(),
+            (Some(RefusedBy::Second), Some(also)) => format!(
+                " by the second limit ({} per {} s)",
+                also.count,
+                format_seconds(also.window.micros())
+            ),
+            _ => String::new(),
         };
         let d = &decision;
         // What the row's client receives: a product's own response, else the common one.
@@ -36,8 +48,8 @@ pub fn decision_lines(
                 format!("delayed {} s, then served", format_seconds(by.micros()))
             }
             Verdict::Rejected => match d.retry_after {
-                Some(w) => format!("rejected, retry in {} s", format_seconds(w.micros())),
-                None => "rejected: costs more than the limit".to_string(),
+                Some(w) => format!("rejected{by}, retry in {} s", format_seconds(w.micros())),
+                None => format!("rejected{by}: costs more than the limit"),
             },
         };
         lines.push((

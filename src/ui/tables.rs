@@ -42,6 +42,8 @@ pub fn StatsTable() -> impl IntoView {
                             data-allowed=r.passed().to_string()
                             data-delayed=r.delayed.to_string()
                             data-rejected=r.rejected.to_string()
+                            data-refused-by-first=(r.rejected - r.refused_by_second).to_string()
+                            data-refused-by-second=r.refused_by_second.to_string()
                             data-max-in-window=r.max_in_window.to_string()
                             class:broke=broke
                         >
