@@ -1,7 +1,7 @@
-// Values a person sets are never thrown away: the limit and window sliders' scales cover every
-// value a link or a scenario can set (logarithmic: 5 and 20,000 both sit on the limit's), a
-// press of an arrow key moves a value to its neighbour, and each slider has a number field
-// beside it that takes a typed value with the same checks and messages as a link.
+// Values a person sets are never thrown away: every slider's scale covers every value a link or a
+// scenario can set (logarithmic: 5 and 20,000 both sit on the limit's), a press of an arrow key
+// moves a value to its neighbour, and each slider has a number field beside it that takes a
+// typed value with the same checks and messages as a link.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
@@ -77,6 +77,92 @@ test('a number typed beside a slider sets it, and a refused one says why as a li
     assert.equal(param(page, 'limit'), 250, 'the refused value changed nothing');
     assert.equal(await limit.inputValue(), '250', 'the field shows the value in force again');
     await page.locator('.scaled').first().screenshot({ path: `${SCREENSHOT_DIR}/controls-number-field.png` });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+// Every other slider, with a link's values beyond its scale of old (capacity and bursts to 200,
+// refill to 50 a second, timeout to a second, service to 5 ms, jitter to 100 ms, eviction to 300 s,
+// shards to 16).
+const BEYOND_THE_OLD_SCALES = [
+  ['capacity', '5000'],
+  ['refill', '1000'],
+  ['burst', '3000'],
+  ['leak-burst', '2000'],
+  ['leak-delay', '1000'],
+  ['timeout', '5000'],
+  ['service', '50'],
+  ['jitter', '500'],
+  ['evict', '3600'],
+  ['shards', '40'],
+];
+
+test('every slider holds a link value beyond its old range: one press of Left takes it to a neighbour, and its number box shows it', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    const query = BEYOND_THE_OLD_SCALES.map(([name, value]) => `${name}=${value}`).join('&');
+    await gotoLab(page, `pattern=steady&do=1&${query}`);
+    await page.click('.tuning summary');
+    const moved = {};
+    for (const [name, value] of BEYOND_THE_OLD_SCALES) {
+      const given = Number(value);
+      assert.equal(await page.locator(`[data-testid="${name}-number"]`).inputValue(), value, `${name} as linked`);
+      await pressOn(page, `${name}-slider`, 'ArrowLeft');
+      const now = param(page, name);
+      assert.ok(now < given && now >= given * 0.95, `${name}: ${given} → ${now}`);
+      const written = new URL(page.url()).searchParams.get(name);
+      assert.equal(await page.locator(`[data-testid="${name}-number"]`).inputValue(), written, `${name}'s box`);
+      moved[name] = written;
+    }
+    // Each press moved its own slider's value only.
+    for (const [name] of BEYOND_THE_OLD_SCALES) {
+      assert.equal(new URL(page.url()).searchParams.get(name), moved[name], `${name} kept`);
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a number typed into any slider's box sets the value it shows, and zero and the words a link takes are typed too", async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'pattern=steady&do=1');
+    await page.click('.tuning summary');
+    for (const [name, typed, shown] of [
+      ['capacity', '7500', '7500 tokens'],
+      ['refill', '250', '250 tokens/s'],
+      ['burst', '4000', '4000 requests'],
+      ['leak-burst', '3000', '3000 requests ahead of the rate'],
+      ['leak-delay', '1200', '1200, the rest wait'],
+      ['leak-delay', 'nodelay', 'all (nodelay)'],
+      ['leak-burst', '0', '0 requests ahead of the rate'],
+      ['timeout', '2500', '2500 ms'],
+      ['service', '12.5', '12.5 ms (80 a second at best)'],
+      ['jitter', '0', 'none'],
+      ['jitter', '0.25', 'up to 0.25 ms'],
+      ['evict', '7200', '7200 s'],
+      ['shards', '48', '48'],
+      ['shards', 'seed', "the seed's rule by prefix (ip: 1, global: 16, others 4)"],
+    ]) {
+      const box = page.locator(`[data-testid="${name}-number"]`);
+      await box.fill(typed);
+      await box.press('Enter');
+      await page.waitForFunction(
+        ([id, text]) => document.querySelector(`[data-testid="${id}-value"]`)?.textContent === text,
+        [name, shown],
+      );
+      assert.equal(await box.inputValue(), typed, `${name}'s box keeps ${typed}`);
+    }
+    const timeout = page.locator('[data-testid="timeout-number"]');
+    await timeout.fill('60001');
+    await timeout.press('Enter');
+    const notice = page.locator('[data-testid="notice"]');
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /^timeout="60001": the timeout is in milliseconds, 1 to 60000/);
+    assert.equal(await timeout.inputValue(), '2500', 'the refused value changed nothing');
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

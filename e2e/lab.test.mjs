@@ -86,7 +86,8 @@ test('the lab controls drive the URL, and the URL drives the lab after a reload'
   const { page } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&shards=1');
   assert.equal((await doRowFigures(page)).degraded, 60);
-  await page.locator('[data-testid="timeout-slider"]').fill('30'); // tens of ms: 300 ms
+  await page.locator('[data-testid="timeout-number"]').fill('300');
+  await page.locator('[data-testid="timeout-number"]').press('Enter');
   await page.waitForURL(/timeout=300/);
   assert.equal((await doRowFigures(page)).degraded, 0);
   await page.selectOption('[data-testid="fail"]', 'closed');
@@ -141,7 +142,8 @@ test('dragging can schedule a slow period or an eviction instead, and jitter mov
   assert.equal((await doRowFigures(page)).degraded, 0);
   // Jitter: up to 100 ms extra on every hop pushes some answers past the timeout.
   const p95Before = (await doRowFigures(page)).p95;
-  await page.locator('[data-testid="jitter-slider"]').fill('100');
+  await page.locator('[data-testid="jitter-number"]').fill('100');
+  await page.locator('[data-testid="jitter-number"]').press('Enter');
   await page.waitForURL(/jitter=100/);
   assert.equal(await page.locator('[data-testid="jitter-value"]').innerText(), 'up to 100 ms');
   const after = await doRowFigures(page);

@@ -17,7 +17,7 @@ LOG="$DIR/access-$LINES.log"
 QUERY="${QUERY:-limit=100&window=60}"
 
 cargo build --profile cli --offline
-BIN=target/cli/ratelab
+BIN="${CARGO_TARGET_DIR:-target}/cli/ratelab"
 
 if [ ! -s "$LOG" ]; then
   echo "generating $LINES lines into $LOG"

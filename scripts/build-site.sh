@@ -9,11 +9,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
 cd "$ROOT"
 DIST="${1:-dist}"
+# Where cargo puts its builds: CARGO_TARGET_DIR when set (relative to the repository, as cargo
+# reads it from here), so the module taken below is the one just built.
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 trunk build --release --public-url ./ --dist "$DIST"
 # The first view's module: the same app without the product profiles (scripts/two_modules.py).
-FIRST="$ROOT/target/first-view"
+FIRST="$TARGET_DIR/first-view"
 cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab --no-default-features
-wasm-bindgen --target web --no-typescript --out-dir "$FIRST" target/wasm32-unknown-unknown/release/ratelab.wasm
+wasm-bindgen --target web --no-typescript --out-dir "$FIRST" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"
 # shellcheck disable=SC2046 # the flags are words
 wasm-opt $(wasm_opt_flags) "$FIRST/ratelab_bg.wasm" -o "$FIRST/ratelab_bg.wasm"
 python3 "$ROOT/scripts/two_modules.py" "$DIST" "$FIRST"

@@ -9,12 +9,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
 ensure_cargo_tool twiggy twiggy 0.8.0 --locked
 cd "$ROOT"
-OUT="target/bundle-parts"
+# Where cargo puts its builds: CARGO_TARGET_DIR when set, so the module read is the one just built.
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+OUT="$TARGET_DIR/bundle-parts"
 mkdir -p "$OUT"
 # The first view's module (scripts/two_modules.py); COMPLETE=1 for the complete one.
 cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab \
   ${COMPLETE:+--features products} ${COMPLETE:---no-default-features}
-wasm-bindgen --target web --out-dir "$OUT" target/wasm32-unknown-unknown/release/ratelab.wasm
+wasm-bindgen --target web --out-dir "$OUT" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"
 # The passes trunk runs (index.html: data-wasm-opt and data-wasm-opt-params), plus -g.
 # shellcheck disable=SC2046 # the flags are words
 wasm-opt $(wasm_opt_flags) -g "$OUT/ratelab_bg.wasm" -o "$OUT/named.wasm"

@@ -5,7 +5,6 @@
 use leptos::ev;
 use leptos::prelude::*;
 
-use crate::core::config::Rate;
 use crate::core::limiter::{Algorithm, LeakDelay};
 #[cfg(feature = "products")]
 use crate::core::profiles::settings::{field_text, without_field, FIELDS};
@@ -14,7 +13,10 @@ use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 
 use super::state::Lab;
-use crate::layout::scale::{limit_at, window_at, LIMIT_SCALE, SLIDER_STEPS, WINDOW_SCALE};
+use crate::layout::scale::{
+    count_at, leak_delay_at, leak_delay_position, limit_at, rate_at, rate_position, window_at,
+    COUNT_OR_ZERO_SCALE, COUNT_SCALE, LIMIT_SCALE, REFILL_SCALE, SLIDER_STEPS, WINDOW_SCALE,
+};
 use crate::layout::timeline::time_label;
 
 /// A labelled range slider that shows its value and unit.
@@ -133,19 +135,6 @@ fn product_fields(algorithms: &[Algorithm]) -> impl IntoView {
 
 fn seconds_text(span: Span) -> String {
     format!("{} s", format_seconds(span.micros()))
-}
-
-/// A rate of `tenths` tenths of a token a second.
-fn rate_from_tenths(tenths: i64) -> Option<Rate> {
-    Rate::new(u64::try_from(tenths).ok()?, Span::from_secs(10)).ok()
-}
-
-/// A rate in tenths of a unit per second, rounded to the nearest tenth.
-fn tenths_of(rate: Rate) -> i64 {
-    let tenths = (u128::from(rate.amount()) * 10 * u128::from(MICROS_PER_SEC)
-        + u128::from(rate.per().micros()) / 2)
-        / u128::from(rate.per().micros());
-    i64::try_from(tenths).unwrap_or(i64::MAX)
 }
 
 /// Starts playback from the playhead (or the start), or shows everything at once when the
@@ -441,37 +430,52 @@ pub fn Controls() -> impl IntoView {
 
             <details class="control-group tuning">
                 <summary>"Tune single algorithms and products"</summary>
-                <Slider label="Bucket capacity" testid="capacity" min=1 max=200
-                    value=move || state.with(|s| s.settings.bucket_capacity() as i64)
-                    shown=move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity()))
-                    on_change=move |v: i64| lab.change(|s| s.settings.capacity = Some(v.max(1) as u64))/>
-                <Slider label="Refill rate" testid="refill" min=1 max=500
-                    value=move || state.with(|s| s.settings.quota().map(|q| tenths_of(s.settings.refill_rate(q))).unwrap_or(10))
-                    shown=move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default())
-                    on_change=move |tenths: i64| if let Some(rate) = rate_from_tenths(tenths) { lab.change(|s| s.settings.refill = Some(rate)) }/>
-                <Slider label="GCRA burst" testid="burst" min=1 max=200
-                    value=move || state.with(|s| s.settings.gcra_burst() as i64)
-                    shown=move || format!("{} requests", state.with(|s| s.settings.gcra_burst()))
-                    on_change=move |v: i64| lab.change(|s| s.settings.gcra_burst = Some(v.max(1) as u64))/>
-                <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=200
-                    value=move || state.with(|s| s.settings.leak_burst() as i64)
-                    shown=move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst()))
-                    on_change=move |v: i64| lab.change(|s| {
-                        let burst = v.max(0) as u64;
-                        s.settings.leak_burst = Some(burst);
-                        if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
-                    })/>
-                <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=200
-                    value=move || state.with(|s| match s.settings.leak_delay { LeakDelay::After(d) => d as i64, LeakDelay::NoDelay => s.settings.leak_burst() as i64 })
-                    shown=move || state.with(|s| match s.settings.leak_delay {
-                        LeakDelay::NoDelay => "all (nodelay)".to_string(),
-                        LeakDelay::After(0) => "none: every excess request waits".to_string(),
-                        LeakDelay::After(d) => format!("{d}, the rest wait"),
-                    })
-                    on_change=move |v: i64| lab.change(|s| {
-                        let d = (v.max(0) as u64).min(s.settings.leak_burst());
-                        s.settings.leak_delay = if d >= s.settings.leak_burst() { LeakDelay::NoDelay } else { LeakDelay::After(d) };
-                    })/>
+                <div class="scaled">
+                    <Slider label="Bucket capacity" testid="capacity" min=0 max=SLIDER_STEPS
+                        value=move || state.with(|s| COUNT_SCALE.position(s.settings.bucket_capacity() as f64))
+                        shown=move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity()))
+                        on_change=move |p: i64| lab.change(|s| s.settings.capacity = Some(count_at(&COUNT_SCALE, p, s.settings.bucket_capacity())))/>
+                    <NumberField label="Bucket capacity, tokens" field="capacity" unit="tokens" value=move || state.with(|s| s.settings.bucket_capacity().to_string())/>
+                </div>
+                <div class="scaled">
+                    <Slider label="Refill rate" testid="refill" min=0 max=SLIDER_STEPS
+                        value=move || state.with(|s| s.settings.quota().map(|q| rate_position(&REFILL_SCALE, s.settings.refill_rate(q))).unwrap_or(0))
+                        shown=move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default())
+                        on_change=move |p: i64| lab.change(|s| if let Ok(q) = s.settings.quota() { s.settings.refill = Some(rate_at(&REFILL_SCALE, p, s.settings.refill_rate(q))) })/>
+                    <NumberField label="Refill rate, tokens a second" field="refill" unit="tokens/s"
+                        value=move || state.with(|s| s.settings.quota().map(|q| s.settings.refill_rate(q).per_second_text()).unwrap_or_default())/>
+                </div>
+                <div class="scaled">
+                    <Slider label="GCRA burst" testid="burst" min=0 max=SLIDER_STEPS
+                        value=move || state.with(|s| COUNT_SCALE.position(s.settings.gcra_burst() as f64))
+                        shown=move || format!("{} requests", state.with(|s| s.settings.gcra_burst()))
+                        on_change=move |p: i64| lab.change(|s| s.settings.gcra_burst = Some(count_at(&COUNT_SCALE, p, s.settings.gcra_burst())))/>
+                    <NumberField label="GCRA burst, requests" field="burst" unit="requests" value=move || state.with(|s| s.settings.gcra_burst().to_string())/>
+                </div>
+                <div class="scaled">
+                    <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=SLIDER_STEPS
+                        value=move || state.with(|s| COUNT_OR_ZERO_SCALE.position(s.settings.leak_burst() as f64))
+                        shown=move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst()))
+                        on_change=move |p: i64| lab.change(|s| {
+                            let burst = count_at(&COUNT_OR_ZERO_SCALE, p, s.settings.leak_burst());
+                            s.settings.leak_burst = Some(burst);
+                            // The delay counts requests of the burst, so it can be no larger.
+                            if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
+                        })/>
+                    <NumberField label="Leaky bucket burst, requests" field="leak-burst" unit="requests" value=move || state.with(|s| s.settings.leak_burst().to_string())/>
+                </div>
+                <div class="scaled">
+                    <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=SLIDER_STEPS
+                        value=move || state.with(|s| leak_delay_position(s.settings.leak_delay, s.settings.leak_burst()))
+                        shown=move || state.with(|s| match s.settings.leak_delay {
+                            LeakDelay::NoDelay => "all (nodelay)".to_string(),
+                            LeakDelay::After(0) => "none: every excess request waits".to_string(),
+                            LeakDelay::After(d) => format!("{d}, the rest wait"),
+                        })
+                        on_change=move |p: i64| lab.change(|s| s.settings.leak_delay = leak_delay_at(p, s.settings.leak_delay, s.settings.leak_burst()))/>
+                    <NumberField label="Leaky bucket: requests served at once, or nodelay" field="leak-delay" unit="requests"
+                        value=move || state.with(|s| match s.settings.leak_delay { LeakDelay::NoDelay => "nodelay".to_string(), LeakDelay::After(d) => d.to_string() })/>
+                </div>
                 {#[cfg(feature = "products")]
                 {move || state.with(|s| product_fields(&s.algorithms))}}
             </details>

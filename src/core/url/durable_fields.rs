@@ -2,6 +2,8 @@
 //! per knob of `DurableParams`, read and written as the lab's own fields are (`super::fields`).
 //! The lab's seed, which the object shares with the Poisson pattern, is a lab field.
 
+use std::ops::RangeInclusive;
+
 use super::codec::percent_encode;
 use super::values::{
     choice, flag, millis, millis_text, name_of, period, period_text, region, seconds_text,
@@ -26,6 +28,14 @@ const BINDING_PERIODS: [(&str, u64); 2] = [("10", 10), ("60", 60)];
 const MAX_ORIGINS: usize = 12;
 const MAX_CLOSED_ROUTES: usize = 64;
 const MAX_ROUTE_CHARS: usize = 200;
+
+// What a link accepts for the object's timings, in microseconds, and its shard counts; the lab's
+// sliders span the same ranges (`layout::scale`).
+pub const TIMEOUT_MICROS: RangeInclusive<u64> = 1_000..=60_000_000;
+pub const SERVICE_MICROS: RangeInclusive<u64> = 1..=10_000_000;
+pub const JITTER_MICROS: RangeInclusive<u64> = 0..=1_000_000;
+pub const EVICT_MICROS: RangeInclusive<u64> = 1_000..=86_400_000_000;
+pub const MAX_SHARDS: u32 = 64;
 
 fn defaults() -> DurableParams {
     DurableParams::default()
@@ -141,7 +151,7 @@ pub const FIELDS: &[Field<DurableParams>] = &[
         read: |d, raw| {
             d.timeout = millis(
                 raw,
-                1_000..=60_000_000,
+                TIMEOUT_MICROS,
                 "the timeout is in milliseconds, 1 to 60000; using 120 ms.",
             )?;
             Ok(())
@@ -186,7 +196,7 @@ pub const FIELDS: &[Field<DurableParams>] = &[
         read: |d, raw| {
             d.service = millis(
                 raw,
-                1..=10_000_000,
+                SERVICE_MICROS,
                 "the service time is in milliseconds, 0.001 to 10000; using 0.15 ms.",
             )?;
             Ok(())
@@ -204,7 +214,7 @@ pub const FIELDS: &[Field<DurableParams>] = &[
     Field {
         name: "evict",
         read: |d, raw| match parse_seconds(raw) {
-            Ok(us) if (1_000..=86_400_000_000).contains(&us) => {
+            Ok(us) if EVICT_MICROS.contains(&us) => {
                 d.evict = Span(us);
                 Ok(())
             }
@@ -249,7 +259,7 @@ pub const FIELDS: &[Field<DurableParams>] = &[
         read: |d, raw| {
             d.jitter = millis(
                 raw,
-                0..=1_000_000,
+                JITTER_MICROS,
                 "milliseconds of extra delay per hop, 0 to 1000; using 5 ms.",
             )?;
             Ok(())
@@ -290,7 +300,7 @@ pub const FIELDS: &[Field<DurableParams>] = &[
                 Ok(())
             }
             n => match n.parse::<u32>() {
-                Ok(n) if (1..=64).contains(&n) => {
+                Ok(n) if (1..=MAX_SHARDS).contains(&n) => {
                     d.shards = Some(n);
                     Ok(())
                 }
