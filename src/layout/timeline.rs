@@ -466,11 +466,17 @@ pub fn time_label(t: Time) -> String {
     format!("{} s", crate::core::time::format_seconds(us))
 }
 
-/// A row's line under its name: the promise it was set to keep, then what it did, so the busiest
-/// window never reads as the limit: "limit 5 per 10 s; busiest window 3".
-pub fn row_promise(limit: u64, window: Span, busiest: u64) -> String {
+/// A row's line under its name: the promise it was set to keep (on each copy, for a row run as
+/// several), then what it did, so the busiest window never reads as the limit: "limit 5 per 10 s;
+/// busiest window 3".
+pub fn row_promise(limit: u64, window: Span, copies: u32, busiest: u64) -> String {
     let window = format_seconds(window.micros());
-    format!("limit {limit} per {window} s; busiest window {busiest}")
+    let each = if copies > 1 {
+        format!(" on each of {copies} copies")
+    } else {
+        String::new()
+    };
+    format!("limit {limit} per {window} s{each}; busiest window {busiest}")
 }
 
 /// The same in a few characters, for narrow screens: "busiest 3 / 5".
@@ -618,12 +624,16 @@ mod tests {
         use super::{row_promise, row_promise_short};
         use crate::core::time::Span;
         assert_eq!(
-            row_promise(23, Span::from_secs(10), 9),
+            row_promise(23, Span::from_secs(10), 1, 9),
             "limit 23 per 10 s; busiest window 9"
         );
         assert_eq!(
-            row_promise(5, Span::from_millis(2_500), 10),
+            row_promise(5, Span::from_millis(2_500), 1, 10),
             "limit 5 per 2.5 s; busiest window 10"
+        );
+        assert_eq!(
+            row_promise(5, Span::from_secs(10), 2, 10),
+            "limit 5 per 10 s on each of 2 copies; busiest window 10"
         );
         assert_eq!(row_promise_short(5, 3), "busiest 3 / 5");
     }

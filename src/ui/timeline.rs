@@ -76,7 +76,12 @@ fn row_figures(
         },
     };
     let broke = most > limit;
-    let summary = crate::layout::timeline::row_promise(limit, window, most);
+    // The Durable Object is one object per key, whatever the rows' copies.
+    let copies = match kind {
+        RowKind::Algo(_) => run.settings.deployment.instances,
+        RowKind::Durable => 1,
+    };
+    let summary = crate::layout::timeline::row_promise(limit, window, copies, most);
     let bracket = in_bracket.map(|n| format!("{n} in the bracket"));
     (summary, bracket, broke)
 }
