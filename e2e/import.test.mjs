@@ -109,3 +109,46 @@ test("a CSV's regions and routes reach the Durable Object: each request leaves f
   assert.equal(await do1.getAttribute('data-failed-closed'), '2');
   await page.close();
 });
+
+test('quoted CSV fields, as the export writes them, keep their commas and quotes', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page);
+  await paste(page, 'time,key,region,route\n0.5,"tenant, inc",fra,"GET /a,b"\n1,"say ""hi"""\n');
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 2 requests \(CSV/);
+  const keys = await page.locator('[data-testid="send-key"] option').allInnerTexts();
+  assert.deepEqual(keys.sort(), ['say "hi"', 'tenant, inc']);
+  assert.deepEqual(problems, []);
+});
+
+test('unreadable lines can be skipped and counted instead of refusing the text', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady');
+  await paste(page, '1\nabc\n2\n');
+  assert.match(await page.locator('[data-testid="import-errors"]').innerText(), /line 2/);
+  await page.check('[data-testid="import-skip"]');
+  await page.click('[data-testid="import-use"]');
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 2 requests/);
+  assert.match(await page.locator('[data-testid="import-notes"]').innerText(), /1 unreadable line skipped \(the first, line 2/);
+  await page.waitForURL(/trace=1,2(&|$)/);
+});
+
+test('Unix-epoch times start at 0, and two whole numbers on a line warn of a decimal comma', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page);
+  await paste(page, '1733050000\n1733050001.5\n');
+  assert.match(await page.locator('[data-testid="import-notes"]').innerText(), /Unix-epoch seconds: they count from the first line \(1733050000 s after 1970\)/);
+  await page.waitForURL(/trace=0,1\.5(&|$)/);
+  await page.fill('[data-testid="import-text"]', '0,5\n1,5\n');
+  await page.click('[data-testid="import-use"]');
+  assert.match(await page.locator('[data-testid="import-notes"]').innerText(), /"0,5" was read as a time and a key; .*\(0\.5\)/);
+});
+
+test('after an upload, the box shows the text that was loaded', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page);
+  await page.click('text=Use your own traffic');
+  const text = 'time,key\n0,tenant:a\n0.5,tenant:b\n';
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
+  await page.waitForSelector('[data-testid="import-ok"]');
+  assert.equal(await page.locator('[data-testid="import-text"]').inputValue(), text);
+});

@@ -179,6 +179,8 @@ mod tests {
             format,
             requests,
             skipped: 0,
+            unreadable: 0,
+            notes: Vec::new(),
         })
     }
 
@@ -191,6 +193,9 @@ mod tests {
             "1,a\n2\n3,b,mars\n4,,fra\n",
             "0,k\r\n600,k,,,17\r\n601,k,fra,GET /,2",
             "0,k,,,0",
+            "1733050000,\"tenant, inc\",fra,\"GET /a,b\"\n1733050002.5,\"say \"\"hi\"\"\"\n",
+            "1733050000\n1733050001\n",
+            "1,\"open\n2,k\n",
             concat!(
                 "203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] \"GET /login?next=/ HTTP/1.1\" 200 512\n",
                 "198.51.100.2 - frank [10/Oct/2026:15:55:38 +0200] \"POST /api/items HTTP/1.1\" 201 40 \"-\" \"curl/8\"\n",

@@ -8,9 +8,14 @@
 //!   `203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET /login HTTP/1.1" 200 512`. The key is
 //!   `ip:<address>`, the route the request path, and times count from the first line.
 //!
+//! CSV fields follow RFC 4180: a field in double quotes may hold commas, and `""` inside it is
+//! one quote (what the lab's own CSV export writes); a record stays on one line, since keys and
+//! routes cannot hold line breaks. Times of the first two formats that are Unix-epoch seconds
+//! (from the year 2000 on) are shifted so the first line is at 0, as an access log's are.
+//!
 //! Blank lines and lines starting with `#` are skipped. Every bad line is reported with its line
-//! number (the first 20 of them), so a person can fix the file; nothing here panics, whatever
-//! the text.
+//! number (the first 20 of them), so a person can fix the file, or, when asked, skipped and
+//! counted; nothing here panics, whatever the text.
 
 use super::job::{Job, Progress, Step};
 use super::region::Region;
@@ -59,6 +64,11 @@ pub struct Imported {
     pub requests: Vec<ImportedRequest>,
     /// Blank and comment lines skipped.
     pub skipped: usize,
+    /// Lines that could not be read, skipped because the person asked for that.
+    pub unreadable: usize,
+    /// What the reading did that a person should know: times shifted from the Unix epoch, a
+    /// comma that looks like a decimal comma, unreadable lines skipped.
+    pub notes: Vec<String>,
 }
 
 impl Imported {
@@ -170,7 +180,16 @@ pub(crate) struct LineDecoder {
     format: Format,
     header_allowed: bool,
     first_log_time: Option<i64>,
+    /// For times and CSV: what is taken off every time, decided by the first line read (its own
+    /// time when that is a Unix-epoch time, else nothing).
+    shift: Option<Time>,
+    /// Notes made while decoding (see [`Imported::notes`]), each made once.
+    notes: Vec<String>,
+    warned_decimal_comma: bool,
 }
+
+/// Times from here on (2000-01-01, in seconds) are read as Unix-epoch times.
+const EPOCH_FROM_SECONDS: u64 = 946_684_800;
 
 impl LineDecoder {
     pub(crate) fn new(format: Format) -> LineDecoder {
@@ -178,7 +197,33 @@ impl LineDecoder {
             format,
             header_allowed: format == Format::Csv,
             first_log_time: None,
+            shift: None,
+            notes: Vec::new(),
+            warned_decimal_comma: false,
         }
+    }
+
+    /// The notes made so far, taken.
+    pub(crate) fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// `at` counted from the first line's epoch time, when the first line had one.
+    fn shifted(&mut self, at: Time) -> Time {
+        let shift = *self.shift.get_or_insert_with(|| {
+            if at.micros() / MICROS_PER_SEC >= EPOCH_FROM_SECONDS {
+                Time(at.micros())
+            } else {
+                Time::ZERO
+            }
+        });
+        if shift != Time::ZERO && self.notes.is_empty() {
+            self.notes.push(format!(
+                "The times are Unix-epoch seconds: they count from the first line ({} s after 1970), which is at 0.",
+                crate::core::time::format_seconds(shift.micros())
+            ));
+        }
+        Time(at.micros().saturating_sub(shift.micros()))
     }
 
     pub(crate) fn format(&self) -> Format {
@@ -191,7 +236,7 @@ impl LineDecoder {
         Some(match self.format {
             Format::Times => parse_time(line.trim()).map(|at| ImportedRequest {
                 cost: 1,
-                at,
+                at: self.shifted(at),
                 key: String::new(),
                 region: None,
                 route: None,
@@ -200,7 +245,18 @@ impl LineDecoder {
                 if std::mem::replace(&mut self.header_allowed, false) && looks_like_header(line) {
                     return None;
                 }
-                parse_csv_line(line)
+                if !self.warned_decimal_comma && looks_like_decimal_comma(line) {
+                    self.warned_decimal_comma = true;
+                    self.notes.push(format!(
+                        "\"{}\" was read as a time and a key; if it is one number with a decimal comma, write it with a point ({}).",
+                        line.trim(),
+                        line.trim().replacen(',', ".", 1)
+                    ));
+                }
+                parse_csv_line(line).map(|mut request| {
+                    request.at = self.shifted(request.at);
+                    request
+                })
             }
             Format::AccessLog => parse_log_line(line).map(|(epoch, ip, route)| {
                 let start = *self.first_log_time.get_or_insert(epoch);
@@ -227,6 +283,8 @@ pub struct Reader {
     skipped: usize,
     lines: usize,
     stopped: bool,
+    /// Skip unreadable lines and count them, instead of refusing the text.
+    skip_unreadable: bool,
 }
 
 impl Reader {
@@ -239,7 +297,15 @@ impl Reader {
             skipped: 0,
             lines: 0,
             stopped: false,
+            skip_unreadable: false,
         }
+    }
+
+    /// A reader that skips unreadable lines and counts them (a text with no readable line is
+    /// still refused, with its errors).
+    pub fn skipping_unreadable(mut self) -> Reader {
+        self.skip_unreadable = true;
+        self
     }
 
     /// Lines read so far.
@@ -284,9 +350,19 @@ impl Reader {
 
     /// The requests, in file order (a trace built from them, `Pattern::Keyed`, replays them in
     /// time order, requests at the same time in file order), or every bad line.
-    pub fn finish(self) -> Result<Imported, ImportErrors> {
+    pub fn finish(mut self) -> Result<Imported, ImportErrors> {
         let format = self.decoder.format();
-        if self.total_errors > 0 {
+        let mut notes = self.decoder.take_notes();
+        let unreadable = self.total_errors;
+        if unreadable > 0 && self.skip_unreadable && !self.requests.is_empty() {
+            let first = self
+                .errors
+                .first()
+                .map(|e| format!(" (the first, line {}: {})", e.line, e.message))
+                .unwrap_or_default();
+            let lines = if unreadable == 1 { "line" } else { "lines" };
+            notes.push(format!("{unreadable} unreadable {lines} skipped{first}."));
+        } else if self.total_errors > 0 {
             return Err(ImportErrors {
                 format,
                 errors: self.errors,
@@ -307,6 +383,8 @@ impl Reader {
             format,
             requests: self.requests,
             skipped: self.skipped,
+            unreadable: if self.skip_unreadable { unreadable } else { 0 },
+            notes,
         })
     }
 }
@@ -342,8 +420,72 @@ fn parse_key(text: &str) -> Result<String, String> {
     Ok(key.to_string())
 }
 
+/// A CSV line of two whole numbers, like `0,5`: a time and a key, or one number written with a
+/// decimal comma.
+fn looks_like_decimal_comma(line: &str) -> bool {
+    let mut fields = line.trim().split(',');
+    let digits =
+        |f: Option<&str>| f.is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
+    digits(fields.next()) && digits(fields.next()) && fields.next().is_none()
+}
+
+/// The fields of one CSV record, as RFC 4180 writes them: separated by commas, a field in double
+/// quotes may hold commas, and `""` inside quotes is one quote. Space around a quoted field is
+/// allowed (and dropped); a record must end on its line.
+fn csv_fields(line: &str) -> Result<Vec<std::borrow::Cow<'_, str>>, String> {
+    use std::borrow::Cow;
+    let mut fields = Vec::new();
+    let mut rest = line;
+    loop {
+        let trimmed = rest.trim_start();
+        if let Some(quoted) = trimmed.strip_prefix('"') {
+            let mut value = String::new();
+            let mut chars = quoted.char_indices();
+            let after = loop {
+                match chars.next() {
+                    Some((i, '"')) => {
+                        if quoted[i + 1..].starts_with('"') {
+                            value.push('"');
+                            chars.next();
+                        } else {
+                            break &quoted[i + 1..];
+                        }
+                    }
+                    Some((_, c)) => value.push(c),
+                    None => {
+                        return Err(
+                            "a quoted field is not closed on its line (a key or a route cannot hold a line break)"
+                                .into(),
+                        )
+                    }
+                }
+            };
+            fields.push(Cow::Owned(value));
+            let after = after.trim_start();
+            match after.strip_prefix(',') {
+                Some(next) => rest = next,
+                None if after.is_empty() => return Ok(fields),
+                None => {
+                    return Err("a quoted field is followed by text before the next comma".into())
+                }
+            }
+        } else {
+            match rest.split_once(',') {
+                Some((field, next)) => {
+                    fields.push(Cow::Borrowed(field));
+                    rest = next;
+                }
+                None => {
+                    fields.push(Cow::Borrowed(rest));
+                    return Ok(fields);
+                }
+            }
+        }
+    }
+}
+
 fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
-    let fields: Vec<&str> = line.split(',').collect();
+    let fields = csv_fields(line)?;
     if fields.len() < 2 || fields.len() > 5 {
         return Err(format!(
             "expected time,key[,region[,route[,cost]]] but found {} fields",
@@ -351,7 +493,7 @@ fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
         ));
     }
     let at = parse_time(fields[0].trim())?;
-    let key = parse_key(fields[1])?;
+    let key = parse_key(&fields[1])?;
     let region =
         match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
             Some(code) => Some(Region::from_code(code).ok_or_else(|| {
@@ -507,6 +649,7 @@ pub struct ReadTraffic {
     carry: String,
     reader: Option<Reader>,
     read_all: bool,
+    skip_unreadable: bool,
     result: Option<Result<Imported, ImportErrors>>,
 }
 
@@ -518,7 +661,23 @@ impl ReadTraffic {
             carry: String::new(),
             reader: None,
             read_all: false,
+            skip_unreadable: false,
             result: None,
+        }
+    }
+
+    /// Skips unreadable lines and counts them, instead of refusing the text.
+    pub fn skipping_unreadable(mut self, skip: bool) -> ReadTraffic {
+        self.skip_unreadable = skip;
+        self
+    }
+
+    fn new_reader(&self, format: Format) -> Reader {
+        let reader = Reader::new(format);
+        if self.skip_unreadable {
+            reader.skipping_unreadable()
+        } else {
+            reader
         }
     }
 
@@ -535,10 +694,13 @@ impl ReadTraffic {
             self.carry = piece.split_off(cut);
         }
         if !piece.is_empty() {
-            let format = self.format;
-            self.reader
-                .get_or_insert_with(|| Reader::new(format.unwrap_or_else(|| detect(&piece))))
-                .read(&piece);
+            if self.reader.is_none() {
+                let format = self.format.unwrap_or_else(|| detect(&piece));
+                self.reader = Some(self.new_reader(format));
+            }
+            if let Some(reader) = &mut self.reader {
+                reader.read(&piece);
+            }
         }
     }
 
@@ -547,10 +709,10 @@ impl ReadTraffic {
             self.read_piece();
         }
         let format = self.format.unwrap_or_else(|| detect(""));
-        self.reader
-            .take()
-            .unwrap_or_else(|| Reader::new(format))
-            .finish()
+        match self.reader.take() {
+            Some(reader) => reader.finish(),
+            None => self.new_reader(format).finish(),
+        }
     }
 }
 
@@ -853,5 +1015,85 @@ mod tests {
     fn an_empty_text_reads_as_no_requests() {
         let read = run_to_end(ReadTraffic::new(TextPieces::new(String::new(), 64), None));
         assert_eq!(format!("{read:?}"), format!("{:?}", import("")));
+    }
+
+    #[test]
+    fn quoted_csv_fields_hold_commas_and_doubled_quotes_as_rfc_4180_writes_them() {
+        let read =
+            import("0.5,\"tenant, inc\",fra,\"GET /a,b\"\n1, \"say \"\"hi\"\"\" \n").unwrap();
+        assert_eq!(read.requests[0].key, "tenant, inc");
+        assert_eq!(read.requests[0].route.as_deref(), Some("GET /a,b"));
+        assert_eq!(read.requests[1].key, "say \"hi\"");
+        let broken = import("1,\"open\n2,k,\"x\"y\n").unwrap_err();
+        let messages = broken.describe();
+        assert!(
+            messages[0].starts_with("line 1: a quoted field is not closed on its line"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].starts_with("line 2: a quoted field is followed by text"),
+            "{messages:?}"
+        );
+    }
+
+    #[test]
+    fn the_csv_export_of_the_lab_reads_back_its_keys_as_written() {
+        // A key with a comma and a quote, as `core::export` quotes it.
+        let read = import("time,key\n2,\"a,\"\"b\"\"\"\n").unwrap();
+        assert_eq!(read.requests[0].key, "a,\"b\"");
+    }
+
+    #[test]
+    fn unix_epoch_times_are_shifted_so_the_first_line_is_at_zero_and_say_so() {
+        let read = import("1733050000\n1733050001.25\n1733049999\n").unwrap();
+        let times: Vec<Time> = read.requests.iter().map(|r| r.at).collect();
+        assert_eq!(times, [Time::ZERO, Time::from_millis(1_250), Time::ZERO]);
+        assert_eq!(read.notes.len(), 1);
+        assert!(
+            read.notes[0].contains("1733050000 s after 1970"),
+            "{:?}",
+            read.notes
+        );
+        let csv = import("1733050010,a\n1733050012,b\n").unwrap();
+        assert_eq!(csv.requests[1].at, Time::from_secs(2));
+        let plain = import("8\n1733050000\n").unwrap();
+        assert_eq!(
+            plain.requests[1].at,
+            Time::from_secs(1_733_050_000),
+            "only a first epoch time shifts"
+        );
+        assert!(plain.notes.is_empty());
+    }
+
+    #[test]
+    fn two_whole_numbers_on_a_line_are_read_as_time_and_key_with_a_note_about_decimal_commas() {
+        let read = import("0,5\n1,25\n").unwrap();
+        assert_eq!(
+            (read.requests[0].at, read.requests[0].key.as_str()),
+            (Time::ZERO, "5")
+        );
+        assert_eq!(read.notes.len(), 1, "{:?}", read.notes);
+        assert!(read.notes[0].contains("\"0,5\"") && read.notes[0].contains("(0.5)"));
+        assert!(import("0,tenant:a\n").unwrap().notes.is_empty());
+    }
+
+    #[test]
+    fn unreadable_lines_are_skipped_and_counted_when_asked() {
+        let text = "1\nabc\n2\n-4\n3\n";
+        assert!(import(text).is_err());
+        let mut reader = Reader::new(Format::Times).skipping_unreadable();
+        reader.read(text);
+        let read = reader.finish().unwrap();
+        assert_eq!((read.requests.len(), read.unreadable), (3, 2));
+        assert_eq!(read.notes, ["2 unreadable lines skipped (the first, line 2: \"abc\" is not a number of seconds)."]);
+        let mut nothing = Reader::new(Format::Times).skipping_unreadable();
+        nothing.read("x\ny\n");
+        assert!(
+            nothing.finish().is_err(),
+            "no readable line is still refused"
+        );
+        let job =
+            ReadTraffic::new(TextPieces::new(text.to_string(), 2), None).skipping_unreadable(true);
+        assert_eq!(run_to_end(job).unwrap().unreadable, 2);
     }
 }

@@ -17,14 +17,18 @@ use super::state::{Lab, MAX_STORED_REQUESTS};
 const PIECE_BYTES: usize = 64 * 1024;
 /// UTF-16 units of a file's text copied from JavaScript into the Wasm at a time.
 const FILE_PIECE_UNITS: u32 = 64 * 1024;
+/// The longest uploaded text the box shows (UTF-16 units); a longer file is read all the same,
+/// and the box says so instead of holding part of it (which "Use" would then read).
+const MAX_SHOWN_UNITS: u32 = 1_000_000;
 
 /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
 /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
-fn apply(lab: Lab, text: String, result: RwSignal<Option<Feedback>>) {
+fn apply(lab: Lab, text: String, skip: bool, result: RwSignal<Option<Feedback>>) {
     let format = detect(&text);
     read(
         lab,
-        ReadTraffic::new(TextPieces::new(text, PIECE_BYTES), Some(format)),
+        ReadTraffic::new(TextPieces::new(text, PIECE_BYTES), Some(format))
+            .skipping_unreadable(skip),
         result,
     );
 }
@@ -80,6 +84,7 @@ fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Opt
     match read {
         Ok(imported) => {
             let (total, format) = (imported.requests.len(), imported.format);
+            let notes = imported.notes.clone();
             let pattern = imported.into_pattern();
             lab.playhead.set(None);
             lab.change_and_remember(|s| {
@@ -94,7 +99,7 @@ fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Opt
                     " Too many for a link: the link says trace=stored and this browser keeps them.",
                 );
             }
-            result.set(Some(Feedback::Read(message)));
+            result.set(Some(Feedback::Read(message, notes)));
         }
         Err(errors) => result.set(Some(Feedback::Unreadable(errors.describe()))),
     }
@@ -103,8 +108,9 @@ fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Opt
 /// What the panel says after a reading.
 #[derive(Clone)]
 enum Feedback {
-    /// How many requests it read, and whether the link or the browser keeps them.
-    Read(String),
+    /// How many requests it read, and whether the link or the browser keeps them; then what the
+    /// reading did that a person should know (`Imported::notes`).
+    Read(String, Vec<String>),
     /// The lines it could not read (at least one); the page keeps the traffic it had.
     Unreadable(Vec<String>),
 }
@@ -115,6 +121,7 @@ pub fn ImportPanel() -> impl IntoView {
     // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
     let area = NodeRef::<leptos::html::Textarea>::new();
     let result = RwSignal::new(None::<Feedback>);
+    let skip = RwSignal::new(false);
 
     let on_file = move |ev: leptos::ev::Event| {
         let Some(input) = ev
@@ -130,15 +137,29 @@ pub fn ImportPanel() -> impl IntoView {
             return;
         };
         let loaded = reader.clone();
+        let name = file.name();
         let onload = Closure::once_into_js(move || {
             let text = loaded
                 .result()
                 .ok()
                 .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
                 .unwrap_or_default();
+            // The box shows what was loaded, so that "Use" reads the same text again.
+            if let Some(area) = area.get_untracked() {
+                if text.length() <= MAX_SHOWN_UNITS {
+                    area.set_value(&String::from(text.clone()));
+                } else {
+                    area.set_value("");
+                    area.set_placeholder(&format!(
+                        "{name}: {} characters, read from the file; too long to show here.",
+                        text.length()
+                    ));
+                }
+            }
             read(
                 lab,
-                ReadTraffic::new(FileText { text, from: 0 }, None),
+                ReadTraffic::new(FileText { text, from: 0 }, None)
+                    .skipping_unreadable(skip.get_untracked()),
                 result,
             );
         });
@@ -148,10 +169,15 @@ pub fn ImportPanel() -> impl IntoView {
 
     let feedback = move || {
         let view = match result.get()? {
-            Feedback::Read(message) => {
-                view! { <p class="hint" role="status" data-testid="import-ok">{message}</p> }
-                    .into_any()
+            Feedback::Read(message, notes) => view! {
+                <p class="hint" role="status" data-testid="import-ok">{message}</p>
+                {(!notes.is_empty()).then(|| view! {
+                    <ul class="import-notes" data-testid="import-notes">
+                        {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                    </ul>
+                })}
             }
+            .into_any(),
             Feedback::Unreadable(lines) => view! {
                 <div class="error" role="alert" data-testid="import-errors">
                     <p>"These lines could not be read; the page keeps the traffic it had:"</p>
@@ -167,16 +193,21 @@ pub fn ImportPanel() -> impl IntoView {
         <details class="import" data-testid="import-panel">
             <summary>"Use your own traffic"</summary>
             <p class="hint">
-                "One time in seconds per line, CSV lines "<code>"time,key"</code>", or access-log lines (keyed by address). # starts a comment."
+                "One time in seconds per line, CSV lines "<code>"time,key"</code>" (quoted fields as RFC 4180 writes them), or access-log lines (keyed by address). Unix-epoch times start at 0 from the first line. # starts a comment."
             </p>
             <p class="hint" data-testid="import-limits">
                 "Up to 10,000 requests go into the link. Longer traces (files of up to two million lines) are kept in this browser's storage, up to 200,000 requests (and 4,000,000 characters as text), and the link says trace=stored; longer still, they last until the page is closed."
             </p>
             <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme" node_ref=area></textarea>
             <div class="import-row">
-                <button data-testid="import-use" on:click=move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), result)>"Use these requests"</button>
+                <button data-testid="import-use" on:click=move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), skip.get_untracked(), result)>"Use these requests"</button>
                 <label class="upload">"or upload a file "
                     <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=on_file/>
+                </label>
+                <label class="import-skip">
+                    <input type="checkbox" data-testid="import-skip" prop:checked=move || skip.get()
+                        on:change=move |ev| skip.set(event_target_checked(&ev))/>
+                    " skip lines that cannot be read, and count them"
                 </label>
             </div>
             {feedback}
