@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR, openImport } from './helpers.mjs';
 
 const shared = useBrowser();
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -22,7 +22,7 @@ async function violations(page) {
 const VIEWS = [
   { name: 'default page', query: '' },
   { name: 'Durable Object lab open', query: 'do=1', open: '[data-testid="durable-lab"]' },
-  { name: 'import panel open', query: '', open: '[data-testid="import-panel"]' },
+  { name: 'import panel open', query: '', prepare: openImport },
   { name: 'embed', query: 'embed=1&pattern=steady' },
 ];
 
@@ -33,6 +33,7 @@ for (const theme of ['light', 'dark']) {
       try {
         await gotoLab(page, [view.query, `theme=${theme}`].filter(Boolean).join('&'));
         await page.waitForSelector('body[data-complete="true"]');
+        if (view.prepare) await view.prepare(page);
         if (view.open) {
           await page.locator(view.open).evaluate((el) => {
             const details = el.matches('details') ? el : el.querySelector('details');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { useBrowser, openPage, gotoLab, rowFigures, watchProgress, progressSeen, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, rowFigures, watchProgress, progressSeen, SCREENSHOT_DIR, openImport } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -42,7 +42,7 @@ test('a large run\'s CSV is written a slice at a time with the progress bar, and
   await gotoLab(page, 'limit=100&window=1&algos=fixed,gcra');
   // 60,000 requests, one every 2 ms: 120,000 rows, far more than one slice writes.
   const times = Array.from({ length: 60_000 }, (_, i) => (i / 500).toFixed(3));
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   await page.setInputFiles('[data-testid="import-file"]', { name: 'times.txt', mimeType: 'text/plain', buffer: Buffer.from(times.join('\n')) });
   await page.waitForSelector('[data-testid="import-ok"]');
   await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]'));
@@ -79,7 +79,7 @@ test('the page\'s CSV download is byte for byte what `ratelab csv` writes for th
   await writeFile(file, traffic);
   const uploadQuery = 'limit=2&window=10&algos=fixed,gcra,upstash-token';
   await gotoLab(page, uploadQuery);
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   await page.setInputFiles('[data-testid="import-file"]', file);
   await page.waitForSelector('[data-testid="import-ok"]');
   await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]'));

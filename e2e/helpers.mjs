@@ -150,3 +150,14 @@ export async function serveFolder(root, ...flags) {
   for (let i = 0; i < 100 && !(existsSync(portFile) && readFileSync(portFile, 'utf8')); i++) await sleep(50);
   return { server, origin: `http://127.0.0.1:${readFileSync(portFile, 'utf8')}` };
 }
+
+/**
+ * Opens "Use your own traffic". The first view's module has only its heading: opening it
+ * reloads the page with the complete module, which opens the panel (src/ui/workbench.rs).
+ */
+export async function openImport(page) {
+  const panel = page.locator('[data-testid="import-panel"]');
+  if (!(await panel.evaluate((d) => d.open))) await panel.locator('summary').click();
+  await page.locator('[data-testid="import-panel"][open] [data-testid="import-text"]').waitFor({ timeout: 15000 });
+  await page.waitForSelector('body[data-complete="true"]');
+}

@@ -3,7 +3,7 @@
 // current entry in place.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, gotoLab } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, openImport } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -53,7 +53,7 @@ test('an import and a Durable Object scenario are history entries too', async ()
   try {
     await gotoLab(page, 'pattern=steady');
     await page.waitForSelector('body[data-complete="true"]');
-    await page.locator('[data-testid="import-panel"]').evaluate((d) => { d.open = true; });
+    await openImport(page);
     await page.fill('[data-testid="import-text"]', '0\n0.5\n1\n1.5\n2\n2.5\n3');
     await page.click('[data-testid="import-use"]');
     await shows(page, 5);

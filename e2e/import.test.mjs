@@ -3,12 +3,12 @@
 // page keeps the traffic it had.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, gotoLab, rowFigures } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, rowFigures, openImport } from './helpers.mjs';
 
 const shared = useBrowser();
 
 async function paste(page, text) {
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   await page.fill('[data-testid="import-text"]', text);
   await page.click('[data-testid="import-use"]');
 }
@@ -53,7 +53,7 @@ test('a bad line is named by its number, and the page keeps the traffic it had',
 test('an uploaded access log is read, keyed by address', async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page);
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   const log = [
     '203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET /login HTTP/1.1" 200 512',
     '203.0.113.7 - - [10/Oct/2026:13:55:36 +0000] "GET /login HTTP/1.1" 200 512',
@@ -69,7 +69,7 @@ test('an uploaded access log is read, keyed by address', async () => {
 test('an uploaded file is copied in pieces without splitting a line or a character at their seams', async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page);
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   // 40,000 lines of 11 and 12 UTF-16 units (the emoji is two) after a 21-unit comment: the seam
   // after the fourth 65,536-unit piece falls inside a line, between the emoji's two halves.
   const lines = [`# ${'x'.repeat(19)}`];
@@ -146,7 +146,7 @@ test('Unix-epoch times start at 0, and two whole numbers on a line warn of a dec
 test('after an upload, the box shows the text that was loaded', async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page);
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   const text = 'time,key\n0,tenant:a\n0.5,tenant:b\n';
   await page.setInputFiles('[data-testid="import-file"]', { name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
   await page.waitForSelector('[data-testid="import-ok"]');

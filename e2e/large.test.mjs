@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useBrowser, openPage, gotoLab, watchProgress, progressSeen, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, watchProgress, progressSeen, SCREENSHOT_DIR, openImport } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -25,7 +25,7 @@ test('a million-line file is read and run with a progress bar, and the page keep
     new PerformanceObserver((list) => list.getEntries().forEach((e) => window.longTasks.push(Math.round(e.duration)))).observe({ type: 'longtask' });
   });
   await watchProgress(page);
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   await page.setInputFiles('[data-testid="import-file"]', { name: 'million.txt', mimeType: 'text/plain', buffer });
   await page.waitForSelector('[data-testid="progress"]', { timeout: 15000 });
   // While the bar is up, the page answers: a round trip through its main thread stays short.
@@ -65,7 +65,7 @@ test('a large keyed file runs through the Durable Object a slice at a time, and 
   const lines = ['time,key'];
   for (let i = 0; i < 150_000; i++) lines.push(`${(i / 500).toFixed(3)},tenant:${i % 100}`);
   await watchProgress(page);
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   await page.setInputFiles('[data-testid="import-file"]', { name: 'keyed.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
   await page.waitForSelector('[data-testid="import-ok"]', { timeout: 60000 });
   await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]') && document.querySelector('[data-testid="lede"]').innerText.includes('same 150000 requests'), null, { timeout: 60000 });
@@ -83,7 +83,7 @@ test('a trace too long for a link is kept in storage, survives a reload, and is 
   const { page, context } = await openPage(shared.browser);
   await gotoLab(page, 'limit=3&window=1');
   const csv = Array.from({ length: 20_000 }, (_, i) => `${(i / 100).toFixed(2)},tenant:${i % 3}`).join('\n');
-  await page.click('text=Use your own traffic');
+  await openImport(page);
   assert.match(await page.locator('[data-testid="import-limits"]').innerText(), /Up to 10,000 requests go into the link/);
   // As a paste does: the whole text at once (Playwright's fill types it through the editor).
   await page.locator('[data-testid="import-text"]').evaluate((area, text) => {

@@ -11,7 +11,11 @@ const param = (page, name) => new URL(page.url()).searchParams.get(name);
 
 async function openCounting(page) {
   const panel = page.locator('[data-testid="counting-controls"]');
-  if (!(await panel.evaluate((d) => d.open))) await panel.locator('summary').click();
+  if (await panel.evaluate((d) => d.open)) return;
+  await panel.locator('summary').click();
+  // In the first view's module, opening it reloads the page with the complete one, open.
+  await page.locator('[data-testid="counting-controls"][open] [data-testid="spread"]').waitFor({ timeout: 15000 });
+  await page.waitForSelector('body[data-complete="true"]');
 }
 
 async function typeInto(page, testid, text) {

@@ -143,6 +143,27 @@ test('the first view loads the module without the products, and a product row th
     assert.deepEqual(await modulesLoaded(page), ['complete'], product);
     assert.equal(await page.locator(`[data-testid="stats-${product}"]`).count(), 1, product);
   }
+  // A link that sets a rule (copies, a second limit, the counting rules) gets the complete one.
+  for (const rule of ['instances=2', 'spread=key', 'also=2/1', 'fixed-align=first', 'count-refused=1']) {
+    await gotoLab(page, rule);
+    assert.deepEqual(await modulesLoaded(page), ['complete'], rule);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('opening the rules on a first view reloads it with the complete module, the section open', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=7');
+  assert.deepEqual(await modulesLoaded(page), ['first']);
+  await page.locator('[data-testid="counting-controls"] summary').click();
+  await page.locator('[data-testid="counting-controls"][open] [data-testid="spread"]').waitFor({ timeout: 15000 });
+  await page.waitForSelector('body[data-complete="true"]');
+  assert.deepEqual(await modulesLoaded(page), ['complete']);
+  assert.match(page.url(), /limit=7/, 'the view is kept');
+  // The request to open it is used once: a reload of this view opens the first module again.
+  await gotoLab(page, 'limit=7');
+  assert.deepEqual(await modulesLoaded(page), ['first']);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -53,7 +53,10 @@ async function million(label, query, line) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${BASE}?${query}`);
   await page.waitForSelector('body[data-ready="true"]');
+  // The first view's module has only the panel's heading: opening it loads the complete one.
   await page.click('text=Use your own traffic');
+  await page.locator('[data-testid="import-panel"][open] [data-testid="import-file"]').waitFor({ timeout: 30000 });
+  await page.waitForSelector('body[data-complete="true"]');
   await page.evaluate(() => {
     window.longTasks = [];
     new PerformanceObserver((l) => l.getEntries().forEach((e) => window.longTasks.push(e.duration))).observe({ type: 'longtask' });
@@ -91,7 +94,10 @@ await million('the same over 10,000 keys, with the object', 'limit=100&window=1&
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   await page.goto(`${BASE}?limit=100&window=1&do=1`);
   await page.waitForSelector('body[data-ready="true"]');
+  // The first view's module has only the panel's heading: opening it loads the complete one.
   await page.click('text=Use your own traffic');
+  await page.locator('[data-testid="import-panel"][open] [data-testid="import-file"]').waitFor({ timeout: 30000 });
+  await page.waitForSelector('body[data-complete="true"]');
   const lines = Array.from({ length: 100_000 }, (_, i) => `${(i / 1000).toFixed(3)},tenant:${i % 1000}`);
   await page.setInputFiles('[data-testid="import-file"]', { name: 'keyed.txt', mimeType: 'text/plain', buffer: Buffer.from(lines.join('\n')) });
   await page.waitForSelector('[data-testid="import-ok"]');

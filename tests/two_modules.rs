@@ -32,3 +32,44 @@ fn every_row_outside_the_six_is_a_product_that_the_first_view_module_hands_on() 
         assert_eq!(a.is_product(), !Algorithm::CORE.contains(&a), "{a}");
     }
 }
+
+fn loader_list(name: &str) -> Vec<String> {
+    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
+        .expect("web/loader.js is readable");
+    let list = loader
+        .split(&format!("{name} = ["))
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .unwrap_or_else(|| panic!("web/loader.js declares {name} = [...]"));
+    list.split(',')
+        .map(|name| name.trim().trim_matches('"').to_string())
+        .collect()
+}
+
+/// A link that sets one of the rules has no controls in the first module, so the loader must
+/// send it to the complete one: its list is the URL table's fields of the rules.
+#[test]
+fn the_loader_sends_every_link_that_sets_a_rule_to_the_complete_module() {
+    use ratelab::core::url::fields::{COUNTING, DEPLOYMENT, SECOND_LIMIT};
+    let rules: Vec<String> = [COUNTING, DEPLOYMENT, SECOND_LIMIT]
+        .iter()
+        .flat_map(|fields| fields.iter().map(|f| f.name.to_string()))
+        .collect();
+    assert_eq!(loader_list("RULE_FIELDS"), rules);
+}
+
+/// Whatever the first module is handed, it reloads into the complete module when the view
+/// uses a rule: every rule field, set away from its default, makes `sets_rules` true.
+#[test]
+fn every_rule_set_away_from_its_default_calls_for_the_complete_module() {
+    use ratelab::core::url::parse_query;
+    for query in [
+        "instances=2",
+        "fixed-align=first",
+        "count-refused=1",
+        "also=2/1",
+    ] {
+        assert!(parse_query(query).state.settings.sets_rules(), "{query}");
+    }
+    assert!(!parse_query("limit=3&window=2").state.settings.sets_rules());
+}

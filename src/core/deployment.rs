@@ -91,8 +91,15 @@ impl Deployment {
 
     /// A placement that learns the keys as they come ([`Placement::add_key`]), for a stream.
     pub fn placement_of_no_keys(&self) -> Placement {
+        // The page's first module runs no copies: a view with copies is handed to the complete
+        // module before it is computed (`ui::state::Lab::show`, web/loader.js).
+        let instances = if cfg!(feature = "workbench") {
+            self.instances.clamp(1, MAX_INSTANCES)
+        } else {
+            1
+        };
         Placement {
-            instances: self.instances.clamp(1, MAX_INSTANCES),
+            instances,
             spread: self.spread,
             seed: self.seed,
             by_key: Vec::new(),

@@ -394,9 +394,24 @@ impl Settings {
         self.leak_burst.unwrap_or(self.limit.saturating_sub(1))
     }
 
+    /// True when a rule other than the defaults is in force: copies, a second limit, a fixed
+    /// window from the first request, refused requests counted (the page's first module has no
+    /// controls for them, and hands such a view to the complete one).
+    pub fn sets_rules(&self) -> bool {
+        !self.deployment.is_single()
+            || self.also.is_some()
+            || self.fixed_align != Alignment::Clock
+            || self.count_refused
+    }
+
     /// The settings of the second limit, if any: the same rules at its count and window, every
     /// knob following those (a product's explicit fields belong to the first limit).
     pub fn second(&self) -> Option<(Settings, SecondLimit)> {
+        // The page's first module runs no second limit: a view with one is handed to the
+        // complete module before it is computed (`ui::state::Lab::show`, web/loader.js).
+        if !cfg!(feature = "workbench") {
+            return None;
+        }
         let also = self.also?;
         let second = Settings {
             limit: also.count,

@@ -12,6 +12,11 @@ use super::time::format_seconds;
 /// The sentences for `run` under `settings`, in the order the page shows them (none when every
 /// mechanism is at its default).
 pub fn row_notes(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
+    // Every note is about a rule the page's first module does not run (it hands such a view to
+    // the complete module), so it has none to write.
+    if !cfg!(feature = "workbench") {
+        return Vec::new();
+    }
     let mut notes = Vec::new();
     let (limit, most) = (settings.limit, run.max_in_window);
     let w = format_seconds(settings.window.micros());

@@ -3,26 +3,50 @@
 //! requests count.
 //! Each control sets its link field through `Lab::set_field`, so the page and a link read the
 //! same text with the same checks.
+//!
+//! Only the complete module has these controls (`super::workbench`).
 
 use leptos::prelude::*;
 
+#[cfg(feature = "workbench")]
 use crate::core::algorithms::fixed_window::Alignment;
+#[cfg(feature = "workbench")]
 use crate::core::deployment::Spread;
+#[cfg(feature = "workbench")]
 use crate::core::second_limit::{SecondKey, Spend};
+#[cfg(feature = "workbench")]
 use crate::core::time::format_seconds;
 
+#[cfg(feature = "workbench")]
 use super::controls::NumberField;
+#[cfg(feature = "workbench")]
 use super::state::Lab;
 
+const SUMMARY: &str = "Copies of each row, a second limit, and what a window counts";
+
+/// The first module's section: opening it asks for the complete module.
+#[cfg(not(feature = "workbench"))]
+#[component]
+pub fn CountingControls() -> impl IntoView {
+    view! {
+        <section class="controls counting" aria-label="Copies and counting">
+            <super::workbench::InCompleteModule section="counting" summary=SUMMARY class="control-group tuning" testid="counting-controls"/>
+        </section>
+    }
+}
+
+/// The complete module's section, open at once when the first module reloaded to open it.
+#[cfg(feature = "workbench")]
 #[component]
 pub fn CountingControls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let state = lab.state;
     let deployment = move || state.with(|s| s.settings.deployment);
+    let asked = super::workbench::asked_to_open("counting");
     view! {
         <section class="controls counting" aria-label="Copies and counting">
-        <details class="control-group tuning" data-testid="counting-controls">
-            <summary>"Copies of each row, a second limit, and what a window counts"</summary>
+        <details class="control-group tuning" data-testid="counting-controls" open=asked>
+            <summary>{SUMMARY}</summary>
             <div class="counting-row">
                 <span class="slider-label">"Copies of each row"</span>
                 <NumberField label="Copies of each row" field="instances" unit=copies_unit()
@@ -97,11 +121,13 @@ pub fn CountingControls() -> impl IntoView {
     }
 }
 
+#[cfg(feature = "workbench")]
 /// The unit beside the copies box (a test keeps it in step with the core's bound).
 fn copies_unit() -> &'static str {
     "copies, 1 to 64"
 }
 
+#[cfg(feature = "workbench")]
 fn spread_label(spread: Spread) -> &'static str {
     match spread {
         Spread::RoundRobin => "in turn (round-robin)",
@@ -110,7 +136,7 @@ fn spread_label(spread: Spread) -> &'static str {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "workbench"))]
 mod tests {
     use super::*;
     use crate::core::deployment::MAX_INSTANCES;

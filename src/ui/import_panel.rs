@@ -2,173 +2,199 @@
 //! core reads them (`core::import`), a slice at a time for a large file; a bad line is reported
 //! with its number and the page keeps the traffic it had. Up to 10,000 requests go into the URL,
 //! so the view stays a link; longer traces are kept in the page's storage (`state.rs`).
+//!
+//! Only the complete module reads traffic (`super::workbench`): the first view's module shows
+//! the panel's heading, and opening it opens the page again with the complete module.
 
+#[cfg(not(feature = "workbench"))]
 use leptos::prelude::*;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
 
-use crate::core::import::{detect, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces};
-use crate::core::url::MAX_REQUESTS_IN_LINK;
+#[cfg(feature = "workbench")]
+pub use reading::ImportPanel;
 
-use super::scheduler::{run_sliced, Slicing};
-use super::state::{Lab, MAX_STORED_REQUESTS};
+const SUMMARY: &str = "Use your own traffic";
 
-/// Bytes of text read between two looks at the clock.
-const PIECE_BYTES: usize = 64 * 1024;
-/// UTF-16 units of a file's text copied from JavaScript into the Wasm at a time.
-const FILE_PIECE_UNITS: u32 = 64 * 1024;
-/// The longest uploaded text the box shows (UTF-16 units); a longer file is read all the same,
-/// and the box says so instead of holding part of it (which "Use" would then read).
-const MAX_SHOWN_UNITS: u32 = 1_000_000;
-
-/// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
-/// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
-fn apply(lab: Lab, text: String, skip: bool, result: RwSignal<Option<Feedback>>) {
-    let format = detect(&text);
-    read(
-        lab,
-        ReadTraffic::new(TextPieces::new(text, PIECE_BYTES), Some(format))
-            .skipping_unreadable(skip),
-        result,
-    );
-}
-
-/// A file's text, still a JavaScript string, handed over a piece at a time: copying twenty
-/// megabytes into the Wasm at once would hold the page for a long moment by itself.
-struct FileText {
-    text: js_sys::JsString,
-    /// UTF-16 units copied so far.
-    from: u32,
-}
-
-impl Pieces for FileText {
-    fn next_piece(&mut self) -> Option<String> {
-        let total = self.text.length();
-        if self.from >= total {
-            return None;
-        }
-        let mut to = self.from.saturating_add(FILE_PIECE_UNITS).min(total);
-        // Never between the two halves of a character outside the Basic Multilingual Plane.
-        let last_unit = if to < total {
-            self.text.char_code_at(to - 1)
-        } else {
-            0.0
-        };
-        if (f64::from(0xD800u32)..f64::from(0xDC00u32)).contains(&last_unit) {
-            to -= 1;
-        }
-        let piece = String::from(self.text.slice(self.from, to));
-        self.from = to;
-        Some(piece)
-    }
-
-    fn handed_of(&self) -> (usize, usize) {
-        (self.from as usize, self.text.length() as usize)
-    }
-}
-
-/// Reads a person's traffic through the page's scheduler; the requests become the page's
-/// traffic in a task of their own (turning a million lines into a trace, after the last slice
-/// of reading, is a long step), or the panel lists the lines it could not read.
-fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Feedback>>) {
-    run_sliced(
-        lab.progress,
-        job,
-        Slicing::AT_ONCE,
-        || true,
-        move |read| use_read(lab, read, result),
-    );
-}
-
-fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Option<Feedback>>) {
-    match read {
-        Ok(imported) => {
-            let (total, format) = (imported.requests.len(), imported.format);
-            let notes = imported.notes.clone();
-            let pattern = imported.into_pattern();
-            lab.playhead.set(None);
-            lab.change_and_remember(|s| {
-                s.pattern = pattern;
-                s.trace_in_storage = false;
-            });
-            let mut message = format!("Read {total} requests ({}).", format.name());
-            if total > MAX_STORED_REQUESTS {
-                message.push_str(" Too many to keep: they last until the page is closed.");
-            } else if total > MAX_REQUESTS_IN_LINK {
-                message.push_str(
-                    " Too many for a link: the link says trace=stored and this browser keeps them.",
-                );
-            }
-            result.set(Some(Feedback::Read(message, notes)));
-        }
-        Err(errors) => result.set(Some(Feedback::Unreadable(errors.describe()))),
-    }
-}
-
-/// What the panel says after a reading.
-#[derive(Clone)]
-enum Feedback {
-    /// How many requests it read, and whether the link or the browser keeps them; then what the
-    /// reading did that a person should know (`Imported::notes`).
-    Read(String, Vec<String>),
-    /// The lines it could not read (at least one); the page keeps the traffic it had.
-    Unreadable(Vec<String>),
-}
-
+/// The first module's panel: its heading, which opens the complete module.
+#[cfg(not(feature = "workbench"))]
 #[component]
 pub fn ImportPanel() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
-    let area = NodeRef::<leptos::html::Textarea>::new();
-    let result = RwSignal::new(None::<Feedback>);
-    let skip = RwSignal::new(false);
+    view! { <super::workbench::InCompleteModule section="import" summary=SUMMARY class="import" testid="import-panel"/> }
+}
 
-    let on_file = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|files| files.get(0)) else {
-            return;
-        };
-        let Ok(reader) = web_sys::FileReader::new() else {
-            return;
-        };
-        let loaded = reader.clone();
-        let name = file.name();
-        let onload = Closure::once_into_js(move || {
-            let text = loaded
-                .result()
-                .ok()
-                .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
-                .unwrap_or_default();
-            // The box shows what was loaded, so that "Use" reads the same text again.
-            if let Some(area) = area.get_untracked() {
-                if text.length() <= MAX_SHOWN_UNITS {
-                    area.set_value(&String::from(text.clone()));
-                } else {
-                    area.set_value("");
-                    area.set_placeholder(&format!(
-                        "{name}: {} characters, read from the file; too long to show here.",
-                        text.length()
-                    ));
-                }
+/// The panel itself, in the complete module.
+#[cfg(feature = "workbench")]
+mod reading {
+    use leptos::prelude::*;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+
+    use crate::core::import::{detect, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces};
+    use crate::core::url::MAX_REQUESTS_IN_LINK;
+
+    use super::super::scheduler::{run_sliced, Slicing};
+    use super::super::state::{Lab, MAX_STORED_REQUESTS};
+    use super::SUMMARY;
+
+    /// Bytes of text read between two looks at the clock.
+    const PIECE_BYTES: usize = 64 * 1024;
+    /// UTF-16 units of a file's text copied from JavaScript into the Wasm at a time.
+    const FILE_PIECE_UNITS: u32 = 64 * 1024;
+    /// The longest uploaded text the box shows (UTF-16 units); a longer file is read all the same,
+    /// and the box says so instead of holding part of it (which "Use" would then read).
+    const MAX_SHOWN_UNITS: u32 = 1_000_000;
+
+    /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
+    /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
+    fn apply(lab: Lab, text: String, skip: bool, result: RwSignal<Option<Feedback>>) {
+        let format = detect(&text);
+        read(
+            lab,
+            ReadTraffic::new(TextPieces::new(text, PIECE_BYTES), Some(format))
+                .skipping_unreadable(skip),
+            result,
+        );
+    }
+
+    /// A file's text, still a JavaScript string, handed over a piece at a time: copying twenty
+    /// megabytes into the Wasm at once would hold the page for a long moment by itself.
+    struct FileText {
+        text: js_sys::JsString,
+        /// UTF-16 units copied so far.
+        from: u32,
+    }
+
+    impl Pieces for FileText {
+        fn next_piece(&mut self) -> Option<String> {
+            let total = self.text.length();
+            if self.from >= total {
+                return None;
             }
-            read(
-                lab,
-                ReadTraffic::new(FileText { text, from: 0 }, None)
-                    .skipping_unreadable(skip.get_untracked()),
-                result,
-            );
-        });
-        reader.set_onload(Some(onload.unchecked_ref()));
-        let _ = reader.read_as_text(&file);
-    };
+            let mut to = self.from.saturating_add(FILE_PIECE_UNITS).min(total);
+            // Never between the two halves of a character outside the Basic Multilingual Plane.
+            let last_unit = if to < total {
+                self.text.char_code_at(to - 1)
+            } else {
+                0.0
+            };
+            if (f64::from(0xD800u32)..f64::from(0xDC00u32)).contains(&last_unit) {
+                to -= 1;
+            }
+            let piece = String::from(self.text.slice(self.from, to));
+            self.from = to;
+            Some(piece)
+        }
 
-    let feedback = move || {
-        let view = match result.get()? {
+        fn handed_of(&self) -> (usize, usize) {
+            (self.from as usize, self.text.length() as usize)
+        }
+    }
+
+    /// Reads a person's traffic through the page's scheduler; the requests become the page's
+    /// traffic in a task of their own (turning a million lines into a trace, after the last slice
+    /// of reading, is a long step), or the panel lists the lines it could not read.
+    fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Feedback>>) {
+        run_sliced(
+            lab.progress,
+            job,
+            Slicing::AT_ONCE,
+            || true,
+            move |read| use_read(lab, read, result),
+        );
+    }
+
+    fn use_read(
+        lab: Lab,
+        read: Result<Imported, ImportErrors>,
+        result: RwSignal<Option<Feedback>>,
+    ) {
+        match read {
+            Ok(imported) => {
+                let (total, format) = (imported.requests.len(), imported.format);
+                let notes = imported.notes.clone();
+                let pattern = imported.into_pattern();
+                lab.playhead.set(None);
+                lab.change_and_remember(|s| {
+                    s.pattern = pattern;
+                    s.trace_in_storage = false;
+                });
+                let mut message = format!("Read {total} requests ({}).", format.name());
+                if total > MAX_STORED_REQUESTS {
+                    message.push_str(" Too many to keep: they last until the page is closed.");
+                } else if total > MAX_REQUESTS_IN_LINK {
+                    message.push_str(
+                    " Too many for a link: the link says trace=stored and this browser keeps them.",
+                );
+                }
+                result.set(Some(Feedback::Read(message, notes)));
+            }
+            Err(errors) => result.set(Some(Feedback::Unreadable(errors.describe()))),
+        }
+    }
+
+    /// What the panel says after a reading.
+    #[derive(Clone)]
+    enum Feedback {
+        /// How many requests it read, and whether the link or the browser keeps them; then what the
+        /// reading did that a person should know (`Imported::notes`).
+        Read(String, Vec<String>),
+        /// The lines it could not read (at least one); the page keeps the traffic it had.
+        Unreadable(Vec<String>),
+    }
+
+    #[component]
+    pub fn ImportPanel() -> impl IntoView {
+        let lab = expect_context::<Lab>();
+        // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
+        let area = NodeRef::<leptos::html::Textarea>::new();
+        let result = RwSignal::new(None::<Feedback>);
+        let skip = RwSignal::new(false);
+
+        let on_file = move |ev: leptos::ev::Event| {
+            let Some(input) = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            else {
+                return;
+            };
+            let Some(file) = input.files().and_then(|files| files.get(0)) else {
+                return;
+            };
+            let Ok(reader) = web_sys::FileReader::new() else {
+                return;
+            };
+            let loaded = reader.clone();
+            let name = file.name();
+            let onload = Closure::once_into_js(move || {
+                let text = loaded
+                    .result()
+                    .ok()
+                    .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
+                    .unwrap_or_default();
+                // The box shows what was loaded, so that "Use" reads the same text again.
+                if let Some(area) = area.get_untracked() {
+                    if text.length() <= MAX_SHOWN_UNITS {
+                        area.set_value(&String::from(text.clone()));
+                    } else {
+                        area.set_value("");
+                        area.set_placeholder(&format!(
+                            "{name}: {} characters, read from the file; too long to show here.",
+                            text.length()
+                        ));
+                    }
+                }
+                read(
+                    lab,
+                    ReadTraffic::new(FileText { text, from: 0 }, None)
+                        .skipping_unreadable(skip.get_untracked()),
+                    result,
+                );
+            });
+            reader.set_onload(Some(onload.unchecked_ref()));
+            let _ = reader.read_as_text(&file);
+        };
+
+        let feedback = move || {
+            let view = match result.get()? {
             Feedback::Read(message, notes) => view! {
                 <p class="hint" role="status" data-testid="import-ok">{message}</p>
                 {(!notes.is_empty()).then(|| view! {
@@ -186,31 +212,32 @@ pub fn ImportPanel() -> impl IntoView {
             }
             .into_any(),
         };
-        Some(view)
-    };
+            Some(view)
+        };
 
-    view! {
-        <details class="import" data-testid="import-panel">
-            <summary>"Use your own traffic"</summary>
-            <p class="hint">
-                "One time in seconds per line, CSV lines "<code>"time,key"</code>" (quoted fields as RFC 4180 writes them), or access-log lines (keyed by address). Unix-epoch times start at 0 from the first line. # starts a comment."
-            </p>
-            <p class="hint" data-testid="import-limits">
-                "Up to 10,000 requests go into the link. Longer traces (files of up to two million lines) are kept in this browser's storage, up to 200,000 requests (and 4,000,000 characters as text), and the link says trace=stored; longer still, they last until the page is closed."
-            </p>
-            <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme" node_ref=area></textarea>
-            <div class="import-row">
-                <button data-testid="import-use" on:click=move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), skip.get_untracked(), result)>"Use these requests"</button>
-                <label class="upload">"or upload a file "
-                    <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=on_file/>
-                </label>
-                <label class="import-skip">
-                    <input type="checkbox" data-testid="import-skip" prop:checked=move || skip.get()
-                        on:change=move |ev| skip.set(event_target_checked(&ev))/>
-                    " skip lines that cannot be read, and count them"
-                </label>
-            </div>
-            {feedback}
-        </details>
+        view! {
+            <details class="import" data-testid="import-panel" open=super::super::workbench::asked_to_open("import")>
+                <summary>{SUMMARY}</summary>
+                <p class="hint">
+                    "One time in seconds per line, CSV lines "<code>"time,key"</code>" (quoted fields as RFC 4180 writes them), or access-log lines (keyed by address). Unix-epoch times start at 0 from the first line. # starts a comment."
+                </p>
+                <p class="hint" data-testid="import-limits">
+                    "Up to 10,000 requests go into the link. Longer traces (files of up to two million lines) are kept in this browser's storage, up to 200,000 requests (and 4,000,000 characters as text), and the link says trace=stored; longer still, they last until the page is closed."
+                </p>
+                <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme" node_ref=area></textarea>
+                <div class="import-row">
+                    <button data-testid="import-use" on:click=move |_| apply(lab, area.get().map(|a| a.value()).unwrap_or_default(), skip.get_untracked(), result)>"Use these requests"</button>
+                    <label class="upload">"or upload a file "
+                        <input type="file" accept=".txt,.csv,.log" data-testid="import-file" on:change=on_file/>
+                    </label>
+                    <label class="import-skip">
+                        <input type="checkbox" data-testid="import-skip" prop:checked=move || skip.get()
+                            on:change=move |ev| skip.set(event_target_checked(&ev))/>
+                        " skip lines that cannot be read, and count them"
+                    </label>
+                </div>
+                {feedback}
+            </details>
+        }
     }
 }

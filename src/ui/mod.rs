@@ -18,6 +18,7 @@ mod scheduler;
 mod state;
 mod tables;
 mod timeline;
+mod workbench;
 
 /// The whole page, for tests that mount it.
 pub mod page {

@@ -119,9 +119,14 @@ impl Lab {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
-        if !cfg!(feature = "products") && next.algorithms.iter().any(|a| a.is_product()) {
-            // The first view's module has no product profiles: the page opens this view again
-            // with the complete module, which web/loader.js picks from the address.
+        let needs_products = next.algorithms.iter().any(|a| a.is_product());
+        let needs_rules = next.settings.sets_rules();
+        if (!cfg!(feature = "products") && needs_products)
+            || (!cfg!(feature = "workbench") && needs_rules)
+        {
+            // The first view's module has no product profiles and no controls of the rules:
+            // the page opens this view again with the complete module, which web/loader.js
+            // picks from the address.
             super::write_url(&to_query(&next), remember);
             super::reload();
             return;

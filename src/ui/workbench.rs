@@ -1,0 +1,60 @@
+//! The sections only the complete module has (the Cargo feature `workbench`): reading a person's
+//! own traffic and the rules every row can run under. In the first view's module each is its
+//! heading alone; opening it leaves a note in `sessionStorage` and reloads the page, web/loader.js
+//! then picks the complete module, and the section opens there (docs/architecture.md, "Two
+//! modules").
+
+#[cfg(not(feature = "workbench"))]
+use leptos::prelude::*;
+
+/// The sessionStorage key web/loader.js reads: its value names the section to open.
+const OPEN_IN_COMPLETE: &str = "ratelab-complete";
+
+fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
+}
+
+/// True, once, when the first module reloaded the page to open `section` here.
+#[cfg(feature = "workbench")]
+pub(crate) fn asked_to_open(section: &str) -> bool {
+    let Some(storage) = session_storage() else {
+        return false;
+    };
+    match storage.get_item(OPEN_IN_COMPLETE) {
+        Ok(Some(asked)) if asked == section => {
+            let _ = storage.remove_item(OPEN_IN_COMPLETE);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// A section's heading in the first module: opened, it reloads the page with the complete
+/// module. Without storage (a sandboxed frame) it says where the section is instead.
+#[cfg(not(feature = "workbench"))]
+#[component]
+pub(crate) fn InCompleteModule(
+    section: &'static str,
+    summary: &'static str,
+    class: &'static str,
+    testid: &'static str,
+) -> impl IntoView {
+    let message = RwSignal::new("Loading…");
+    let open = move |ev: leptos::ev::Event| {
+        if !event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
+            return;
+        }
+        match session_storage().map(|s| s.set_item(OPEN_IN_COMPLETE, section)) {
+            Some(Ok(())) => super::reload(),
+            _ => message.set(
+                "This part of the lab opens in a full page: open the lab in a tab of its own.",
+            ),
+        }
+    };
+    view! {
+        <details class=class data-testid=testid on:toggle=open>
+            <summary>{summary}</summary>
+            <p class="hint">{move || message.get()}</p>
+        </details>
+    }
+}
