@@ -65,6 +65,7 @@ pub(super) fn binding(s: &Settings) -> Written {
                 b.period_secs,
                 b.period_secs
             ),
+            row_runs_it: true,
         }
     });
     Written { text, nearest }

@@ -44,6 +44,7 @@ public class Example {{
                 "Guava's public RateLimiter.create stores at most one second of unused permits; the row stores {} s of them. The snippet is that nearest setting.",
                 java_double(g.max_burst_seconds).trim_end_matches(".0")
             ),
+            row_runs_it: false,
         }
     });
     Written { text, nearest }

@@ -16,7 +16,7 @@
 use crate::core::durable::DurableParams;
 use crate::core::limiter::{Algorithm, Settings};
 use crate::core::profiles::settings::ProductSettings;
-use crate::core::run::run_one;
+use crate::core::run::{run_one, AlgorithmRun};
 use crate::core::time::format_seconds;
 use crate::core::traffic::Trace;
 
@@ -59,6 +59,9 @@ pub(crate) struct Written {
 pub(crate) struct Nearest {
     pub products: ProductSettings,
     pub what: String,
+    /// The row itself already runs this setting (it follows the lab's limit and window through
+    /// the product's nearest), so its own figures are the nearest setting's.
+    pub row_runs_it: bool,
 }
 
 impl Written {
@@ -70,8 +73,15 @@ impl Written {
     }
 }
 
-/// The snippet for a product row, or `None` for the six textbook algorithms.
-pub fn for_row(algorithm: Algorithm, settings: &Settings, trace: &Trace) -> Option<Snippet> {
+/// The snippet for a product row, or `None` for the six textbook algorithms. `row` is the
+/// row's own run of `trace`, if there is one: when the row already runs the nearest setting its
+/// figures are used, else the trace is run again with the nearest setting.
+pub fn for_row(
+    algorithm: Algorithm,
+    settings: &Settings,
+    trace: &Trace,
+    row: Option<&AlgorithmRun>,
+) -> Option<Snippet> {
     let written = write(algorithm, settings)?;
     let file_name = file_name(algorithm)?;
     let differences = written.nearest.map(|nearest| {
@@ -79,11 +89,11 @@ pub fn for_row(algorithm: Algorithm, settings: &Settings, trace: &Trace) -> Opti
             products: nearest.products,
             ..settings.clone()
         };
-        format!(
-            "{} {}",
-            nearest.what,
-            figures(trace, algorithm, &nearest_settings)
-        )
+        let figures = match row.filter(|r| nearest.row_runs_it && r.algorithm == algorithm) {
+            Some(run) => figures_of(run, trace, settings),
+            None => figures(trace, algorithm, &nearest_settings),
+        };
+        format!("{} {figures}", nearest.what)
     });
     Some(Snippet {
         slug: algorithm.slug(),
@@ -150,16 +160,20 @@ pub fn file_name(algorithm: Algorithm) -> Option<&'static str> {
 
 /// "On this trace that setting lets 12 of 40 through, at most 5 in any 10 s window."
 fn figures(trace: &Trace, algorithm: Algorithm, nearest: &Settings) -> String {
-    let w = format_seconds(nearest.window.micros());
     match run_one(trace, algorithm, nearest) {
-        Ok(run) => format!(
-            "On this trace that setting lets {} of {} through, at most {} in any {w} s window.",
-            run.passed(),
-            trace.len(),
-            run.max_in_window
-        ),
+        Ok(run) => figures_of(&run, trace, nearest),
         Err(e) => format!("The lab cannot run that setting: {e}."),
     }
+}
+
+fn figures_of(run: &AlgorithmRun, trace: &Trace, settings: &Settings) -> String {
+    format!(
+        "On this trace that setting lets {} of {} through, at most {} in any {} s window.",
+        run.passed(),
+        trace.len(),
+        run.max_in_window,
+        format_seconds(settings.window.micros())
+    )
 }
 
 /// "5 per 10 s": the lab's limit as the snippets' first lines name it.

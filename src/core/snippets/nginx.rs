@@ -51,6 +51,7 @@ server {{
                 per_minute(s),
                 p.rate
             ),
+            row_runs_it: true,
         }
     });
     Written { text, nearest }

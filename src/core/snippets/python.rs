@@ -46,6 +46,7 @@ if __name__ == \"__main__\":
                 s.limit,
                 format_seconds(s.window.micros())
             ),
+            row_runs_it: true,
         }
     });
     Written { text, nearest }

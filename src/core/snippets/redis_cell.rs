@@ -40,6 +40,7 @@ CL.THROTTLE ratelab:127.0.0.1 {burst} {count} {seconds} 1
                 c.count,
                 format_seconds(period_us)
             ),
+            row_runs_it: false,
         }
     });
     Written { text, nearest }

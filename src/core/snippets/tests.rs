@@ -17,14 +17,14 @@ fn lab(limit: u64, window: Span) -> Settings {
 }
 
 fn snippet(algorithm: Algorithm, s: &Settings) -> Snippet {
-    for_row(algorithm, s, &trace()).expect("a product row has a snippet")
+    for_row(algorithm, s, &trace(), None).expect("a product row has a snippet")
 }
 
 #[test]
 fn every_product_row_has_a_snippet_and_a_file_name_and_the_six_algorithms_have_none() {
     let s = Settings::default();
     for a in Algorithm::ALL {
-        let found = for_row(a, &s, &trace());
+        let found = for_row(a, &s, &trace(), None);
         assert_eq!(found.is_some(), a.is_product(), "{a:?}");
         if let Some(found) = found {
             assert_eq!(found.slug, a.slug());
@@ -95,9 +95,11 @@ fn the_nearest_settings_figures_are_those_of_the_row_when_the_row_already_runs_t
         (Algorithm::CfBinding, lab(3, Span::from_secs(15))),
     ] {
         let row = run_one(&t, a, &s).expect("the row runs");
-        let said = for_row(a, &s, &t)
+        let said = for_row(a, &s, &t, None)
             .and_then(|found| found.differences)
             .unwrap_or_default();
+        let from_row = for_row(a, &s, &t, Some(&row)).and_then(|found| found.differences);
+        assert_eq!(from_row.as_deref(), Some(said.as_str()), "{a:?}");
         let figures = format!(
             "lets {} of 40 through, at most {} in any {} s window.",
             row.passed(),

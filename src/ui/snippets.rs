@@ -1,0 +1,102 @@
+//! "Use these settings" under a product row's explanation (and the Durable Object's card): the
+//! configuration or code that sets the product up as the row is set up, from
+//! `crate::core::snippets`, with a Copy button (the browser's asynchronous clipboard, with a
+//! message instead when the page may not write to it) and a Download button (a Blob URL offered
+//! under the snippet's file name, as the decisions CSV is offered in `super::export`). Where the
+//! product cannot say the lab's settings exactly, the sentence of what differs comes first.
+
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::core::durable::DurableParams;
+use crate::core::lab::LabRun;
+use crate::core::limiter::Algorithm;
+use crate::core::snippets::{self, Snippet};
+
+use super::state::Lab;
+
+/// The block for a product row; nothing for the six algorithms.
+pub(crate) fn for_row(run: &LabRun, algorithm: Algorithm) -> Option<AnyView> {
+    snippets::for_row(algorithm, &run.settings, &run.trace, run.run(algorithm)).map(block)
+}
+
+/// The block for the Durable Object's card, with the object's settings as the page holds them.
+pub(crate) fn for_durable(lab: &Lab, run: &LabRun) -> Option<AnyView> {
+    let durable: DurableParams = lab.state.with_untracked(|s| s.durable.clone());
+    Some(block(snippets::for_durable(&durable, &run.settings)))
+}
+
+fn block(snippet: Snippet) -> AnyView {
+    let Snippet {
+        slug,
+        file_name,
+        text,
+        differences,
+    } = snippet;
+    let message = RwSignal::new(String::new());
+    let (to_copy, to_save) = (text.clone(), text.clone());
+    view! {
+        <details class="snippet" data-testid=format!("snippet-{slug}")>
+            <summary>"Use these settings"</summary>
+            {differences.map(|d| view! {
+                <p class="snippet-differs" data-testid=format!("snippet-differs-{slug}")>{d}</p>
+            })}
+            <pre class="snippet-text" tabindex="0" aria-label=format!("{file_name} for these settings")
+                data-testid=format!("snippet-text-{slug}")>{text}</pre>
+            <p class="snippet-actions">
+                <button type="button" data-testid=format!("snippet-copy-{slug}")
+                    on:click=move |_| copy(&to_copy, message)>"Copy"</button>
+                " "
+                <button type="button" data-testid=format!("snippet-download-{slug}")
+                    on:click=move |_| {
+                        if download(&to_save, file_name).is_err() {
+                            message.set(format!("The download of {file_name} failed: copy the text instead."));
+                        }
+                    }>{format!("Download {file_name}")}</button>
+                " "
+                <span role="status" data-testid=format!("snippet-message-{slug}")>{move || message.get()}</span>
+            </p>
+        </details>
+    }
+    .into_any()
+}
+
+const NO_CLIPBOARD: &str =
+    "This page may not write to the clipboard here: select the text and copy it.";
+
+/// Writes `text` to the clipboard and says whether it worked; never throws, also where the
+/// browser offers no clipboard (an insecure context) or refuses the write.
+fn copy(text: &str, message: RwSignal<String>) {
+    let Some(navigator) = super::window().map(|w| w.navigator()) else {
+        message.set(NO_CLIPBOARD.to_string());
+        return;
+    };
+    let clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
+        .ok()
+        .filter(|c| !c.is_undefined() && !c.is_null());
+    let Some(clipboard) = clipboard else {
+        message.set(NO_CLIPBOARD.to_string());
+        return;
+    };
+    let clipboard: web_sys::Clipboard = clipboard.unchecked_into();
+    let copied = Closure::<dyn FnMut(JsValue)>::new(move |_| message.set("Copied.".to_string()));
+    let refused =
+        Closure::<dyn FnMut(JsValue)>::new(move |_| message.set(NO_CLIPBOARD.to_string()));
+    let _ = clipboard.write_text(text).then2(&copied, &refused);
+    // The promise calls one of them once, after this returns: they live as long as the page.
+    copied.forget();
+    refused.forget();
+}
+
+/// Offers `text` as a file called `name`.
+fn download(text: &str, name: &str) -> Result<(), JsValue> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("text/plain");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let offered = super::export::offer(&url, name);
+    let _ = web_sys::Url::revoke_object_url(&url);
+    offered
+}
