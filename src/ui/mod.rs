@@ -17,24 +17,12 @@ mod panic_banner;
 mod scheduler;
 #[cfg(feature = "products")]
 mod snippets;
-/// The first view's module has no product rows, and offers no snippets.
+/// The first view's module has no product rows, and offers no snippets: nothing is drawn.
 #[cfg(not(feature = "products"))]
 mod snippets {
-    use leptos::prelude::AnyView;
+    pub(crate) fn for_row(_: &crate::core::lab::LabRun, _: crate::core::limiter::Algorithm) {}
 
-    pub(crate) fn for_row(
-        _: &crate::core::lab::LabRun,
-        _: crate::core::limiter::Algorithm,
-    ) -> Option<AnyView> {
-        None
-    }
-
-    pub(crate) fn for_durable(
-        _: &super::state::Lab,
-        _: &crate::core::lab::LabRun,
-    ) -> Option<AnyView> {
-        None
-    }
+    pub(crate) fn for_durable(_: &super::state::Lab, _: &crate::core::lab::LabRun) {}
 }
 mod state;
 mod tables;

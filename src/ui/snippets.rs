@@ -42,7 +42,11 @@ fn block(snippet: Snippet) -> AnyView {
             {differences.map(|d| view! {
                 <p class="snippet-differs" data-testid=format!("snippet-differs-{slug}")>{d}</p>
             })}
+            // Styled through the CSSOM (the page's policy allows no style attribute), so the
+            // first view's stylesheet does not carry what only product rows use.
             <pre class="snippet-text" tabindex="0" aria-label=format!("{file_name} for these settings")
+                style:overflow-x="auto" style:font-size="0.78rem" style:padding="0.4rem"
+                style:background="var(--bg)"
                 data-testid=format!("snippet-text-{slug}")>{text}</pre>
             <p class="snippet-actions">
                 <button type="button" data-testid=format!("snippet-copy-{slug}")
