@@ -17,7 +17,7 @@
 #                      is on Maven Central, not a registry this project installs from)
 #   envoy.yaml, cl-throttle.redis, Program.cs: no Envoy, redis-cell or .NET SDK installs from the
 #                      registries; scripts/check_snippets.py checks their structure instead.
-# Usage: scripts/check-snippets.sh   (about a minute once installed)
+# Usage: scripts/check-snippets.sh   (well under a minute once installed)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$ROOT"
