@@ -25,7 +25,7 @@ const VIEWS = [
   { name: 'Durable Object lab open', query: 'do=1', open: '[data-testid="durable-lab"]' },
   { name: 'import panel open', query: '', open: '[data-testid="import-panel"]' },
   { name: 'embed', query: 'embed=1&pattern=steady' },
-  { name: 'a product row\'s settings to take away open', query: 'algos=nginx,cf-binding&limit=3&window=15', open: '[data-testid="snippet-cf-binding"]' },
+  { name: 'a product row\'s settings to take away open', query: 'algos=nginx,cf-binding&limit=3&window=15', open: '[data-testid="snippet-cf-binding"]', ready: '[data-testid="snippet-text-cf-binding"]' },
 ];
 
 for (const theme of ['light', 'dark']) {
@@ -42,6 +42,7 @@ for (const theme of ['light', 'dark']) {
           });
           await page.locator(view.open).scrollIntoViewIfNeeded();
         }
+        if (view.ready) await page.waitForSelector(view.ready);
         const found = await violations(page);
         if (found.length) {
           await page.screenshot({ path: `${SCREENSHOT_DIR}/axe-${theme}-${view.name.replaceAll(' ', '-')}.png`, fullPage: true });
