@@ -1,6 +1,7 @@
 // The standard's own checker: axe-core (npm) runs its WCAG 2.0 and 2.1 A and AA rules on the
-// default page, the Durable Object lab open, the import panel open and an embed, in the light and
-// the dark theme, and any violation fails the test with what axe says and where.
+// default page, the Durable Object lab open, the import panel open, an embed and a product row's
+// snippet open, in the light and the dark theme, and any violation fails the test with what axe
+// says and where.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ const VIEWS = [
   { name: 'Durable Object lab open', query: 'do=1', open: '[data-testid="durable-lab"]' },
   { name: 'import panel open', query: '', prepare: openImport },
   { name: 'embed', query: 'embed=1&pattern=steady' },
+  { name: 'a product row\'s settings to take away open', query: 'algos=nginx,cf-binding&limit=3&window=15', open: '[data-testid="snippet-cf-binding"]', ready: '[data-testid="snippet-text-cf-binding"]' },
 ];
 
 for (const theme of ['light', 'dark']) {
@@ -41,6 +43,7 @@ for (const theme of ['light', 'dark']) {
           });
           await page.locator(view.open).scrollIntoViewIfNeeded();
         }
+        if (view.ready) await page.waitForSelector(view.ready);
         const found = await violations(page);
         if (found.length) {
           await page.screenshot({ path: `${SCREENSHOT_DIR}/axe-${theme}-${view.name.replaceAll(' ', '-')}.png`, fullPage: true });

@@ -21,6 +21,9 @@ cargo clippy --offline --all-targets --target wasm32-unknown-unknown --no-defaul
 say "1/4 native tests (core, properties)"
 cargo test --offline
 
+say "1/4 the \"Use these settings\" snippets, checked by each product's own tool (scripts/check-snippets.sh)"
+bash scripts/check-snippets.sh
+
 say "2/4 wasm-bindgen tests in headless Chromium"
 CHROMEDRIVER=/usr/bin/chromedriver \
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \

@@ -24,6 +24,8 @@ pub mod row_response;
 pub mod run;
 pub mod second_limit;
 pub mod sha256;
+#[cfg(feature = "products")]
+pub mod snippets;
 pub mod theme;
 pub mod time;
 pub mod traffic;

@@ -227,6 +227,7 @@ pub fn Explanations() -> impl IntoView {
                             })}
                             <p><strong>"Memory: "</strong>{memory}</p>
                             <p><strong>"Use it for: "</strong>{when}</p>
+                            {super::snippets::for_row(run, r.algorithm)}
                         </article>
                     }
                     .into_any()
@@ -246,6 +247,7 @@ pub fn Explanations() -> impl IntoView {
                             <h3>"Durable Object"</h3>
                             <p>{text}</p>
                             <p><strong>"Use it for: "</strong>"a single authoritative count across every location, at the price of a hop and of deciding in advance what a timeout means."</p>
+                            {super::snippets::for_durable(&lab, run)}
                         </article>
                     }
                     .into_any(),

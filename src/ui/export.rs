@@ -23,7 +23,7 @@ pub(crate) fn failed(result: Result<(), wasm_bindgen::JsValue>) {
 }
 
 /// Offers `href` to the browser as a file called `name`.
-fn offer(href: &str, name: &str) -> Result<(), JsValue> {
+pub(crate) fn offer(href: &str, name: &str) -> Result<(), JsValue> {
     let document = super::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;

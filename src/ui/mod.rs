@@ -15,6 +15,15 @@ mod inspector;
 mod latency_marks;
 mod panic_banner;
 mod scheduler;
+#[cfg(feature = "products")]
+mod snippets;
+/// The first view's module has no product rows, and offers no snippets: nothing is drawn.
+#[cfg(not(feature = "products"))]
+mod snippets {
+    pub(crate) fn for_row(_: &crate::core::lab::LabRun, _: crate::core::limiter::Algorithm) {}
+
+    pub(crate) fn for_durable(_: &super::state::Lab, _: &crate::core::lab::LabRun) {}
+}
 mod state;
 mod tables;
 mod timeline;

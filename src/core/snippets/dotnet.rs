@@ -1,0 +1,84 @@
+//! .NET's System.Threading.RateLimiting: `FixedWindowRateLimiter`, `SlidingWindowRateLimiter`
+//! or `TokenBucketRateLimiter` with their options classes (`PermitLimit`, `Window`,
+//! `SegmentsPerWindow`, `TokenLimit`, `ReplenishmentPeriod`, `TokensPerPeriod`, `QueueLimit`,
+//! `QueueProcessingOrder`, `AutoReplenishment`), as learn.microsoft.com documents them, in a
+//! C# program with top-level statements asking with `AcquireAsync`. Periods are written in
+//! `TimeSpan` ticks (100 ns), which hold the lab's microseconds exactly.
+
+use crate::core::limiter::{Algorithm, Settings};
+use crate::core::profiles::dotnet::TICKS_PER_MICRO;
+use crate::core::time::{format_seconds, Span};
+
+use super::{quota_text, Written};
+
+pub(super) fn write(algorithm: Algorithm, s: &Settings) -> Written {
+    let p = &s.products;
+    let (class, options) = match algorithm {
+        Algorithm::DotnetFixed => {
+            let d = p.dotnet_fixed(s.limit, s.window);
+            (
+                "FixedWindowRateLimiter",
+                format!(
+                    "    PermitLimit = {},\n{}    QueueLimit = {},\n    QueueProcessingOrder = QueueProcessingOrder.{},\n",
+                    d.permit_limit,
+                    span_line("Window", d.window),
+                    d.queue_limit,
+                    d.queue_processing_order.name()
+                ),
+            )
+        }
+        Algorithm::DotnetSliding => {
+            let d = p.dotnet_sliding(s.limit, s.window);
+            (
+                "SlidingWindowRateLimiter",
+                format!(
+                    "    PermitLimit = {},\n{}    SegmentsPerWindow = {},\n    QueueLimit = {},\n    QueueProcessingOrder = QueueProcessingOrder.{},\n",
+                    d.permit_limit,
+                    span_line("Window", d.window),
+                    d.segments_per_window,
+                    d.queue_limit,
+                    d.queue_processing_order.name()
+                ),
+            )
+        }
+        _ => {
+            let d = p.dotnet_token(s.limit, s.window);
+            (
+                "TokenBucketRateLimiter",
+                format!(
+                    "    TokenLimit = {},\n{}    TokensPerPeriod = {},\n    QueueLimit = {},\n    QueueProcessingOrder = QueueProcessingOrder.{},\n",
+                    d.token_limit,
+                    span_line("ReplenishmentPeriod", d.replenishment_period),
+                    d.tokens_per_period,
+                    d.queue_limit,
+                    d.queue_processing_order.name()
+                ),
+            )
+        }
+    };
+    Written::exact(format!(
+        "// Rate Limit Lab, {label} row (the lab's limit: {quota}).
+using System;
+using System.Threading.RateLimiting;
+
+var limiter = new {class}(new {class}Options
+{{
+{options}    AutoReplenishment = true,
+}});
+
+using RateLimitLease lease = await limiter.AcquireAsync(1);
+Console.WriteLine(lease.IsAcquired);
+",
+        label = algorithm.label(),
+        quota = quota_text(s),
+    ))
+}
+
+/// `    Window = TimeSpan.FromTicks(100000000), // 10 s`
+fn span_line(name: &str, span: Span) -> String {
+    format!(
+        "    {name} = TimeSpan.FromTicks({}), // {} s\n",
+        span.micros().saturating_mul(TICKS_PER_MICRO),
+        format_seconds(span.micros())
+    )
+}

@@ -1,0 +1,53 @@
+//! Python's limits: the rate string `limits.parse` reads ("5 per 10 second") and one of the
+//! strategies with the memory storage (`FixedWindowRateLimiter`, `MovingWindowRateLimiter`,
+//! `SlidingWindowCounterRateLimiter`, each over `MemoryStorage()`), asked with `hit`, as
+//! limits.readthedocs.io documents them. The library's windows are whole seconds: when the row
+//! follows a window with a fraction of a second, it runs the whole seconds below it
+//! (`PyLimitsParams::defaults_for`), and the page says so.
+
+use crate::core::limiter::{Algorithm, Settings};
+use crate::core::time::{format_seconds, MICROS_PER_SEC};
+
+use super::{family_set, quota_text, Nearest, Written};
+
+pub(super) fn write(algorithm: Algorithm, s: &Settings) -> Written {
+    let l = s.products.python_limits(s.limit, s.window);
+    let strategy = match algorithm {
+        Algorithm::LimitsFixed => "FixedWindowRateLimiter",
+        Algorithm::LimitsMoving => "MovingWindowRateLimiter",
+        _ => "SlidingWindowCounterRateLimiter",
+    };
+    let item = l.item_repr();
+    let text = format!(
+        "\"\"\"Rate Limit Lab, {label} row (the lab's limit: {quota}).\"\"\"
+from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import {strategy}
+
+limit = parse(\"{item}\")
+limiter = {strategy}(MemoryStorage())
+
+if __name__ == \"__main__\":
+    print(limiter.hit(limit, \"127.0.0.1\"))
+",
+        label = algorithm.label(),
+        quota = quota_text(s),
+    );
+    let fraction = !s.window.micros().is_multiple_of(MICROS_PER_SEC);
+    let nearest = (fraction && !family_set(s, "limits-")).then(|| {
+        let mut products = s.products.clone();
+        products.limits_amount = Some(l.amount);
+        products.limits_multiples = Some(l.multiples.max(1));
+        products.limits_per = Some(l.granularity);
+        Nearest {
+            products,
+            what: format!(
+                "limits counts its windows in whole seconds: the nearest to {} per {} s is \"{item}\".",
+                s.limit,
+                format_seconds(s.window.micros())
+            ),
+            row_runs_it: true,
+        }
+    });
+    Written { text, nearest }
+}
