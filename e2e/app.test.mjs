@@ -232,6 +232,23 @@ test('the decision table is built when it is opened, one row per request', async
   await page.waitForSelector('[data-testid="decision-table"]');
   assert.equal(await page.locator('[data-testid="decision-table"] tbody tr').count(), 10);
   assert.equal(await page.locator('[data-testid="decision-table"] tbody tr').first().locator('td').nth(3).innerText(), 'allowed');
+  assert.equal(await page.locator('[data-testid="decision-do"]').count(), 0, 'no Durable Object row, no column');
+  assert.deepEqual(problems, []);
+});
+
+test('with the Durable Object row, the decision table has its column: outcome and latency of each first call', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=edge&do=1');
+  await page.click('text=Every decision as a table');
+  await page.waitForSelector('[data-testid="decision-table"]');
+  assert.equal(await page.locator('[data-testid="decision-table"] thead th').last().innerText(), 'Durable Object');
+  assert.equal(await page.locator('[data-testid="decision-do"]').count(), 10);
+  const first = await page.locator('[data-testid="decision-do"]').first().innerText();
+  assert.match(first, /^(allowed|rejected|delayed|degraded-allowed|failed-closed), \d+ ms$/);
+  // The same figure as the row's own p95 and counts: the first is let through, as the row says.
+  const allowed = Number(await page.locator('[data-testid="stats-do"]').getAttribute('data-allowed'));
+  const passedCells = (await page.locator('[data-testid="decision-do"]').allInnerTexts()).filter((t) => t.startsWith('allowed')).length;
+  assert.ok(passedCells <= allowed, `${passedCells} allowed cells, ${allowed} let through`);
   assert.deepEqual(problems, []);
 });
 

@@ -142,7 +142,22 @@ pub fn DecisionTable() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let table = move || {
         lab.run.with(|run| {
-            let names: Vec<&'static str> = run.runs.iter().map(|r| r.algorithm.label()).collect();
+            let mut names: Vec<&'static str> =
+                run.runs.iter().map(|r| r.algorithm.label()).collect();
+            // The Durable Object's answer to each request's first call (its retries are its own).
+            let object: Vec<String> = match &run.durable {
+                Some(Ok(report)) => report
+                    .records
+                    .iter()
+                    .filter(|r| r.attempt == 0)
+                    .take(MAX_TABLE_ROWS)
+                    .map(|r| format!("{}, {} ms", r.outcome.word(), r.latency().ceil_millis()))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if !object.is_empty() {
+                names.push("Durable Object");
+            }
             let total = run.trace.len();
             let rows = run
                 .trace
@@ -156,6 +171,7 @@ pub fn DecisionTable() -> impl IntoView {
                         .iter()
                         .map(|r| r.verdicts.get(i).map(|v| v.word()).unwrap_or("-"))
                         .map(|w| view! { <td>{w}</td> }.into_any())
+                        .chain(object.get(i).map(|w| view! { <td data-testid="decision-do">{w.clone()}</td> }.into_any()))
                         .collect::<Vec<_>>();
                     view! {
                         <tr>
