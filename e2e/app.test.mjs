@@ -47,6 +47,30 @@ test('the canvas shows a dot where a request was allowed and a cross where it wa
   assert.deepEqual(problems, []);
 });
 
+test('Rewind takes playback to the start: the marks and the busiest-window tint go, and come back together', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=edge&theme=light&algos=fixed');
+  const layout = await canvasLayout(page);
+  const fixed = layout.rows.find((r) => r.id === 'fixed');
+  // Inside the fixed window's busiest window, (1.592 s, 11.592 s], away from any mark.
+  const [x, y] = [xOf(layout, 5.0), fixed.top + 6];
+  const drawn = async () => page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]').dataset.drawn === 'true');
+  await drawn();
+  assert.ok(!isBackground(await pixel(page, x, y)), `the whole timeline shows the tint: ${await pixel(page, x, y)}`);
+  assert.equal(await page.locator('[data-testid="reset"]').innerText(), 'Rewind');
+  await page.click('[data-testid="reset"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="playhead"]').innerText === 'at 0');
+  await page.waitForTimeout(100);
+  assert.ok(isBackground(await pixel(page, x, y)), `rewound, no tint over marks not yet shown: ${await pixel(page, x, y)}`);
+  assert.ok(isBackground(await pixel(page, xOf(layout, 8.0), fixed.markY)), 'and no mark');
+  for (let i = 0; i < 10; i += 1) await page.click('[data-testid="step"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="playhead"]').innerText === 'at 11.592 s');
+  await page.waitForTimeout(100);
+  assert.ok(!isBackground(await pixel(page, x, y)), 'at the last mark of the busiest window, the tint is back');
+  assert.ok(isGreen(await pixel(page, xOf(layout, 8.0), fixed.markY)), 'with the marks');
+  assert.deepEqual(problems, []);
+});
+
 // Figures per preset at 5 per 10 s: [let through, rejected, most in one window]. Edge and steady
 // are the explainer seed's checked runs; the others were computed by the same core natively
 // (`cargo run -- "pattern=<preset>"`), so the page must agree with the native build exactly.

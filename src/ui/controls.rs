@@ -370,7 +370,7 @@ pub fn Controls() -> impl IntoView {
                     {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
                 </button>
                 <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
-                <button data-testid="reset" on:click=move |_| reset(lab)>"Reset"</button>
+                <button data-testid="reset" title="Rewind playback to the start; the settings and the traffic stay" on:click=move |_| reset(lab)>"Rewind"</button>
                 <label class="speed">"Speed "
                     <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
                         if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }

@@ -323,13 +323,14 @@ pub fn draw(
         )?;
     }
 
-    // Each row's busiest window, tinted (stronger when it broke the promise).
+    // Each row's busiest window, tinted (stronger when it broke the promise), once playback has
+    // drawn its last mark: the tint never stands over marks not yet shown.
     for row in &layout.rows {
         let worst = match row.kind {
             RowKind::Algo(a) => run.run(a).map(|r| (r.max_in_window, r.max_window_end)),
             RowKind::Durable => None,
         };
-        if let Some((count, end)) = worst.filter(|&(c, _)| c > 0) {
+        if let Some((count, end)) = worst.filter(|&(c, end)| c > 0 && end <= visible_until) {
             let start = Time(end.micros().saturating_sub(window.micros()));
             let alpha = if count > run.settings.limit {
                 0.16
