@@ -68,3 +68,29 @@ test('at 375 px a long list of link messages wraps inside its panel', async () =
     await context.close();
   }
 });
+
+for (const width of [375, 1280]) {
+  test(`at ${width} px selecting a request leaves the chart where it was, under the pointer`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width });
+    try {
+      await gotoLab(page, 'pattern=edge&do=1');
+      const canvas = page.locator('[data-testid="timeline-canvas"]');
+      const layout = JSON.parse(await canvas.getAttribute('data-layout'));
+      const row = layout.rows.find((r) => r.id === 'sliding-log');
+      const x = layout.padX + ((8e6 / layout.horizonUs) * (layout.width - 2 * layout.padX));
+      const before = await canvas.boundingBox();
+      await canvas.click({ position: { x, y: row.markY } });
+      await page.waitForSelector('[data-testid="inspector-title"]');
+      const after = await canvas.boundingBox();
+      assert.deepEqual([after.x, after.y], [before.x, before.y], 'the chart did not move');
+      // Selecting the next request (keyboard) and clearing it leave it in place too.
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('Escape');
+      const cleared = await canvas.boundingBox();
+      assert.deepEqual([cleared.x, cleared.y], [before.x, before.y], 'nor did clearing the selection');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
