@@ -61,6 +61,9 @@ ensure_snippet_tools() {
 ensure_snippet_tools
 rm -rf "$WORK"
 mkdir -p "$WORK"
+# The express snippet is CommonJS, as express-rate-limit's README writes it; the work folder may
+# sit inside this repository, whose package.json makes .js files ES modules.
+printf '{ "type": "commonjs" }\n' > "$WORK/package.json"
 OUT="$WORK/out"
 RATELAB_SNIPPETS_DIR="$OUT" cargo test --offline --quiet --test snippets >/dev/null
 VIEWS=$(cd "$OUT" && ls)
