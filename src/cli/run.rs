@@ -200,7 +200,7 @@ fn stream(
     let mut holds = |key: &str| filter.as_mut().is_none_or(|f| f.holds(key));
     let Some(path) = traffic else {
         let trace = state
-            .pattern
+            .traffic()
             .generate(state.settings.limit, state.settings.window);
         for (index, request) in trace.requests().iter().enumerate() {
             let key = trace.key_name(request.key);

@@ -103,7 +103,7 @@ pub struct Computation {
 
 impl Computation {
     pub fn new(state: &LabState) -> Computation {
-        let (phase, trace) = match &state.pattern {
+        let (phase, trace) = match &state.traffic() {
             Pattern::Keyed(points) => (
                 Phase::NumberingKeys(KeyedBuild::new(points.clone())),
                 Trace::default(),

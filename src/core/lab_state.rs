@@ -2,6 +2,7 @@
 //! Object's knobs and the view. The model knows nothing of where it is kept: `core::url` maps it
 //! to and from a link, and `core::lab` computes what it shows.
 
+use super::compose::{composed_points, Segment};
 use super::durable::DurableParams;
 use super::embed::Control;
 use super::limiter::{Algorithm, Settings};
@@ -23,6 +24,8 @@ pub const MAX_LAB_WINDOW: Span = Span::from_secs(86_400);
 pub struct LabState {
     pub settings: Settings,
     pub pattern: Pattern,
+    /// Segments added to the pattern's requests (`compose=`, `super::compose`).
+    pub compose: Vec<Segment>,
     pub algorithms: Vec<Algorithm>,
     pub durable: DurableParams,
     /// The compact view for an iframe.
@@ -43,6 +46,21 @@ impl LabState {
         self
     }
 
+    /// The traffic the view runs: the pattern's requests and the composed segments'. With
+    /// segments, the pattern's requests (for `limit` per `window`) and theirs become one list of
+    /// points.
+    pub fn traffic(&self) -> Pattern {
+        if self.compose.is_empty() {
+            return self.pattern.clone();
+        }
+        let base = self
+            .pattern
+            .generate(self.settings.limit, self.settings.window);
+        let mut points = Pattern::points_of(&base);
+        points.extend(composed_points(&self.compose, self.durable.seed));
+        Pattern::from_points(points)
+    }
+
     /// Sets the lab's seed, which the Durable Object's emulation and the Poisson pattern share.
     pub fn set_seed(&mut self, seed: u64) {
         self.durable.seed = seed;
@@ -58,6 +76,7 @@ impl Default for LabState {
         LabState {
             settings: Settings::default(),
             pattern: Pattern::Edge,
+            compose: Vec::new(),
             algorithms: Algorithm::CORE.to_vec(),
             durable: DurableParams::default(),
             embed: false,

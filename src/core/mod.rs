@@ -3,6 +3,7 @@
 
 pub mod algorithms;
 pub mod combine;
+pub mod compose;
 pub mod config;
 pub mod decision;
 pub mod deployment;

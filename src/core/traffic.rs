@@ -379,7 +379,12 @@ impl Pattern {
 
     /// The same requests as an explicit list of points: what "Send a request" extends.
     pub fn to_keyed(trace: &Trace) -> Pattern {
-        let points: Vec<Point> = trace
+        Pattern::from_points(Pattern::points_of(trace))
+    }
+
+    /// A trace's requests as points, in its order.
+    pub fn points_of(trace: &Trace) -> Vec<Point> {
+        trace
             .requests()
             .iter()
             .map(|r| Point {
@@ -392,8 +397,7 @@ impl Pattern {
                     .cloned(),
                 cost: r.cost,
             })
-            .collect();
-        Pattern::from_points(points)
+            .collect()
     }
 
     /// A person's requests: a plain time list when they all belong to the default key.

@@ -6,6 +6,7 @@ use crate::core::embed::control_names;
 use crate::core::theme::Theme;
 use crate::core::url::parse_query;
 
+use super::compose_panel::ComposePanel;
 use super::controls::{Controls, ShareEmbed, ThemePicker};
 use super::counting_controls::CountingControls;
 use super::durable_lab::DurableLab;
@@ -85,6 +86,7 @@ pub fn App() -> impl IntoView {
                         provide_context(lab);
                         view! {
                             <ImportPanel/>
+                            <ComposePanel/>
                             <DurableLab/>
                             <DecisionTable/>
                             <ShareEmbed/>

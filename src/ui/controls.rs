@@ -259,7 +259,12 @@ pub fn send_request(lab: Lab) {
         }
     });
     points.push(Point::new(at, key.clone()));
-    lab.change(|s| s.pattern = Pattern::from_points(points));
+    // The run's requests already hold the composed segments' (`LabState::traffic`), so they
+    // become part of the person's list.
+    lab.change(|s| {
+        s.pattern = Pattern::from_points(points);
+        s.compose.clear();
+    });
     let index = lab.run.with_untracked(|r| {
         r.trace
             .requests()

@@ -2,6 +2,7 @@
 //! draws the result. It holds no algorithm logic: every figure comes from `crate::core`.
 
 mod app;
+mod compose_panel;
 mod controls;
 mod counting_controls;
 mod draw;

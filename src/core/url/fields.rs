@@ -8,6 +8,7 @@ use super::codec::percent_encode;
 use super::trace_list::{parse_trace_list, trace_list, MAX_REQUESTS_IN_LINK, STORED_TRACE};
 use super::values::{choice, count, flag, name_of};
 use crate::core::algorithms::fixed_window::Alignment;
+use crate::core::compose::{parse_segments, segments_text};
 use crate::core::config::Rate;
 use crate::core::deployment::{Spread, MAX_INSTANCES};
 use crate::core::durable::DurableParams;
@@ -120,6 +121,14 @@ pub const TRAFFIC: &[Field<LabState>] = &[
             let written_as_trace = s.trace_in_storage || s.pattern.given_len() > 0;
             (!written_as_trace && s.pattern != Pattern::Edge).then(|| s.pattern.slug().to_string())
         },
+    },
+    Field {
+        name: "compose",
+        read: |s, raw| {
+            s.compose = parse_segments(raw).map_err(|e| format!("{e}; no segments added."))?;
+            Ok(())
+        },
+        write: |s| (!s.compose.is_empty()).then(|| percent_encode(&segments_text(&s.compose))),
     },
     Field {
         name: "algos",
