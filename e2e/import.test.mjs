@@ -136,11 +136,14 @@ test('Unix-epoch times start at 0, and two whole numbers on a line warn of a dec
   const { page } = await openPage(shared.browser);
   await gotoLab(page);
   await paste(page, '1733050000\n1733050001.5\n');
+  await page.locator('[data-testid="import-notes"]').waitFor();
   assert.match(await page.locator('[data-testid="import-notes"]').innerText(), /Unix-epoch seconds: they count from the first line \(1733050000 s after 1970\)/);
   await page.waitForURL(/trace=0,1\.5(&|$)/);
   await page.fill('[data-testid="import-text"]', '0,5\n1,5\n');
   await page.click('[data-testid="import-use"]');
-  assert.match(await page.locator('[data-testid="import-notes"]').innerText(), /"0,5" was read as a time and a key; .*\(0\.5\)/);
+  const note = page.locator('[data-testid="import-notes"]', { hasText: '"0,5"' });
+  await note.waitFor();
+  assert.match(await note.innerText(), /"0,5" was read as a time and a key; .*\(0\.5\)/);
 });
 
 test('after an upload, the box shows the text that was loaded', async () => {
