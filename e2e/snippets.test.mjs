@@ -95,3 +95,14 @@ test('the Durable Object card offers a wrangler.toml with the Worker\'s timeout 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('on the first view\'s module, the Durable Object\'s "Use these settings" opens the complete module, the block open', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'do=1&timeout=300');
+  await page.click('[data-testid="snippet-do"] summary');
+  await page.locator('[data-testid="snippet-do"][open] [data-testid="snippet-text-do"]').waitFor({ timeout: 15000 });
+  assert.match(await text(page, 'do'), /TIMEOUT_MS = "300"/);
+  assert.match(page.url(), /timeout=300/, 'the view is kept');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

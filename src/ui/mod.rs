@@ -18,12 +18,20 @@ mod panic_banner;
 mod scheduler;
 #[cfg(feature = "products")]
 mod snippets;
-/// The first view's module has no product rows, and offers no snippets: nothing is drawn.
+/// The first view's module has no product rows and no snippets: a product row draws nothing,
+/// and the Durable Object's card the block's heading, which opens the complete module.
 #[cfg(not(feature = "products"))]
 mod snippets {
+    use leptos::prelude::*;
+
     pub(crate) fn for_row(_: &crate::core::lab::LabRun, _: crate::core::limiter::Algorithm) {}
 
-    pub(crate) fn for_durable(_: &super::state::Lab, _: &crate::core::lab::LabRun) {}
+    pub(crate) fn for_durable(
+        _: &super::state::Lab,
+        _: &crate::core::lab::LabRun,
+    ) -> impl IntoView {
+        view! { <super::workbench::InCompleteModule section="snippet-do" summary="Use these settings" class="snippet" testid="snippet-do"/> }
+    }
 }
 mod state;
 mod tables;

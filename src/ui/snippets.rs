@@ -51,6 +51,10 @@ fn block(
     slug: &'static str,
     snippet: impl Fn() -> Option<Snippet> + Send + Sync + 'static,
 ) -> AnyView {
+    // The first module reloads the page to open the Durable Object's block here.
+    if slug == "do" && super::workbench::asked_to_open("snippet-do") {
+        OPEN.with(|o| o.borrow_mut().insert(slug));
+    }
     let open = RwSignal::new(OPEN.with(|o| o.borrow().contains(slug)));
     let toggled = move |ev: leptos::ev::Event| {
         let now = ev

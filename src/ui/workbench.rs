@@ -1,10 +1,11 @@
-//! The sections only the complete module has (the Cargo feature `workbench`): reading a person's
-//! own traffic and the rules every row can run under. In the first view's module each is its
-//! heading alone; opening it leaves a note in `sessionStorage` and reloads the page, web/loader.js
+//! The sections only the complete module has (the Cargo feature `workbench`, and the feature
+//! `products` for the settings snippets): reading a person's own traffic, composing traffic, the
+//! rules every row can run under, and the Durable Object's "Use these settings". In the first
+//! view's module each is its heading alone; opening it leaves a note in `sessionStorage` and reloads the page, web/loader.js
 //! then picks the complete module, and the section opens there (docs/architecture.md, "Two
 //! modules").
 
-#[cfg(not(feature = "workbench"))]
+#[cfg(not(all(feature = "workbench", feature = "products")))]
 use leptos::prelude::*;
 
 /// The sessionStorage key web/loader.js reads: its value names the section to open.
@@ -14,8 +15,9 @@ fn session_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok()?
 }
 
-/// True, once, when the first module reloaded the page to open `section` here.
-#[cfg(feature = "workbench")]
+/// True, once, when the first module reloaded the page to open `section` here. (Each helper
+/// here is used by whichever module has, or lacks, a section.)
+#[allow(dead_code)]
 pub(crate) fn asked_to_open(section: &str) -> bool {
     let Some(storage) = session_storage() else {
         return false;
@@ -31,7 +33,7 @@ pub(crate) fn asked_to_open(section: &str) -> bool {
 
 /// A section's heading in the first module: opened, it reloads the page with the complete
 /// module. Without storage (a sandboxed frame) it says where the section is instead.
-#[cfg(not(feature = "workbench"))]
+#[cfg(not(all(feature = "workbench", feature = "products")))]
 #[component]
 pub(crate) fn InCompleteModule(
     section: &'static str,
