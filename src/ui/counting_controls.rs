@@ -29,7 +29,7 @@ const SUMMARY: &str = "Copies of each row, a second limit, and what a window cou
 #[component]
 pub fn CountingControls() -> impl IntoView {
     view! {
-        <section class="controls counting" aria-label="Copies and counting">
+        <section class="counting" aria-label="Copies and counting">
             <super::workbench::InCompleteModule section="counting" summary=SUMMARY class="control-group tuning" testid="counting-controls"/>
         </section>
     }
@@ -44,7 +44,7 @@ pub fn CountingControls() -> impl IntoView {
     let deployment = move || state.with(|s| s.settings.deployment);
     let asked = super::workbench::asked_to_open("counting");
     view! {
-        <section class="controls counting" aria-label="Copies and counting">
+        <section class="counting" aria-label="Copies and counting">
         <details class="control-group tuning" data-testid="counting-controls" open=asked>
             <summary>{SUMMARY}</summary>
             <div class="counting-row">
