@@ -7,10 +7,12 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use ratelab::core::deployment::Deployment;
 use ratelab::core::durable::{simulate, SimConfig, SimRequest, SimTraffic};
 use ratelab::core::limiter::{Algorithm, Settings};
 use ratelab::core::region::Region;
 use ratelab::core::run::run_one;
+use ratelab::core::second_limit::{SecondKey, SecondLimit, Spend};
 use ratelab::core::time::{Span, Time};
 use ratelab::core::traffic::{Request, Trace};
 
@@ -218,6 +220,42 @@ fn main() {
         "all six algorithms",
         total.as_secs_f64() * 1e3
     );
+    // The same six under the rules a view can set: copies of each row, and a second limit.
+    let rules = [
+        (
+            "as 4 copies, in turn",
+            Settings {
+                deployment: Deployment {
+                    instances: 4,
+                    ..Deployment::default()
+                },
+                ..settings.clone()
+            },
+        ),
+        (
+            "with a second limit of 25 per 1 s",
+            Settings {
+                also: Some(SecondLimit {
+                    count: 25,
+                    window: Span::from_secs(1),
+                    key: SecondKey::Same,
+                    spend: Spend::All,
+                }),
+                ..settings.clone()
+            },
+        ),
+    ];
+    for (name, ruled) in &rules {
+        let t: Duration = Algorithm::CORE
+            .iter()
+            .map(|&algorithm| time(5, || run_one(&trace, algorithm, ruled).map(|r| r.allowed)))
+            .sum();
+        println!(
+            "  {:<34} {:>8.1} ms",
+            format!("all six, {name}"),
+            t.as_secs_f64() * 1e3
+        );
+    }
     let config = SimConfig {
         settings,
         ..SimConfig::default()
