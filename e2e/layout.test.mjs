@@ -98,3 +98,20 @@ for (const width of [375, 1280]) {
     }
   });
 }
+
+test('the time axis writes every tick in one unit', async () => {
+  const { page, problems, context } = await openPage(shared.browser, { width: 1280 });
+  try {
+    // A 150 s axis with a tick every 30 s: once "90 s, 2 min, 150 s".
+    await gotoLab(page, 'window=75&pattern=steady');
+    const ticks = await page.locator('.axis .tick').allInnerTexts();
+    assert.ok(ticks.includes('120 s') && ticks.includes('150 s'), ticks.join(', '));
+    assert.ok(ticks.every((t) => t === '0' || t.endsWith(' s')), ticks.join(', '));
+    await gotoLab(page, 'window=300&pattern=steady');
+    const minutes = await page.locator('.axis .tick').allInnerTexts();
+    assert.ok(minutes.every((t) => t === '0' || t.endsWith(' min')), minutes.join(', '));
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -450,6 +450,34 @@ pub fn outcome_mark(outcome: Outcome) -> Mark {
     }
 }
 
+/// The time axis's labels, all in one unit so that they read as one scale: minutes when every
+/// tick is a whole minute and the axis reaches two, milliseconds when it stays under a second,
+/// seconds otherwise ("90 s, 120 s, 150 s", never "90 s, 2 min, 150 s"). The first, 0, is bare.
+pub fn tick_labels(ticks: &[Time]) -> Vec<String> {
+    let last = ticks.iter().map(|t| t.micros()).max().unwrap_or(0);
+    let minute = 60 * MICROS_PER_SEC;
+    let unit = if last >= 2 * minute && ticks.iter().all(|t| t.micros().is_multiple_of(minute)) {
+        "min"
+    } else if last < MICROS_PER_SEC {
+        "ms"
+    } else {
+        "s"
+    };
+    ticks
+        .iter()
+        .map(|t| {
+            let us = t.micros();
+            match unit {
+                _ if us == 0 => "0".to_string(),
+                "min" => format!("{} min", us / minute),
+                // format_seconds reads microseconds; fed thousandths, it prints milliseconds.
+                "ms" => format!("{} ms", crate::core::time::format_seconds(us * 1000)),
+                _ => format!("{} s", crate::core::time::format_seconds(us)),
+            }
+        })
+        .collect()
+}
+
 /// Formats a tick or a time for labels: "12 s", "1.5 s", "250 ms", "2 min".
 pub fn time_label(t: Time) -> String {
     let us = t.micros();
@@ -521,6 +549,29 @@ mod tests {
         // Outside the axis, the time is clamped to it.
         assert_eq!(time_of(0.0, horizon, 500.0), Time::ZERO);
         assert_eq!(time_of(10_000.0, horizon, 500.0), horizon);
+    }
+
+    #[test]
+    fn an_axis_labels_every_tick_in_one_unit() {
+        let secs = |list: &[u64]| list.iter().map(|&s| Time::from_secs(s)).collect::<Vec<_>>();
+        assert_eq!(
+            tick_labels(&secs(&[0, 30, 60, 90, 120, 150])),
+            ["0", "30 s", "60 s", "90 s", "120 s", "150 s"]
+        );
+        assert_eq!(
+            tick_labels(&secs(&[0, 120, 240, 360])),
+            ["0", "2 min", "4 min", "6 min"]
+        );
+        let ms = [Time::ZERO, Time::from_millis(200), Time::from_millis(400)];
+        assert_eq!(tick_labels(&ms), ["0", "200 ms", "400 ms"]);
+        let mixed = [
+            Time::ZERO,
+            Time::from_millis(500),
+            Time::from_secs(1),
+            Time::from_millis(1_500),
+        ];
+        assert_eq!(tick_labels(&mixed), ["0", "0.5 s", "1 s", "1.5 s"]);
+        assert_eq!(tick_labels(&[]), Vec::<String>::new());
     }
 
     #[test]

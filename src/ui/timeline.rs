@@ -9,7 +9,9 @@ use crate::core::durable::shard::sharding_note;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
-use crate::layout::timeline::{ticks, time_label, Layout, MarkColumns, MarkColumnsJob, RowKind};
+use crate::layout::timeline::{
+    tick_labels, ticks, time_label, Layout, MarkColumns, MarkColumnsJob, RowKind,
+};
 
 use super::draw::{draw, Palette, View};
 use super::scheduler::{run_sliced, Slicing};
@@ -298,11 +300,13 @@ pub fn Timelines() -> impl IntoView {
 
     let axis = move || {
         layout.with(|l| {
-            ticks(l.horizon, l.width)
+            let ticks = ticks(l.horizon, l.width);
+            let labels = tick_labels(&ticks);
+            ticks
                 .into_iter()
-                .map(|t| {
-                    view! { <span class="tick" style:left=px(l.x(t))>{time_label(t)}</span> }
-                        .into_any()
+                .zip(labels)
+                .map(|(t, label)| {
+                    view! { <span class="tick" style:left=px(l.x(t))>{label}</span> }.into_any()
                 })
                 .collect::<Vec<_>>()
         })
