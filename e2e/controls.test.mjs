@@ -211,3 +211,27 @@ test("each shown product's parameters can be set on the page, with a link's chec
     await context.close();
   }
 });
+
+test('each algorithm\'s knobs sit under its name in the tuning panel', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, '');
+    await page.locator('.tuning summary', { hasText: 'Tune single algorithms' }).click();
+    const groups = {
+      'tune-token-bucket': ['capacity-slider', 'refill-slider'],
+      'tune-gcra': ['burst-slider'],
+      'tune-leaky-bucket': ['leak-burst-slider', 'leak-delay-slider'],
+    };
+    for (const [group, sliders] of Object.entries(groups)) {
+      const fieldset = page.locator(`[data-testid="${group}"]`);
+      assert.ok(await fieldset.isVisible(), group);
+      for (const slider of sliders) {
+        assert.equal(await fieldset.locator(`[data-testid="${slider}"]`).count(), 1, `${slider} in ${group}`);
+      }
+    }
+    assert.match(await page.locator('[data-testid="tune-gcra"] legend').innerText(), /GCRA/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -435,6 +435,10 @@ pub fn Controls() -> impl IntoView {
 
             <details class="control-group tuning">
                 <summary>"Tune single algorithms and products"</summary>
+                // Each algorithm's knobs under its name: the refill rate is the token bucket's
+                // and GCRA's emission rate both, as the core uses it.
+                <fieldset class="product-fields" data-testid="tune-token-bucket">
+                <legend>"Token bucket (its refill rate is GCRA's rate too)"</legend>
                 <div class="scaled">
                     <Slider label="Bucket capacity" testid="capacity" min=0 max=SLIDER_STEPS
                         value=move || state.with(|s| COUNT_SCALE.position(s.settings.bucket_capacity() as f64))
@@ -450,6 +454,9 @@ pub fn Controls() -> impl IntoView {
                     <NumberField label="Refill rate, tokens a second" field="refill" unit="tokens/s"
                         value=move || state.with(|s| s.settings.quota().map(|q| s.settings.refill_rate(q).per_second_text()).unwrap_or_default())/>
                 </div>
+                </fieldset>
+                <fieldset class="product-fields" data-testid="tune-gcra">
+                <legend>"GCRA"</legend>
                 <div class="scaled">
                     <Slider label="GCRA burst" testid="burst" min=0 max=SLIDER_STEPS
                         value=move || state.with(|s| COUNT_SCALE.position(s.settings.gcra_burst() as f64))
@@ -457,6 +464,9 @@ pub fn Controls() -> impl IntoView {
                         on_change=move |p: i64| lab.change(|s| s.settings.gcra_burst = Some(count_at(&COUNT_SCALE, p, s.settings.gcra_burst())))/>
                     <NumberField label="GCRA burst, requests" field="burst" unit="requests" value=move || state.with(|s| s.settings.gcra_burst().to_string())/>
                 </div>
+                </fieldset>
+                <fieldset class="product-fields" data-testid="tune-leaky-bucket">
+                <legend>"Leaky bucket"</legend>
                 <div class="scaled">
                     <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=SLIDER_STEPS
                         value=move || state.with(|s| COUNT_OR_ZERO_SCALE.position(s.settings.leak_burst() as f64))
@@ -481,6 +491,7 @@ pub fn Controls() -> impl IntoView {
                     <NumberField label="Leaky bucket: requests served at once, or nodelay" field="leak-delay" unit="requests"
                         value=move || state.with(|s| match s.settings.leak_delay { LeakDelay::NoDelay => "nodelay".to_string(), LeakDelay::After(d) => d.to_string() })/>
                 </div>
+                </fieldset>
                 {#[cfg(feature = "products")]
                 {move || state.with(|s| product_fields(&s.algorithms))}}
             </details>
