@@ -103,12 +103,19 @@ test('the time axis writes every tick in one unit', async () => {
   const { page, problems, context } = await openPage(shared.browser, { width: 1280 });
   try {
     // A 150 s axis with a tick every 30 s: once "90 s, 2 min, 150 s".
-    await gotoLab(page, 'window=75&pattern=steady');
-    const ticks = await page.locator('.axis .tick').allInnerTexts();
+    await gotoLab(page, 'window=75&pattern=steady&do=1');
+    const ticks = await page.locator('.timelines .axis .tick').allInnerTexts();
     assert.ok(ticks.includes('120 s') && ticks.includes('150 s'), ticks.join(', '));
     assert.ok(ticks.every((t) => t === '0' || t.endsWith(' s')), ticks.join(', '));
+    // Every axis on the page (the Durable Object lab's outage chart too) keeps to one unit.
+    await page.locator('[data-testid="durable-lab"]').evaluate((el) => { const d = el.matches('details') ? el : el.querySelector('details'); if (d) d.open = true; });
+    for (const axis of await page.locator('.axis').all()) {
+      const labels = (await axis.locator('.tick').allInnerTexts()).filter((t) => t !== '0');
+      const units = new Set(labels.map((t) => t.split(' ').pop()));
+      assert.ok(units.size <= 1, labels.join(', '));
+    }
     await gotoLab(page, 'window=300&pattern=steady');
-    const minutes = await page.locator('.axis .tick').allInnerTexts();
+    const minutes = await page.locator('.timelines .axis .tick').allInnerTexts();
     assert.ok(minutes.every((t) => t === '0' || t.endsWith(' min')), minutes.join(', '));
     assert.deepEqual(problems, []);
   } finally {

@@ -20,7 +20,7 @@ use crate::layout::latency::{chart_height, latency_ceiling, LatencyView};
 use crate::layout::scale::{
     span_at, span_position, EVICT_SCALE, JITTER_SCALE, SERVICE_SCALE, SLIDER_STEPS, TIMEOUT_SCALE,
 };
-use crate::layout::timeline::{ticks, time_label};
+use crate::layout::timeline::{tick_labels, ticks};
 
 use super::draw::Palette;
 use super::draw_latency::draw_latency;
@@ -542,9 +542,12 @@ fn LatencyChart() -> impl IntoView {
         let horizon = lab.run.with(|r| r.horizon);
         let w = width.get();
         let (view, _) = view_now();
-        ticks(horizon, w)
+        let ticks = ticks(horizon, w);
+        let labels = tick_labels(&ticks);
+        ticks
             .into_iter()
-            .map(|t| view! { <span class="tick" style:left=format!("{}px", view.x(t).round() as i64)>{time_label(t)}</span> }.into_any())
+            .zip(labels)
+            .map(|(t, label)| view! { <span class="tick" style:left=format!("{}px", view.x(t).round() as i64)>{label}</span> }.into_any())
             .collect::<Vec<_>>()
     };
     view! {
