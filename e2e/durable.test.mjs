@@ -85,6 +85,28 @@ test('an outage from 20 to 30 s degrades exactly the ten requests inside it, and
   assert.equal((await doRowFigures(page)).degraded, 10);
 });
 
+test('an outage, a slow period and an eviction can be typed as well as dragged, with a link\'s messages', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1');
+  assert.equal((await doRowFigures(page)).degraded, 0);
+  const outage = page.locator('[data-testid="outage-number"]');
+  await outage.focus();
+  await page.keyboard.type('20-30');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/outage=20-30/);
+  assert.equal((await doRowFigures(page)).degraded, 10, 'the same ten requests as the link\'s outage');
+  assert.match(await page.locator('[data-testid="outage"]').innerText(), /20/);
+  await page.locator('[data-testid="evict-at-number"]').fill('40');
+  await page.locator('[data-testid="evict-at-number"]').press('Enter');
+  await page.waitForURL(/evict-at=40/);
+  await page.locator('[data-testid="slow-number"]').fill('9-3');
+  await page.locator('[data-testid="slow-number"]').press('Enter');
+  await page.locator('[data-testid="notice"]').first().waitFor();
+  assert.match(await page.locator('[data-testid="notice"]').first().innerText(), /^slow=/);
+  assert.ok(!page.url().includes('slow='), 'a refused period changes nothing');
+  assert.deepEqual(problems, []);
+});
+
 test('bad Durable Object values each show a message and the row still runs', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=mars&timeout=abc&outage=9-3');

@@ -15,7 +15,7 @@ use crate::core::url::parse_query;
 
 use super::controls::{NumberField, Slider};
 use crate::core::url::durable_fields::MAX_SHARDS;
-use crate::core::url::values::millis_text;
+use crate::core::url::values::{millis_text, period_text, seconds_text};
 use crate::layout::latency::{chart_height, latency_ceiling, LatencyView};
 use crate::layout::scale::{
     span_at, span_position, EVICT_SCALE, JITTER_SCALE, SERVICE_SCALE, SLIDER_STEPS, TIMEOUT_SCALE,
@@ -375,6 +375,15 @@ pub fn DurableLab() -> impl IntoView {
                             </select>
                         </label>
                         <span data-testid="outage">{move || state.with(|s| fault_text(&s.durable))}</span>
+                    </div>
+                    // The same, typed: for a keyboard, and for exact times.
+                    <div class="outage-row">
+                        <NumberField label="Outage, from and to in seconds" field="outage" unit="s, outage (20-30)"
+                            value=move || state.with(|s| s.durable.outage.map(period_text).unwrap_or_default())/>
+                        <NumberField label="Slow period, from and to in seconds" field="slow" unit="s, slow (20-30)"
+                            value=move || state.with(|s| s.durable.slow.map(period_text).unwrap_or_default())/>
+                        <NumberField label="Eviction, at seconds" field="evict-at" unit="s, eviction"
+                            value=move || state.with(|s| s.durable.evict_at.map(seconds_text).unwrap_or_default())/>
                         <button data-testid="clear-outage" on:click=move |_| lab.change(|s| {
                             s.durable.outage = None;
                             s.durable.slow = None;
