@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::config::ConfigError;
 use super::decision::{Decision, Limiter, Verdict};
 use super::deployment::Placement;
-use super::limiter::{Algorithm, AnyLimiter, Settings};
+use super::limiter::{Algorithm, AnyLimiter, LimiterSlots, Settings};
 use super::profiles::ProductReply;
 use super::second_limit::{RefusedBy, SecondKey, Spend};
 use super::time::{Span, Time};
@@ -125,14 +125,13 @@ pub fn decide_both(
 #[derive(Clone, Debug)]
 pub struct SecondLimiters {
     pub spend: Spend,
-    fresh: AnyLimiter,
     key: SecondKey,
     /// Per key of the trace, the number of the key its second limit counts on.
     second_key: Vec<u32>,
     /// The second limit's keys, numbered in order of first appearance.
     numbers: HashMap<String, u32>,
     instances: usize,
-    per_slot: Vec<Option<AnyLimiter>>,
+    limiters: LimiterSlots,
 }
 
 impl SecondLimiters {
@@ -169,12 +168,11 @@ impl SecondLimiters {
         }
         Ok(Some(SecondLimiters {
             spend: also.spend,
-            fresh,
             key: also.key,
             second_key: Vec::new(),
             numbers: HashMap::new(),
             instances: settings.deployment.placement_of_no_keys().instances() as usize,
-            per_slot: Vec::new(),
+            limiters: LimiterSlots::new(fresh, 0),
         }))
     }
 
@@ -190,8 +188,7 @@ impl SecondLimiters {
             }
         };
         self.second_key.push(number);
-        self.per_slot
-            .resize(self.numbers.len() * self.instances, None);
+        self.limiters.grow_to(self.numbers.len() * self.instances);
     }
 
     /// The slot of request `index` of `key`: its second key on the copy that decides it.
@@ -208,10 +205,7 @@ impl SecondLimiters {
 
     /// The limiter of `slot` (a fresh one, forgotten after, for a slot past the trace's keys).
     pub fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
-        match self.per_slot.get_mut(slot) {
-            Some(limiter) => f(limiter.get_or_insert_with(|| self.fresh.clone())),
-            None => f(&mut self.fresh.clone()),
-        }
+        self.limiters.with(slot, f)
     }
 }
 

@@ -463,6 +463,47 @@ impl Settings {
     }
 }
 
+/// One limiter per slot (a key, or a key on one copy of a row), each a copy of one fresh limiter
+/// made when its slot is first used: what runs, replays and a second limit keep.
+#[derive(Clone, Debug)]
+pub struct LimiterSlots {
+    fresh: AnyLimiter,
+    slots: Vec<Option<AnyLimiter>>,
+}
+
+impl LimiterSlots {
+    pub fn new(fresh: AnyLimiter, slots: usize) -> LimiterSlots {
+        LimiterSlots {
+            fresh,
+            slots: vec![None; slots],
+        }
+    }
+
+    /// The limiter every slot starts as.
+    pub fn fresh(&self) -> &AnyLimiter {
+        &self.fresh
+    }
+
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Room for `slots` slots (the new ones unused).
+    pub fn grow_to(&mut self, slots: usize) {
+        if slots > self.slots.len() {
+            self.slots.resize(slots, None);
+        }
+    }
+
+    /// `f` on the limiter of `slot` (a slot past the end gets a fresh one, forgotten after).
+    pub fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
+        match self.slots.get_mut(slot) {
+            Some(limiter) => f(limiter.get_or_insert_with(|| self.fresh.clone())),
+            None => f(&mut self.fresh.clone()),
+        }
+    }
+}
+
 /// Any algorithm's per-key state, dispatched without allocation.
 #[derive(Clone, Debug)]
 pub enum AnyLimiter {

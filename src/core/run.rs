@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use super::combine::{admit_both, decide_both, SecondLimiters};
 use super::decision::{Decision, Limiter, Settlement, Verdict};
 use super::deployment::Placement;
-use super::limiter::{Algorithm, AnyLimiter, Settings};
+use super::limiter::{Algorithm, AnyLimiter, LimiterSlots, Settings};
 use super::profiles::ProductReply;
 use super::second_limit::RefusedBy;
 use super::time::{Span, Time};
@@ -360,10 +360,9 @@ pub fn product_reply(
 /// copy of the algorithm's fresh limiter made when its slot is first used: what a run and a
 /// replay of the run both keep.
 struct PerKeyLimiters {
-    fresh: AnyLimiter,
+    limiters: LimiterSlots,
     placement: Placement,
     keys: usize,
-    per_slot: Vec<Option<AnyLimiter>>,
 }
 
 impl PerKeyLimiters {
@@ -375,8 +374,7 @@ impl PerKeyLimiters {
         let placement = settings.deployment.placement(trace);
         let keys = trace.keys().len();
         Ok(PerKeyLimiters {
-            fresh: algorithm.build(settings)?,
-            per_slot: vec![None; placement.slots(keys)],
+            limiters: LimiterSlots::new(algorithm.build(settings)?, placement.slots(keys)),
             placement,
             keys,
         })
@@ -394,10 +392,7 @@ impl PerKeyLimiters {
 
     /// `f` on the limiter of `slot` (a slot past the trace's keys gets a fresh one each time).
     fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
-        match self.per_slot.get_mut(slot) {
-            Some(limiter) => f(limiter.get_or_insert_with(|| self.fresh.clone())),
-            None => f(&mut self.fresh.clone()),
-        }
+        self.limiters.with(slot, f)
     }
 }
 
@@ -510,12 +505,12 @@ impl RunBuilder {
         settings: &Settings,
     ) -> Result<RunBuilder, ConfigError> {
         let limiters = PerKeyLimiters::new(trace, algorithm, settings)?;
-        let late = limiters.fresh.settles_late();
+        let late = limiters.limiters.fresh().settles_late();
         Ok(RunBuilder {
             algorithm,
             late: late.then(|| {
                 Box::new(LateVerdicts {
-                    open: vec![OpenVerdicts::default(); limiters.per_slot.len()],
+                    open: vec![OpenVerdicts::default(); limiters.limiters.slot_count()],
                     settling: Vec::new(),
                 })
             }),
