@@ -50,8 +50,8 @@ fn loader_list(name: &str) -> Vec<String> {
 /// send it to the complete one: its list is the URL table's fields of the rules.
 #[test]
 fn the_loader_sends_every_link_that_sets_a_rule_to_the_complete_module() {
-    use ratelab::core::url::fields::{COUNTING, DEPLOYMENT, SECOND_LIMIT};
-    let rules: Vec<String> = [COUNTING, DEPLOYMENT, SECOND_LIMIT]
+    use ratelab::core::url::fields::{CLIENTS, COUNTING, DEPLOYMENT, SECOND_LIMIT};
+    let rules: Vec<String> = [COUNTING, DEPLOYMENT, SECOND_LIMIT, CLIENTS]
         .iter()
         .flat_map(|fields| fields.iter().map(|f| f.name.to_string()))
         .collect();
@@ -68,6 +68,7 @@ fn every_rule_set_away_from_its_default_calls_for_the_complete_module() {
         "fixed-align=first",
         "count-refused=1",
         "also=2/1",
+        "clients=obey",
     ] {
         assert!(parse_query(query).state.settings.sets_rules(), "{query}");
     }

@@ -1,14 +1,15 @@
 // Starts the lab: picks the module this view needs, asks for it at once, then runs it. Placed
 // inline in index.html by scripts/two_modules.py, before the stylesheet, so nothing waits for it.
 // The first view's module has the six algorithms and everything else but the product profiles
-// and the controls of copies, a second limit and the counting rules; a view whose `algos=` names
-// any other row, or whose link sets one of those rules, gets the complete module, as does a page
-// the first module reloaded to open those controls (sessionStorage "ratelab-complete").
+// and the controls of copies, a second limit, the counting rules and obeying clients; a view
+// whose `algos=` names any other row, or whose link sets one of those rules, gets the complete
+// module, as does a page the first module reloaded to open those controls (sessionStorage
+// "ratelab-complete").
 // (docs/architecture.md, "Two modules".) FIRST_VIEW_ROWS is `Algorithm::CORE` and RULE_FIELDS
 // the URL table's fields of the rules (a test checks that they agree).
 (function () {
   var FIRST_VIEW_ROWS = ["fixed", "sliding-log", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"];
-  var RULE_FIELDS = ["fixed-align", "count-refused", "instances", "spread", "also", "also-key", "spend"];
+  var RULE_FIELDS = ["fixed-align", "count-refused", "instances", "spread", "also", "also-key", "spend", "clients", "retries"];
   var query = new URLSearchParams(location.search);
   var rows = (query.get("algos") || "").split(",");
   var asked = false;

@@ -274,7 +274,8 @@ impl Computation {
                 // Every request decided in an earlier step: finishing the row (grouping what
                 // each key had served, finding its busiest window) is this step's first work.
                 if let Some(builder) = current.take() {
-                    self.runs.push(builder.finish(self.settings.window));
+                    self.runs
+                        .push(builder.finish(&self.trace, self.settings.window));
                 }
                 continue;
             }

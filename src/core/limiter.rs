@@ -8,6 +8,7 @@ use super::algorithms::fixed_window::Alignment;
 use super::algorithms::{
     FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket,
 };
+use super::clients::Clients;
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
 use super::deployment::Deployment;
@@ -350,6 +351,8 @@ pub struct Settings {
     pub deployment: Deployment,
     /// A second limit every row also checks (`super::second_limit`).
     pub also: Option<SecondLimit>,
+    /// Whether refused clients wait as told and retry (`super::clients`).
+    pub clients: Clients,
     /// The product profiles' own parameters; unset ones follow `limit` and `window`.
     pub products: ProductSettings,
 }
@@ -368,6 +371,7 @@ impl Default for Settings {
             count_refused: false,
             deployment: Deployment::default(),
             also: None,
+            clients: Clients::default(),
             products: ProductSettings::default(),
         }
     }
@@ -395,13 +399,21 @@ impl Settings {
     }
 
     /// True when a rule other than the defaults is in force: copies, a second limit, a fixed
-    /// window from the first request, refused requests counted (the page's first module has no
+    /// window from the first request, refused requests counted, obeying clients (the page's first module has no
     /// controls for them, and hands such a view to the complete one).
     pub fn sets_rules(&self) -> bool {
         !self.deployment.is_single()
             || self.also.is_some()
             || self.fixed_align != Alignment::Clock
             || self.count_refused
+            || self.clients.obey
+    }
+
+    /// True when refused clients wait as told and retry (`super::retries`). The page's first
+    /// module runs none: a view with them is handed to the complete module before it is
+    /// computed, as for the second limit.
+    pub fn obeying_clients(&self) -> bool {
+        cfg!(feature = "workbench") && self.clients.obey
     }
 
     /// The settings of the second limit, if any: the same rules at its count and window, every
@@ -428,6 +440,7 @@ impl Settings {
             count_refused: self.count_refused,
             deployment: self.deployment,
             also: None,
+            clients: Clients::default(),
             products: ProductSettings::default(),
         };
         Some((second, also))
@@ -454,6 +467,7 @@ impl Settings {
             count_refused: self.count_refused,
             deployment: self.deployment,
             also: self.also,
+            clients: self.clients,
             products: self.products.clone(),
         };
         if let LeakDelay::After(d) = shard.leak_delay {

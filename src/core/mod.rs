@@ -2,6 +2,7 @@
 //! clock, no randomness except from a seed; everything here is tested natively.
 
 pub mod algorithms;
+pub mod clients;
 pub mod combine;
 pub mod compose;
 pub mod config;
@@ -19,6 +20,7 @@ pub mod lab_state;
 pub mod limiter;
 pub mod profiles;
 pub mod region;
+pub mod retries;
 pub mod rng;
 pub mod row_notes;
 pub mod row_response;

@@ -10,6 +10,7 @@ use super::decision::{Decision, Limiter, Settlement, Verdict};
 use super::deployment::Placement;
 use super::limiter::{Algorithm, AnyLimiter, LimiterSlots, Settings};
 use super::profiles::ProductReply;
+use super::retries::{tries_of, ClientLoop, ClientsRun, ClientsTally, Tried};
 use super::second_limit::RefusedBy;
 use super::time::{Span, Time};
 use super::traffic::{Request, Trace};
@@ -39,6 +40,10 @@ pub struct AlgorithmRun {
     pub max_window_key: u32,
     /// Per key, the times requests were served.
     pub served: ServedTimes,
+    /// With clients that obey (`super::retries`): their retries and what came of them. The
+    /// verdicts above are then those of the first tries, and the counts and the busiest window
+    /// take in every try.
+    pub clients: Option<ClientsRun>,
 }
 
 impl AlgorithmRun {
@@ -241,6 +246,13 @@ pub fn decision_and_cause_at(
     settings: &Settings,
     index: usize,
 ) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
+    if settings.obeying_clients() {
+        // The key's earlier clients retried, so its state depends on their retries too.
+        let first = tries_of(trace, algorithm, settings, index)?
+            .into_iter()
+            .next()?;
+        return Some((first.decision, first.reply, first.refused_by));
+    }
     if settings.also.is_some() {
         return combined_decision_at(trace, algorithm, settings, index);
     }
@@ -417,6 +429,11 @@ impl DecisionReplay {
         })
     }
 
+    /// True when the row's limiter settles verdicts late (see [`Limiter::settles_late`]).
+    pub fn settles_late(&self) -> bool {
+        self.limiters.limiters.fresh().settles_late()
+    }
+
     /// The decision on `request`, the trace's next one after those already asked for, and for a
     /// product its own reply.
     pub fn decide(&mut self, request: &Request) -> (Decision, Option<ProductReply>) {
@@ -432,6 +449,16 @@ impl DecisionReplay {
     ) -> (Decision, Option<ProductReply>, Option<RefusedBy>) {
         let index = self.next;
         self.next += 1;
+        self.decide_request(index, request)
+    }
+
+    /// The decision on `request`, taken as request `index` of the trace (which copy decides it
+    /// follows from the index), whatever was asked before: a retry is its client's request again.
+    pub fn decide_request(
+        &mut self,
+        index: usize,
+        request: &Request,
+    ) -> (Decision, Option<ProductReply>, Option<RefusedBy>) {
         let slot = self.limiters.slot(index, request.key);
         let (at, cost) = (request.at, u64::from(request.cost));
         match &mut self.second {
@@ -460,7 +487,7 @@ pub fn run_one(
 ) -> Result<AlgorithmRun, ConfigError> {
     let mut builder = RunBuilder::new(trace, algorithm, settings)?;
     builder.advance(trace, usize::MAX);
-    Ok(builder.finish(settings.window))
+    Ok(builder.finish(trace, settings.window))
 }
 
 /// One algorithm's run, built a slice of requests at a time so that a large trace can be run
@@ -478,6 +505,8 @@ pub struct RunBuilder {
     /// Only for a row with a second limit.
     second: Option<Box<SecondLimiters>>,
     refused_by_second: u64,
+    /// Only with clients that obey: they decide every try, the first ones and the retries.
+    clients: Option<Box<(ClientLoop, ClientsTally)>>,
 }
 
 /// What a run of a limiter that settles verdicts late keeps besides.
@@ -506,7 +535,14 @@ impl RunBuilder {
     ) -> Result<RunBuilder, ConfigError> {
         let limiters = PerKeyLimiters::new(trace, algorithm, settings)?;
         let late = limiters.limiters.fresh().settles_late();
+        let clients = if settings.obeying_clients() {
+            let clients = ClientLoop::new(trace, algorithm, settings)?;
+            Some(Box::new((clients, ClientsTally::default())))
+        } else {
+            None
+        };
         Ok(RunBuilder {
+            clients,
             algorithm,
             late: late.then(|| {
                 Box::new(LateVerdicts {
@@ -534,6 +570,18 @@ impl RunBuilder {
     pub fn advance(&mut self, trace: &Trace, budget: usize) {
         let from = self.verdicts.len();
         let to = from.saturating_add(budget).min(trace.len());
+        if let Some(mut clients) = self.clients.take() {
+            let (clients_loop, tally) = &mut *clients;
+            let first_tries = trace.requests()[from..to]
+                .iter()
+                .enumerate()
+                .map(|(offset, r)| (from + offset, r));
+            clients_loop.advance(trace, first_tries, &mut |tried| {
+                self.record_try(trace, tally, tried)
+            });
+            self.clients = Some(clients);
+            return;
+        }
         if let Some(mut late) = self.late.take() {
             self.advance_settling(&mut late, &trace.requests()[from..to], from);
             self.late = Some(late);
@@ -628,6 +676,24 @@ impl RunBuilder {
         }
     }
 
+    /// Counts one try of an obeying client and serves it; a first try's verdict is the
+    /// request's.
+    fn record_try(&mut self, trace: &Trace, tally: &mut ClientsTally, tried: &Tried) {
+        let attempt = &tried.attempt;
+        let Some(request) = trace.requests().get(attempt.client) else {
+            return;
+        };
+        let verdict = tried.decision.verdict;
+        if tried.refused_by == Some(RefusedBy::Second) {
+            self.refused_by_second += 1;
+        }
+        self.record(request.key, attempt.at, request.cost, verdict);
+        if attempt.number == 0 {
+            self.verdicts.push(verdict);
+        }
+        tally.count(tried, request.at);
+    }
+
     /// Counts a final verdict and serves it.
     fn record(&mut self, key: u32, at: Time, cost: u32, verdict: Verdict) {
         let served_at = match verdict {
@@ -672,7 +738,12 @@ impl RunBuilder {
     /// The run, with each key's busiest window under `window`. A limiter that settles late is
     /// first run on past the trace's end, so that the requests still waiting are settled as
     /// the library would serve them on the timer's next ticks.
-    pub fn finish(mut self, window: Span) -> AlgorithmRun {
+    pub fn finish(mut self, trace: &Trace, window: Span) -> AlgorithmRun {
+        let clients = self.clients.take().map(|mut clients| {
+            let (clients_loop, tally) = &mut *clients;
+            clients_loop.finish(trace, &mut |tried| self.record_try(trace, tally, tried));
+            std::mem::take(tally).finish()
+        });
         if let Some(mut late) = self.late.take() {
             let slots: Vec<usize> = (0..late.open.len())
                 .filter(|&slot| !late.open[slot].waiting.is_empty())
@@ -708,6 +779,7 @@ impl RunBuilder {
             max_window_end,
             max_window_key,
             served,
+            clients,
         }
     }
 }

@@ -8,6 +8,7 @@ use super::codec::percent_encode;
 use super::trace_list::{parse_trace_list, trace_list, MAX_REQUESTS_IN_LINK, STORED_TRACE};
 use super::values::{choice, count, flag, name_of};
 use crate::core::algorithms::fixed_window::Alignment;
+use crate::core::clients::{DEFAULT_RETRIES, MAX_RETRIES};
 use crate::core::compose::{parse_segments, segments_text};
 use crate::core::config::Rate;
 use crate::core::deployment::{Spread, MAX_INSTANCES};
@@ -291,6 +292,44 @@ pub const DEPLOYMENT: &[Field<Settings>] = &[
         write: |s| {
             (s.deployment.spread != Spread::RoundRobin)
                 .then(|| s.deployment.spread.slug().to_string())
+        },
+    },
+];
+
+/// Clients that wait as told and retry, and how many times. `retries` needs `clients=obey`,
+/// which is read before it.
+pub const CLIENTS: &[Field<Settings>] = &[
+    Field {
+        name: "clients",
+        read: |s, raw| {
+            s.clients.obey = choice(
+                raw,
+                &[("ignore", false), ("obey", true)],
+                "use ignore (every request sent at its time) or obey (refused clients wait as told and retry); using ignore.",
+            )?;
+            Ok(())
+        },
+        write: |s| s.clients.obey.then(|| s.clients.slug().to_string()),
+    },
+    Field {
+        name: "retries",
+        read: |s, raw| {
+            if !s.clients.obey {
+                return Err("needs clients that obey (clients=obey); ignored.".to_string());
+            }
+            match raw.trim().parse::<u32>() {
+                Ok(n) if n <= MAX_RETRIES => {
+                    s.clients.retries = n;
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "a whole number of retries from 0 to {MAX_RETRIES}; using {DEFAULT_RETRIES}."
+                )),
+            }
+        },
+        write: |s| {
+            (s.clients.obey && s.clients.retries != DEFAULT_RETRIES)
+                .then(|| s.clients.retries.to_string())
         },
     },
 ];

@@ -40,13 +40,14 @@ pub enum Section {
 }
 
 /// Every field of a link, in the order it is read and written.
-pub const SECTIONS: [Section; 9] = [
+pub const SECTIONS: [Section; 10] = [
     Section::Settings(fields::LIMIT_AND_WINDOW),
     Section::Lab(fields::TRAFFIC),
     Section::Settings(fields::TUNING),
     Section::Settings(fields::COUNTING),
     Section::Settings(fields::DEPLOYMENT),
     Section::Settings(fields::SECOND_LIMIT),
+    Section::Settings(fields::CLIENTS),
     Section::Products(PRODUCT_FIELDS),
     Section::Durable(durable_fields::FIELDS),
     Section::Lab(fields::SEED_AND_VIEW),

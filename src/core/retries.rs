@@ -1,0 +1,348 @@
+//! The traffic of clients that obey what they are told (`clients=obey`, `core::clients`): each
+//! request of the trace is a client's first try; a refused client waits what the row told it and
+//! tries again, so every row ends up with traffic of its own. [`ClientLoop`] runs one row's
+//! clients: the trace's requests in order, and before each, every retry due by its time (in the
+//! order they fall due; at the same instant a retry goes before a first try, as it has waited).
+//!
+//! The row's run (`core::run`), the inspector's on-demand decision, the client's tries it lists
+//! ([`tries_of`]) and the CSV export all take their decisions from this loop, so they agree.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::clients::{backoff, told, Told};
+use super::config::ConfigError;
+use super::decision::{Decision, Verdict};
+use super::limiter::{Algorithm, Settings};
+use super::profiles::ProductReply;
+use super::run::DecisionReplay;
+use super::second_limit::RefusedBy;
+use super::time::{Span, Time};
+use super::traffic::{Request, Trace};
+
+/// One try of one client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    /// The client: the index of its first try in the trace.
+    pub client: usize,
+    /// 0 for the first try, then 1, 2, ... for the retries.
+    pub number: u32,
+    pub at: Time,
+    /// For a retry: when the refusal it follows was given.
+    pub after: Option<Time>,
+    /// For a retry: true when the client waited as the row told it, false when it was told
+    /// nothing and backed off on its own.
+    pub as_told: bool,
+}
+
+/// What a client does after a try.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Then {
+    /// It was let through (served at this time, later than the try when delayed).
+    Served(Time),
+    /// It was refused and tries again at this time.
+    RetriesAt(Time),
+    /// It was refused and stops: out of retries, or told that no wait helps.
+    GivesUp,
+}
+
+/// A try with the row's full answer to it.
+pub struct Tried<'a> {
+    pub attempt: Attempt,
+    pub decision: &'a Decision,
+    pub reply: Option<&'a ProductReply>,
+    pub refused_by: Option<RefusedBy>,
+    pub then: Then,
+}
+
+/// A retry waiting for its time; ordered by time, then by when it was scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Waiting {
+    at: Time,
+    scheduled: u64,
+    client: usize,
+    number: u32,
+    after: Time,
+    as_told: bool,
+}
+
+/// One row's obeying clients, run a slice of the trace at a time.
+pub struct ClientLoop {
+    algorithm: Algorithm,
+    settings: Settings,
+    retries: u32,
+    decisions: DecisionReplay,
+    waiting: BinaryHeap<Reverse<Waiting>>,
+    scheduled: u64,
+}
+
+impl ClientLoop {
+    /// The clients of `trace` on `algorithm`'s row. A limiter that settles verdicts late is
+    /// refused: its clients would learn of a refusal only after later requests.
+    pub fn new(
+        trace: &Trace,
+        algorithm: Algorithm,
+        settings: &Settings,
+    ) -> Result<ClientLoop, ConfigError> {
+        let decisions = DecisionReplay::new(trace, algorithm, settings)?;
+        if decisions.settles_late() {
+            return Err(ConfigError::Unsupported(
+                "clients that obey (clients=obey) cannot be combined with a queue served newest first (dotnet-order=newest), whose refusals are known only later",
+            ));
+        }
+        Ok(ClientLoop {
+            algorithm,
+            settings: settings.clone(),
+            retries: settings.clients.retries,
+            decisions,
+            waiting: BinaryHeap::new(),
+            scheduled: 0,
+        })
+    }
+
+    /// Decides `first_tries` (requests of `trace` with their indices, in order) and, before
+    /// each, every retry due by its time; `on` sees every try as it is decided.
+    pub fn advance<'t>(
+        &mut self,
+        trace: &Trace,
+        first_tries: impl Iterator<Item = (usize, &'t Request)>,
+        on: &mut impl FnMut(&Tried),
+    ) {
+        for (index, request) in first_tries {
+            self.retry_due(trace, Some(request.at), on);
+            let attempt = Attempt {
+                client: index,
+                number: 0,
+                at: request.at,
+                after: None,
+                as_told: false,
+            };
+            self.try_once(request, attempt, on);
+        }
+    }
+
+    /// Every retry still waiting, after the trace's last first try.
+    pub fn finish(&mut self, trace: &Trace, on: &mut impl FnMut(&Tried)) {
+        self.retry_due(trace, None, on);
+    }
+
+    /// Retries due by `until` (all of them for `None`), in order.
+    fn retry_due(&mut self, trace: &Trace, until: Option<Time>, on: &mut impl FnMut(&Tried)) {
+        while let Some(Reverse(next)) = self.waiting.peek().copied() {
+            if until.is_some_and(|until| next.at > until) {
+                return;
+            }
+            self.waiting.pop();
+            let Some(request) = trace.requests().get(next.client) else {
+                continue;
+            };
+            let attempt = Attempt {
+                client: next.client,
+                number: next.number,
+                at: next.at,
+                after: Some(next.after),
+                as_told: next.as_told,
+            };
+            self.try_once(request, attempt, on);
+        }
+    }
+
+    fn try_once(&mut self, request: &Request, attempt: Attempt, on: &mut impl FnMut(&Tried)) {
+        let retry = Request {
+            at: attempt.at,
+            ..*request
+        };
+        let (decision, reply, refused_by) = self.decisions.decide_request(attempt.client, &retry);
+        let then = match decision.verdict {
+            Verdict::Allowed => Then::Served(attempt.at),
+            Verdict::Delayed { by } => Then::Served(attempt.at.plus(by)),
+            Verdict::Rejected if attempt.number >= self.retries => Then::GivesUp,
+            Verdict::Rejected => {
+                let number = attempt.number + 1;
+                let wait = match told(
+                    self.algorithm,
+                    &self.settings,
+                    attempt.at,
+                    &decision,
+                    reply.as_ref(),
+                ) {
+                    Told::Wait(wait) => Some((wait, true)),
+                    Told::Nothing => Some((
+                        backoff(
+                            &self.settings,
+                            self.settings.deployment.seed,
+                            attempt.client,
+                            number,
+                        ),
+                        false,
+                    )),
+                    Told::Never => None,
+                };
+                match wait {
+                    Some((wait, as_told)) => {
+                        let at = attempt.at.plus(wait);
+                        self.waiting.push(Reverse(Waiting {
+                            at,
+                            scheduled: self.scheduled,
+                            client: attempt.client,
+                            number,
+                            after: attempt.at,
+                            as_told,
+                        }));
+                        self.scheduled += 1;
+                        Then::RetriesAt(at)
+                    }
+                    None => Then::GivesUp,
+                }
+            }
+        };
+        on(&Tried {
+            attempt,
+            decision: &decision,
+            reply: reply.as_ref(),
+            refused_by,
+            then,
+        });
+    }
+}
+
+/// Every try of client `index` on `algorithm`'s row, with the row's answers. Only the requests
+/// that can change those answers are run: without a second limit, those of the client's own key
+/// and copy.
+pub fn tries_of(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    index: usize,
+) -> Option<Vec<ClientTry>> {
+    let target = trace.requests().get(index)?;
+    let mut clients = ClientLoop::new(trace, algorithm, settings).ok()?;
+    let placement = settings.deployment.placement(trace);
+    let slot = placement.slot(index, target.key);
+    let whole = settings.also.is_some();
+    let first_tries = trace
+        .requests()
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| whole || placement.slot(*i, r.key) == slot);
+    let mut tries = Vec::new();
+    let mut keep = |tried: &Tried| {
+        if tried.attempt.client == index {
+            tries.push(ClientTry {
+                attempt: tried.attempt,
+                decision: *tried.decision,
+                reply: tried.reply.cloned(),
+                refused_by: tried.refused_by,
+                then: tried.then,
+            });
+        }
+    };
+    clients.advance(trace, first_tries, &mut keep);
+    clients.finish(trace, &mut keep);
+    Some(tries)
+}
+
+/// One try as [`tries_of`] keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientTry {
+    pub attempt: Attempt,
+    pub decision: Decision,
+    pub reply: Option<ProductReply>,
+    pub refused_by: Option<RefusedBy>,
+    pub then: Then,
+}
+
+/// A retry as a row's run keeps it, to draw it and count it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryMark {
+    pub client: u32,
+    pub number: u32,
+    /// The refusal it follows.
+    pub after: Time,
+    pub at: Time,
+    pub verdict: Verdict,
+    pub as_told: bool,
+}
+
+/// What a row's obeying clients did, beside the verdicts on their first tries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientsRun {
+    /// Every retry, in the order the row decided them.
+    pub retries: Vec<RetryMark>,
+    /// Retries refused although the client had waited as told.
+    pub wasted: u64,
+    /// Clients refused on their last try, or told that no wait helps.
+    pub gave_up: u64,
+    /// Clients let through in the end.
+    pub succeeded: u64,
+    /// Of the clients let through, the 95th percentile (nearest rank) of the time from their
+    /// first try to being served; `None` when none was.
+    pub p95_wait: Option<Span>,
+}
+
+/// Gathers a [`ClientsRun`] from the tries of a row, as they are decided.
+#[derive(Debug, Default)]
+pub struct ClientsTally {
+    run: ClientsRun,
+    /// Per client let through, its wait in microseconds.
+    waits: Vec<u64>,
+}
+
+impl ClientsTally {
+    /// Counts one try; `first_at` is the time of the client's first try.
+    pub fn count(&mut self, tried: &Tried, first_at: Time) {
+        let attempt = &tried.attempt;
+        if attempt.number > 0 {
+            if !tried.decision.verdict.passes() && attempt.as_told {
+                self.run.wasted += 1;
+            }
+            self.run.retries.push(RetryMark {
+                client: attempt.client as u32,
+                number: attempt.number,
+                after: attempt.after.unwrap_or(attempt.at),
+                at: attempt.at,
+                verdict: tried.decision.verdict,
+                as_told: attempt.as_told,
+            });
+        }
+        match tried.then {
+            Then::Served(at) => {
+                self.run.succeeded += 1;
+                self.waits.push(at.since(first_at).micros());
+            }
+            Then::GivesUp => self.run.gave_up += 1,
+            Then::RetriesAt(_) => {}
+        }
+    }
+
+    pub fn finish(mut self) -> ClientsRun {
+        self.run.p95_wait = nearest_rank(&mut self.waits, 95).map(Span);
+        self.run
+    }
+}
+
+/// The `p`-th percentile of `values` by nearest rank (the smallest value with at least `p` % of
+/// the values at or below it).
+fn nearest_rank(values: &mut [u64], p: usize) -> Option<u64> {
+    if values.is_empty() {
+        return None;
+    }
+    let rank = (values.len() * p).div_ceil(100).max(1);
+    let (_, value, _) = values.select_nth_unstable(rank - 1);
+    Some(*value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nearest_rank_percentile_is_a_value_of_the_set() {
+        let mut values: Vec<u64> = (1..=20).collect();
+        assert_eq!(nearest_rank(&mut values, 95), Some(19));
+        assert_eq!(nearest_rank(&mut [7], 95), Some(7));
+        assert_eq!(nearest_rank(&mut [], 95), None);
+        let mut hundred: Vec<u64> = (1..=100).rev().collect();
+        assert_eq!(nearest_rank(&mut hundred, 95), Some(95));
+    }
+}
