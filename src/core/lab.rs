@@ -310,6 +310,13 @@ impl Computation {
     /// Works out the level strips: the last work there is.
     fn level_strips(&mut self) {
         let (trace, settings) = (&self.trace, &self.settings);
+        // A strip replays the trace alone; obeying clients add retries of their own to each
+        // row, which the strip would leave out, so it is not drawn rather than drawn wrong.
+        if settings.obeying_clients() {
+            self.gauges = Some(Vec::new());
+            self.phase = Phase::Done;
+            return;
+        }
         self.gauges = Some(
             [Algorithm::TokenBucket, Algorithm::SlidingLog]
                 .into_iter()
@@ -359,7 +366,23 @@ impl Job for Computation {
             gauges,
             ..
         } = self;
-        let horizon = horizon_for(&trace, settings.window);
+        // Retries may come after the trace's last request: the time axis reaches the last.
+        let last_retry = runs
+            .iter()
+            .filter_map(|r| {
+                r.clients
+                    .as_ref()?
+                    .retries
+                    .iter()
+                    .map(|retry| retry.at)
+                    .max()
+            })
+            .max();
+        let horizon = match last_retry {
+            Some(last) => horizon_for(&trace, settings.window)
+                .max(last.plus(Span(settings.window.micros() / 10))),
+            None => horizon_for(&trace, settings.window),
+        };
         let error = (!refusals.is_empty()).then(|| refusals.join(" "));
         let gauges = gauges.unwrap_or_default();
         LabRun {

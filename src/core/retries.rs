@@ -1,4 +1,5 @@
-//! The traffic of clients that obey what they are told (`clients=obey`, `core::clients`): each
+//! The traffic of clients that obey what they are told (`clients=obey`, `core::clients`, with
+//! what each row tells them in `core::retry_hint`): each
 //! request of the trace is a client's first try; a refused client waits what the row told it and
 //! tries again, so every row ends up with traffic of its own. [`ClientLoop`] runs one row's
 //! clients: the trace's requests in order, and before each, every retry due by its time (in the
@@ -10,12 +11,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::clients::{backoff, told, Told};
 use super::config::ConfigError;
 use super::decision::{Decision, Verdict};
 use super::limiter::{Algorithm, Settings};
 use super::profiles::ProductReply;
-use super::run::DecisionReplay;
+use super::replay::DecisionReplay;
+use super::retry_hint::{backoff, told, Told};
 use super::second_limit::RefusedBy;
 use super::time::{Span, Time};
 use super::traffic::{Request, Trace};

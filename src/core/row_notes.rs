@@ -1,10 +1,12 @@
 //! What the lab's mechanisms did to one row, as sentences quoting the view's own figures: copies
 //! of the row (`super::deployment`), a fixed window started at a key's first request, refused
-//! requests counted. The page puts them under the row's explanation; nothing here is written by
+//! requests counted, clients that obey (`super::retries`). The page puts them under the row's explanation; nothing here is written by
 //! hand but the words, so the sentences stay true when a setting changes.
 
 use super::algorithms::fixed_window::Alignment;
 use super::limiter::{Algorithm, Settings};
+use super::retries::ClientsRun;
+use super::retry_hint::what_it_tells;
 use super::run::AlgorithmRun;
 use super::second_limit::{SecondKey, Spend};
 use super::time::format_seconds;
@@ -73,12 +75,87 @@ pub fn row_notes(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
             requests(run.rejected - run.refused_by_second),
         ));
     }
+    if let Some(clients) = &run.clients {
+        notes.extend(clients_notes(run.algorithm, clients, settings));
+    }
     if run.algorithm == Algorithm::FixedWindow && settings.fixed_align == Alignment::FirstRequest {
         notes.push(format!(
             "Its {w} s windows start at each key's first request, and again at the first request after a window ends, not on the clock's boundaries."
         ));
     }
     notes
+}
+
+/// What a row's obeying clients did: what they were told, what their retries met, and the
+/// most that came back at one instant.
+fn clients_notes(algorithm: Algorithm, clients: &ClientsRun, settings: &Settings) -> Vec<String> {
+    let retries = clients.retries.len();
+    let backed_off = clients.retries.iter().filter(|r| !r.as_told).count();
+    let base = settings.window.micros() / settings.limit.max(1);
+    let backoff = if backed_off > 0 {
+        format!(
+            "; told nothing, a client backs off on its own, retry n waiting between 2^(n-1) and 2^n times {} s (window / limit), drawn from the seed",
+            format_seconds(base.max(1_000))
+        )
+    } else {
+        String::new()
+    };
+    let mut notes = vec![format!(
+        "Its clients obey: a refused client waits what the row tells it ({}) and tries again, up to {} times{backoff}.",
+        what_it_tells(algorithm),
+        settings.clients.retries,
+    )];
+    if retries == 0 {
+        notes.push("No client was refused, so none retried.".to_string());
+        return notes;
+    }
+    let p95 = match clients.p95_wait {
+        Some(wait) => format!(
+            "95 % of the {} clients served were served within {} s of their first try",
+            clients.succeeded,
+            format_seconds(wait.micros())
+        ),
+        None => "no client was served".to_string(),
+    };
+    let after_backoff = if backed_off > 0 {
+        format!(", {backed_off} came after backing off")
+    } else {
+        String::new()
+    };
+    notes.push(format!(
+        "They sent {retries} retries: {} refused although the client had waited as told{after_backoff}; {} gave up; {p95}.",
+        clients.wasted,
+        clients_count(clients.gave_up),
+    ));
+    // Retries told the same instant: the rows that tell every refused client one time.
+    let mut most = (0usize, None);
+    let mut run_at = (0usize, None);
+    for retry in clients.retries.iter().filter(|r| r.as_told) {
+        run_at = match run_at {
+            (n, Some(at)) if at == retry.at => (n + 1, Some(at)),
+            _ => (1, Some(retry.at)),
+        };
+        if run_at.0 > most.0 {
+            most = run_at;
+        }
+    }
+    if let (n, Some(at)) = most {
+        if n > 1 {
+            notes.push(format!(
+                "Up to {n} retries came back at the same instant ({} s), told the same time to wait for.",
+                format_seconds(at.micros())
+            ));
+        }
+    }
+    notes
+}
+
+/// "1 client", "5 clients".
+fn clients_count(n: u64) -> String {
+    match n {
+        1 => "1 client".to_string(),
+        n => format!("{n} clients"),
+    }
 }
 
 /// "1 request", "5 requests".
@@ -183,5 +260,22 @@ mod tests {
             1
         );
         assert!(notes(Algorithm::SlidingLog, &settings, Pattern::Edge).is_empty());
+    }
+
+    #[test]
+    fn obeying_clients_say_what_they_were_told_and_what_their_retries_met() {
+        let settings = crate::core::url::parse_query("limit=1&clients=obey")
+            .state
+            .settings;
+        let trace = crate::core::url::parse_query("trace=0,1,2").state.pattern;
+        let fixed = notes(Algorithm::FixedWindow, &settings, trace);
+        assert_eq!(
+            fixed,
+            [
+                "Its clients obey: a refused client waits what the row tells it (the Retry-After header, in whole seconds rounded up) and tries again, up to 5 times.",
+                "They sent 3 retries: 1 refused although the client had waited as told; 0 clients gave up; 95 % of the 3 clients served were served within 18 s of their first try.",
+                "Up to 2 retries came back at the same instant (10 s), told the same time to wait for.",
+            ]
+        );
     }
 }

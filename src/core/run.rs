@@ -7,9 +7,10 @@ use std::collections::VecDeque;
 
 use super::combine::{admit_both, decide_both, SecondLimiters};
 use super::decision::{Decision, Limiter, Settlement, Verdict};
-use super::deployment::Placement;
-use super::limiter::{Algorithm, AnyLimiter, LimiterSlots, Settings};
+use super::limiter::{Algorithm, AnyLimiter, Settings};
 use super::profiles::ProductReply;
+pub use super::replay::DecisionReplay;
+use super::replay::PerKeyLimiters;
 use super::retries::{tries_of, ClientLoop, ClientsRun, ClientsTally, Tried};
 use super::second_limit::RefusedBy;
 use super::time::{Span, Time};
@@ -366,117 +367,6 @@ pub fn product_reply(
         return None;
     }
     decision_at(trace, algorithm, settings, index)?.1
-}
-
-/// One limiter per key of a trace and copy of the row (a slot, see [`Placement::slot`]), each a
-/// copy of the algorithm's fresh limiter made when its slot is first used: what a run and a
-/// replay of the run both keep.
-struct PerKeyLimiters {
-    limiters: LimiterSlots,
-    placement: Placement,
-    keys: usize,
-}
-
-impl PerKeyLimiters {
-    fn new(
-        trace: &Trace,
-        algorithm: Algorithm,
-        settings: &Settings,
-    ) -> Result<PerKeyLimiters, ConfigError> {
-        let placement = settings.deployment.placement(trace);
-        let keys = trace.keys().len();
-        Ok(PerKeyLimiters {
-            limiters: LimiterSlots::new(algorithm.build(settings)?, placement.slots(keys)),
-            placement,
-            keys,
-        })
-    }
-
-    /// How many keys the trace names.
-    fn keys(&self) -> usize {
-        self.keys
-    }
-
-    /// The slot that decides request `index` of `key`.
-    fn slot(&self, index: usize, key: u32) -> usize {
-        self.placement.slot(index, key)
-    }
-
-    /// `f` on the limiter of `slot` (a slot past the trace's keys gets a fresh one each time).
-    fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
-        self.limiters.with(slot, f)
-    }
-}
-
-/// Every full decision of one algorithm over a trace, in request order, one limiter per key (and
-/// copy), made as they are asked for (the export walks the whole trace without keeping them all).
-pub struct DecisionReplay {
-    limiters: PerKeyLimiters,
-    second: Option<SecondLimiters>,
-    next: usize,
-}
-
-impl DecisionReplay {
-    pub fn new(
-        trace: &Trace,
-        algorithm: Algorithm,
-        settings: &Settings,
-    ) -> Result<DecisionReplay, ConfigError> {
-        Ok(DecisionReplay {
-            limiters: PerKeyLimiters::new(trace, algorithm, settings)?,
-            second: SecondLimiters::new(trace, algorithm, settings)?,
-            next: 0,
-        })
-    }
-
-    /// True when the row's limiter settles verdicts late (see [`Limiter::settles_late`]).
-    pub fn settles_late(&self) -> bool {
-        self.limiters.limiters.fresh().settles_late()
-    }
-
-    /// The decision on `request`, the trace's next one after those already asked for, and for a
-    /// product its own reply.
-    pub fn decide(&mut self, request: &Request) -> (Decision, Option<ProductReply>) {
-        let (decision, reply, _) = self.decide_with_cause(request);
-        (decision, reply)
-    }
-
-    /// [`DecisionReplay::decide`], and which limit refused the request when the row has a
-    /// second limit.
-    pub fn decide_with_cause(
-        &mut self,
-        request: &Request,
-    ) -> (Decision, Option<ProductReply>, Option<RefusedBy>) {
-        let index = self.next;
-        self.next += 1;
-        self.decide_request(index, request)
-    }
-
-    /// The decision on `request`, taken as request `index` of the trace (which copy decides it
-    /// follows from the index), whatever was asked before: a retry is its client's request again.
-    pub fn decide_request(
-        &mut self,
-        index: usize,
-        request: &Request,
-    ) -> (Decision, Option<ProductReply>, Option<RefusedBy>) {
-        let slot = self.limiters.slot(index, request.key);
-        let (at, cost) = (request.at, u64::from(request.cost));
-        match &mut self.second {
-            None => {
-                let (decision, reply) = self
-                    .limiters
-                    .with(slot, |limiter| limiter.decide_with_reply(at, cost));
-                (decision, reply, None)
-            }
-            Some(second) => {
-                let shared = second.slot(&self.limiters.placement, index, request.key);
-                let spend = second.spend;
-                self.limiters.with(slot, |first| {
-                    second.with(shared, |second| decide_both(first, second, spend, at, cost))
-                })
-            }
-        }
-    }
 }
 
 /// Runs `trace` through one algorithm, keeping a separate limiter per key.

@@ -92,6 +92,16 @@ pub fn format_seconds(micros: u64) -> String {
     format!("{whole}.{}", digits.trim_end_matches('0'))
 }
 
+/// Writes microseconds as milliseconds with no trailing zeros: 3,333,334 µs is "3333.334".
+pub fn format_millis(micros: u64) -> String {
+    let (whole, frac) = (micros / 1_000, micros % 1_000);
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let digits = format!("{frac:03}");
+    format!("{whole}.{}", digits.trim_end_matches('0'))
+}
+
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} s", format_seconds(self.0))
@@ -287,5 +297,13 @@ mod tests {
     fn time_never_runs_backwards_into_a_panic() {
         assert_eq!(Time(5).since(Time(9)), Span::ZERO);
         assert_eq!(Time(u64::MAX).plus(Span(10)), Time(u64::MAX));
+    }
+
+    #[test]
+    fn milliseconds_are_written_exactly_with_no_trailing_zeros() {
+        assert_eq!(format_millis(3_333_334), "3333.334");
+        assert_eq!(format_millis(48_000_000), "48000");
+        assert_eq!(format_millis(1_500), "1.5");
+        assert_eq!(format_millis(0), "0");
     }
 }

@@ -483,6 +483,22 @@ pub fn draw(
         }
     }
 
+    // Retries of clients that obey, each joined to the refusal that sent it.
+    #[cfg(feature = "workbench")]
+    {
+        let ctx: CanvasRenderingContext2d = canvas
+            .get_context("2d")
+            .map_err(err)?
+            .ok_or("this browser gave no 2D canvas")?
+            .unchecked_into();
+        let colours = super::draw_retries::RetryColours {
+            allowed: palette.allowed,
+            rejected: palette.rejected,
+            text: palette.text,
+        };
+        super::draw_retries::draw_retries(&ctx, run, layout, visible_until, view.dpr, colours)?;
+    }
+
     // The selected request: a ring in every row.
     if let Some(req) = view.selected.and_then(|i| requests.get(i)) {
         let x = layout.x(req.at);

@@ -7,6 +7,8 @@ mod controls;
 mod counting_controls;
 mod draw;
 mod draw_latency;
+#[cfg(feature = "workbench")]
+mod draw_retries;
 mod durable_lab;
 mod embed;
 mod explain;

@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 
 use crate::core::durable::shard::sharding_note;
 use crate::core::durable::Outcome;
-use crate::core::time::format_seconds;
+use crate::core::time::{format_millis, format_seconds};
 
 use super::state::Lab;
 use crate::layout::timeline::time_label;
@@ -36,9 +36,25 @@ pub fn StatsTable() -> impl IntoView {
                     } else {
                         format!("never more than {limit} in any {window_text} s window")
                     };
+                    // With clients that obey: retries sent, retries wasted (refused although
+                    // the client waited as told), clients that gave up, and the 95th percentile
+                    // of a served client's wait from its first try (empty when none was served).
+                    let clients = r.clients.as_ref();
+                    let retries = clients.map(|c| c.retries.len().to_string());
+                    let wasted = clients.map(|c| c.wasted.to_string());
+                    let gave_up = clients.map(|c| c.gave_up.to_string());
+                    let p95_wait = clients.map(|c| {
+                        c.p95_wait
+                            .map(|w| format_millis(w.micros()))
+                            .unwrap_or_default()
+                    });
                     view! {
                         <tr
                             data-testid=format!("stats-{}", r.algorithm.slug())
+                            data-retries=retries
+                            data-wasted=wasted
+                            data-gave-up=gave_up
+                            data-p95-wait-ms=p95_wait
                             data-allowed=r.passed().to_string()
                             data-delayed=r.delayed.to_string()
                             data-rejected=r.rejected.to_string()
