@@ -85,6 +85,31 @@ fn a_bare_query_and_table_print_the_pages_figures() {
 }
 
 #[test]
+fn table_with_obeying_clients_adds_their_retries_as_the_page_counts_them() {
+    let out = ratelab(&["table", "trace=0,1,2&limit=1&algos=fixed&clients=obey"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = text(&out.stdout);
+    assert!(
+        out.lines().next().unwrap().contains("p95 wait (ms)"),
+        "{out}"
+    );
+    // Three clients, two refused once, one of them again after waiting as told.
+    let row: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("Fixed window"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        row[2..],
+        ["3", "0", "3", "1", "3", "1", "0", "18000"],
+        "{out}"
+    );
+    let sharded = ratelab(&["table", "clients=obey", "--shard", "0/2"]);
+    assert_eq!(sharded.status.code(), Some(2));
+}
+
+#[test]
 fn table_with_the_durable_object_adds_its_row() {
     let out = ratelab(&["table", "do=1&algos=sliding-log"]);
     assert!(out.status.success());
@@ -110,7 +135,8 @@ fn csv_equals_the_pages_csv_byte_for_byte() {
             Some("time,key,region,route,cost\n0,tenant:a,fra,GET /,1\n0,=cmd(),syd,,\n1,tenant:a,,POST /login,3\n600,k,,,17\n".into()),
         ),
         ("limit=10&window=60&algos=fixed,sliding-log,leaky-bucket,nginx", Some(log.clone())),
-        ("limit=10&window=60&algos=fixed,sliding-log&do=1", Some(log)),
+        ("limit=10&window=60&algos=fixed,sliding-log&do=1", Some(log.clone())),
+        ("limit=10&window=60&algos=fixed,gcra,nginx,governor&clients=obey&retries=3", Some(log)),
     ];
     for (i, (query, traffic)) in cases.iter().enumerate() {
         let mut args = vec!["csv", query];

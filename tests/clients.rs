@@ -3,6 +3,7 @@
 //! the small traces are worked out by hand in each test's comment.
 #![cfg(not(target_arch = "wasm32"))]
 
+use ratelab::core::export::decisions_csv;
 use ratelab::core::lab::LabRun;
 use ratelab::core::limiter::Algorithm;
 use ratelab::core::retries::{tries_of, ClientsRun, Then};
@@ -237,4 +238,43 @@ fn obeying_clients_cannot_join_a_queue_served_newest_first() {
     let parsed = parse_query("algos=dotnet-fixed&dotnet-queue=2&dotnet-order=newest&clients=obey");
     let run = LabRun::compute(&parsed.state);
     assert!(run.error.expect("refused").contains("newest first"));
+}
+
+/// The CSV lists each row's own traffic, a row at a time in the order it decided, with the try.
+#[test]
+fn the_csv_lists_every_try_of_every_client_row_by_row() {
+    let parsed = parse_query("trace=0,1,2&limit=1&window=10&algos=fixed,sliding-log&clients=obey");
+    let csv = decisions_csv(&LabRun::compute(&parsed.state));
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("time_s,key,limiter,outcome,status,headers,try")
+    );
+    let rows: Vec<(String, String, String, String)> = lines
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let last = f.last().copied().unwrap_or_default();
+            (
+                f[0].to_string(),
+                f[2].to_string(),
+                f[3].to_string(),
+                last.to_string(),
+            )
+        })
+        .collect();
+    let expect = |t: &str, l: &str, o: &str, n: &str| (t.into(), l.into(), o.into(), n.into());
+    assert_eq!(
+        rows[..6],
+        [
+            expect("0", "fixed", "allowed", "0"),
+            expect("1", "fixed", "rejected", "0"),
+            expect("2", "fixed", "rejected", "0"),
+            expect("10", "fixed", "allowed", "1"),
+            expect("10", "fixed", "rejected", "1"),
+            expect("20", "fixed", "allowed", "2"),
+        ]
+    );
+    let log = runs("trace=0,1,2&limit=1&window=10&algos=sliding-log&clients=obey");
+    assert_eq!(rows.len(), 6 + 3 + clients(&log[0]).retries.len());
+    assert!(rows[6..].iter().all(|r| r.1 == "sliding-log"));
 }

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::core::durable::Outcome;
 use crate::core::lab::LabRun;
+use crate::core::time::format_millis;
 
 /// One row of the page's table (`data-testid="stats-<slug>"`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +21,10 @@ pub struct Figures {
     pub refused_by_second: u64,
     /// The most one key had served inside one window (`data-max-in-window`).
     pub most_in_window: u64,
+    /// With clients that obey (`core::retries`): retries sent (`data-retries`), wasted
+    /// (`data-wasted`), clients that gave up (`data-gave-up`) and the 95th percentile of a
+    /// served client's wait in ms (`data-p95-wait-ms`, empty when none was served).
+    pub clients: Option<(u64, u64, u64, String)>,
 }
 
 /// The whole table, with what the page says above it.
@@ -50,6 +55,16 @@ impl Summary {
                 rejected: r.rejected,
                 refused_by_second: r.refused_by_second,
                 most_in_window: r.max_in_window,
+                clients: r.clients.as_ref().map(|c| {
+                    (
+                        c.retries.len() as u64,
+                        c.wasted,
+                        c.gave_up,
+                        c.p95_wait
+                            .map(|w| format_millis(w.micros()))
+                            .unwrap_or_default(),
+                    )
+                }),
             })
             .collect();
         let mut notes: Vec<String> = run.error.iter().cloned().collect();
@@ -62,6 +77,7 @@ impl Summary {
                 rejected: report.count(Outcome::Rejected) + report.count(Outcome::FailedClosed),
                 refused_by_second: 0,
                 most_in_window: report.most_in_window,
+                clients: None,
             }),
             Some(Err(e)) => notes.push(format!("Durable Object: {e}")),
             None => {}
@@ -86,6 +102,14 @@ impl Summary {
         if self.second_limit {
             let _ = write!(out, " {:>18}", "by the second limit");
         }
+        let clients = self.rows.iter().any(|r| r.clients.is_some());
+        if clients {
+            let _ = write!(
+                out,
+                " {:>8} {:>8} {:>8} {:>14}",
+                "retries", "wasted", "gave up", "p95 wait (ms)"
+            );
+        }
         out.push('\n');
         for row in &self.rows {
             let broke = if row.most_in_window > self.limit {
@@ -100,6 +124,15 @@ impl Summary {
             );
             if self.second_limit {
                 let _ = write!(out, " {:>18}", row.refused_by_second);
+            }
+            match &row.clients {
+                Some((retries, wasted, gave_up, p95)) => {
+                    let _ = write!(out, " {retries:>8} {wasted:>8} {gave_up:>8} {p95:>14}");
+                }
+                None if clients => {
+                    let _ = write!(out, " {:>8} {:>8} {:>8} {:>14}", "", "", "", "");
+                }
+                None => {}
             }
             let _ = writeln!(out, "{broke}");
         }

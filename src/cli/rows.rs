@@ -425,6 +425,7 @@ impl StreamRows {
                     rejected: row.rejected,
                     refused_by_second: row.refused_by_second,
                     most_in_window: best.0,
+                    clients: None,
                 }
             })
             .collect();

@@ -1,7 +1,8 @@
 //! Each subcommand from its arguments to its output. Without the Durable Object row, the
 //! traffic (a file, standard input or the query's own) streams through the rows a request at a
 //! time, so a file of any length runs in memory that grows with its keys, not its lines; with
-//! `do=1` it is read whole and computed as the page computes it (`core::lab`).
+//! `do=1` or clients that obey (`clients=obey`, whose retries come back later than the requests
+//! that follow them) it is read whole and computed as the page computes it (`core::lab`).
 
 use std::io::Write;
 use std::path::Path;
@@ -96,6 +97,12 @@ fn prepare(
              --traffic FILE",
         ));
     }
+    if shard.is_some() && state.settings.obeying_clients() {
+        return Err(CliError::input(
+            "--shard streams the keys of one shard, but clients that obey (clients=obey) are \
+             computed from the whole traffic at once: leave out clients=obey or --shard",
+        ));
+    }
     if shard.is_some() && state.durable.enabled {
         return Err(CliError::input(
             "--shard splits the keys, but the Durable Object row (do=1) shares one seeded network \
@@ -120,13 +127,19 @@ fn write(out: &mut impl Write, bytes: &[u8]) -> Result<(), CliError> {
     })
 }
 
+/// True when the traffic is read whole and computed as the page does: the Durable Object's
+/// network and queues, and obeying clients' retries, do not stream.
+fn computed_whole(state: &LabState) -> bool {
+    state.durable.enabled || state.settings.obeying_clients()
+}
+
 /// The table's figures.
 fn summarize(
     mut state: LabState,
     traffic: Option<&Path>,
     shard: Option<Shard>,
 ) -> Result<Summary, CliError> {
-    if state.durable.enabled {
+    if computed_whole(&state) {
         if let Some(path) = traffic {
             read_whole(path, &mut state)?;
         }
@@ -144,7 +157,7 @@ fn summarize(
 /// the header, so the shards' outputs put one after another make one file.
 fn csv(mut state: LabState, traffic: Option<&Path>, shard: Option<Shard>) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    if state.durable.enabled {
+    if computed_whole(&state) {
         if let Some(path) = traffic {
             read_whole(path, &mut state)?;
         }

@@ -3,8 +3,10 @@
 //!
 //! Columns: `time_s,key,limiter,outcome,status,headers`, then `copy` (1 to `instances`) when the
 //! rows run as several copies (`core::deployment`) and `refused_by` (`first`, `second` or empty)
-//! when they have a second limit (`core::second_limit`); the Durable Object's rows leave both
-//! empty. Time is the request's own time in exact
+//! when they have a second limit (`core::second_limit`), and `try` (0 for a client's first try,
+//! then 1, 2, ... for its retries) when clients obey (`core::retries`); the Durable Object's rows
+//! leave them empty. With clients that obey, each row has traffic of its own, so the lines come a
+//! row at a time, each row's in the order it decided them, instead of request by request. Time is the request's own time in exact
 //! decimal seconds (the Durable Object's rows use when the Worker sent the call, retries
 //! included); `status` and `headers` are the response the row's client receives (a product's own,
 //! `profiles::response`), the headers joined as `Name: value; Name: value`. Fields are
@@ -18,6 +20,7 @@ use super::http::HttpResponse;
 use super::job::{Job, Progress, Step};
 use super::lab::LabRun;
 use super::limiter::{Algorithm, Settings};
+use super::retries::{ClientLoop, Tried};
 use super::row_response::row_response;
 use super::run::{with_final_verdict, DecisionReplay};
 use super::second_limit::RefusedBy;
@@ -35,6 +38,7 @@ pub fn csv_header(settings: &Settings) -> String {
 pub struct ExtraColumns {
     copies: bool,
     second_limit: bool,
+    tries: bool,
 }
 
 impl ExtraColumns {
@@ -42,23 +46,49 @@ impl ExtraColumns {
         ExtraColumns {
             copies: !settings.deployment.is_single(),
             second_limit: settings.also.is_some(),
+            tries: settings.obeying_clients(),
         }
     }
 
     fn header(self) -> String {
-        self.values_as(Some("copy"), Some("refused_by"))
+        self.values_as(Some("copy"), Some("refused_by"), Some("try"))
     }
 
     /// The added fields of one row, each with its leading comma: the copy that decided it (from
     /// 1) and the limit that refused it.
     pub fn values(self, copy: Option<u32>, refused_by: Option<RefusedBy>) -> String {
-        let copy = copy.map(|c| c.to_string());
-        self.values_as(copy.as_deref(), refused_by.map(RefusedBy::word))
+        self.values_of_try(copy, refused_by, None)
     }
 
-    fn values_as(self, copy: Option<&str>, refused_by: Option<&str>) -> String {
+    /// [`ExtraColumns::values`] and, with clients that obey, which try of its client a row is
+    /// (0 for the first).
+    pub fn values_of_try(
+        self,
+        copy: Option<u32>,
+        refused_by: Option<RefusedBy>,
+        number: Option<u32>,
+    ) -> String {
+        let copy = copy.map(|c| c.to_string());
+        let number = number.map(|n| n.to_string());
+        self.values_as(
+            copy.as_deref(),
+            refused_by.map(RefusedBy::word),
+            number.as_deref(),
+        )
+    }
+
+    fn values_as(
+        self,
+        copy: Option<&str>,
+        refused_by: Option<&str>,
+        number: Option<&str>,
+    ) -> String {
         let mut out = String::new();
-        for (shown, value) in [(self.copies, copy), (self.second_limit, refused_by)] {
+        for (shown, value) in [
+            (self.copies, copy),
+            (self.second_limit, refused_by),
+            (self.tries, number),
+        ] {
             if shown {
                 out.push(',');
                 out.push_str(value.unwrap_or(""));
@@ -85,9 +115,24 @@ pub struct CsvWriter {
     /// Which copy decided each request, for the `copy` column.
     placement: Placement,
     extra: ExtraColumns,
+    /// With clients that obey: each row's own traffic, written a row at a time.
+    clients: Option<ObeyingRows>,
+    /// The header is written.
+    started: bool,
     /// The next request of the trace, then the next record of the Durable Object.
     next: usize,
     next_record: usize,
+}
+
+/// Where the CSV of obeying clients stands: each row has traffic of its own (`super::retries`),
+/// so its lines are written a row after another, in the order the row decided its tries.
+struct ObeyingRows {
+    /// The place in the run's rows of the row being written.
+    row: usize,
+    /// Its clients (`None` for a row that refused the settings).
+    clients: Option<ClientLoop>,
+    /// Rows written in full.
+    done: usize,
 }
 
 impl CsvWriter {
@@ -104,10 +149,20 @@ impl CsvWriter {
                 ))
             })
             .collect();
+        let clients = run.settings.obeying_clients().then(|| ObeyingRows {
+            row: 0,
+            clients: run
+                .runs
+                .first()
+                .and_then(|r| ClientLoop::new(&run.trace, r.algorithm, &run.settings).ok()),
+            done: 0,
+        });
         CsvWriter {
             replays,
+            clients,
             placement: run.settings.deployment.placement(&run.trace),
             extra: ExtraColumns::of(&run.settings),
+            started: false,
             next: 0,
             next_record: 0,
         }
@@ -117,11 +172,15 @@ impl CsvWriter {
     /// the header first; false once every row is written.
     pub fn write(&mut self, run: &LabRun, out: &mut String, requests: usize) -> bool {
         let all = run.trace.requests();
-        if self.next == 0 && self.next_record == 0 {
+        if !self.started {
+            self.started = true;
             out.push_str(&csv_header(&run.settings));
             out.push('\n');
         }
         let requests = requests.max(1);
+        if self.clients.is_some() {
+            return self.write_obeying(run, out, requests);
+        }
         let to = self.next.saturating_add(requests).min(all.len());
         for (index, request) in all.iter().enumerate().take(to).skip(self.next) {
             let time = format_seconds(request.at.micros());
@@ -147,6 +206,71 @@ impl CsvWriter {
         }
         let budget = requests - (to - self.next);
         self.next = to;
+        self.write_records(run, out, budget)
+    }
+
+    /// [`CsvWriter::write`] with clients that obey: up to `requests` more first tries of the
+    /// row being written (and the retries due before them; a row's last retries once its
+    /// trace is done), then the next row, then the Durable Object's records.
+    fn write_obeying(&mut self, run: &LabRun, out: &mut String, requests: usize) -> bool {
+        let all = run.trace.requests();
+        let Some(obeying) = &mut self.clients else {
+            return false;
+        };
+        let Some(row) = run.runs.get(obeying.row) else {
+            self.next = all.len();
+            return self.write_records(run, out, requests);
+        };
+        let to = self.next.saturating_add(requests).min(all.len());
+        if let Some(clients) = &mut obeying.clients {
+            let (placement, extra, settings) = (&self.placement, self.extra, &run.settings);
+            let mut write = |tried: &Tried| {
+                let attempt = &tried.attempt;
+                let Some(request) = all.get(attempt.client) else {
+                    return;
+                };
+                let response = row_response(row.algorithm, settings, tried.decision, tried.reply);
+                push_row(
+                    out,
+                    &format_seconds(attempt.at.micros()),
+                    run.trace.key_name(request.key),
+                    row.algorithm.slug(),
+                    tried.decision.verdict.word(),
+                    &response,
+                    &extra.values_of_try(
+                        placement.copy_column(attempt.client, request.key),
+                        tried.refused_by,
+                        Some(attempt.number),
+                    ),
+                );
+            };
+            let first_tries = all.iter().enumerate().take(to).skip(self.next);
+            clients.advance(&run.trace, first_tries, &mut write);
+            if to == all.len() {
+                clients.finish(&run.trace, &mut write);
+            }
+        }
+        self.next = to;
+        if self.next < all.len() {
+            return true;
+        }
+        // The row is written: on to the next, from the trace's start.
+        obeying.done += 1;
+        obeying.row += 1;
+        obeying.clients = run
+            .runs
+            .get(obeying.row)
+            .and_then(|r| ClientLoop::new(&run.trace, r.algorithm, &run.settings).ok());
+        if obeying.row < run.runs.len() {
+            self.next = 0;
+            return true;
+        }
+        self.write_records(run, out, requests)
+    }
+
+    /// The Durable Object's records, up to `budget` more, once every row is written.
+    fn write_records(&mut self, run: &LabRun, out: &mut String, budget: usize) -> bool {
+        let all = run.trace.requests();
         let Some(Ok(report)) = &run.durable else {
             return self.next < all.len();
         };
@@ -180,7 +304,19 @@ impl CsvWriter {
             .durable
             .as_ref()
             .map_or(0, |d| d.as_ref().map_or(0, |r| r.records.len()));
-        (self.next + self.next_record, run.trace.len() + records)
+        match &self.clients {
+            // Each row walks the trace once.
+            Some(obeying) => {
+                let rows = run.runs.len().max(1);
+                let done = obeying.done.min(rows) * run.trace.len();
+                let current = if obeying.done < rows { self.next } else { 0 };
+                (
+                    done + current + self.next_record,
+                    rows * run.trace.len() + records,
+                )
+            }
+            None => (self.next + self.next_record, run.trace.len() + records),
+        }
     }
 }
 

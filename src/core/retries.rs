@@ -18,7 +18,7 @@ use super::profiles::ProductReply;
 use super::replay::DecisionReplay;
 use super::retry_hint::{backoff, told, Told};
 use super::second_limit::RefusedBy;
-use super::time::{Span, Time};
+use super::time::{format_seconds, Span, Time};
 use super::traffic::{Request, Trace};
 
 /// One try of one client.
@@ -253,6 +253,38 @@ pub struct ClientTry {
     pub then: Then,
 }
 
+/// A client's tries in words, for the inspector: "refused at 1 s, told to wait 9 s; retry 1 at
+/// 10 s: let through".
+pub fn describe_tries(tries: &[ClientTry]) -> String {
+    let mut parts = Vec::new();
+    for (i, tried) in tries.iter().enumerate() {
+        let at = format_seconds(tried.attempt.at.micros());
+        let which = match tried.attempt.number {
+            0 => format!("first try at {at} s"),
+            n => format!("retry {n} at {at} s"),
+        };
+        let then = match tried.then {
+            Then::Served(served) if served == tried.attempt.at => "let through".to_string(),
+            Then::Served(served) => format!(
+                "let through, served at {} s",
+                format_seconds(served.micros())
+            ),
+            Then::RetriesAt(next) => {
+                let wait = format_seconds(next.since(tried.attempt.at).micros());
+                match tries.get(i + 1) {
+                    Some(next) if !next.attempt.as_told => {
+                        format!("refused, told nothing: backed off {wait} s")
+                    }
+                    _ => format!("refused, told to wait {wait} s"),
+                }
+            }
+            Then::GivesUp => "refused; the client gave up".to_string(),
+        };
+        parts.push(format!("{which}: {then}"));
+    }
+    parts.join("; ")
+}
+
 /// A retry as a row's run keeps it, to draw it and count it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RetryMark {
@@ -345,5 +377,19 @@ mod tests {
         assert_eq!(nearest_rank(&mut [], 95), None);
         let mut hundred: Vec<u64> = (1..=100).rev().collect();
         assert_eq!(nearest_rank(&mut hundred, 95), Some(95));
+    }
+
+    #[test]
+    fn a_clients_tries_read_as_what_each_met_and_what_it_was_told() {
+        let state =
+            crate::core::url::parse_query("trace=0,1,2&limit=1&algos=fixed&clients=obey").state;
+        let trace = state
+            .traffic()
+            .generate(state.settings.limit, state.settings.window);
+        let tries = tries_of(&trace, Algorithm::FixedWindow, &state.settings, 2).unwrap();
+        assert_eq!(
+            describe_tries(&tries),
+            "first try at 2 s: refused, told to wait 8 s; retry 1 at 10 s: refused, told to wait 10 s; retry 2 at 20 s: let through"
+        );
     }
 }

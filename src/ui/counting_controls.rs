@@ -1,6 +1,6 @@
 //! The controls of the rules every row runs under: how many copies of each row the traffic is
-//! spread over, a second limit, where the fixed window's windows start, and whether refused
-//! requests count.
+//! spread over, a second limit, where the fixed window's windows start, whether refused
+//! requests count, and whether refused clients wait as told and retry.
 //! Each control sets its link field through `Lab::set_field`, so the page and a link read the
 //! same text with the same checks.
 //!
@@ -22,7 +22,8 @@ use super::controls::NumberField;
 #[cfg(feature = "workbench")]
 use super::state::Lab;
 
-const SUMMARY: &str = "Copies of each row, a second limit, and what a window counts";
+const SUMMARY: &str =
+    "Copies of each row, a second limit, what a window counts, and clients that retry";
 
 /// The first module's section: opening it asks for the complete module.
 #[cfg(not(feature = "workbench"))]
@@ -116,9 +117,30 @@ pub fn CountingControls() -> impl IntoView {
                     " Refused requests count (fixed window, sliding log, sliding-window counter)"
                 </label>
             </div>
+            <div class="counting-row">
+                <label>"Clients "
+                    <select data-testid="clients"
+                        prop:value=move || state.with(|s| s.settings.clients.slug())
+                        on:change=move |ev| lab.set_field("clients", &event_target_value(&ev))>
+                        <option value="ignore">"send every request at its time"</option>
+                        <option value="obey">"obey: wait as told, then retry"</option>
+                    </select>
+                </label>
+                <Show when=move || state.with(|s| s.settings.clients.obey)>
+                    <NumberField label="Retries per client" field="retries" unit=retries_unit()
+                        value=move || state.with(|s| s.settings.clients.retries.to_string())/>
+                </Show>
+            </div>
+            <p class="hint">"An obeying client waits what its row's refusal tells it (Retry-After, or the library's own finer hint) and tries again; each row then has traffic of its own, its retries drawn under its line."</p>
         </details>
         </section>
     }
+}
+
+#[cfg(feature = "workbench")]
+/// The unit beside the retries box (a test keeps it in step with the core's bound).
+fn retries_unit() -> &'static str {
+    "retries, 0 to 50"
 }
 
 #[cfg(feature = "workbench")]
@@ -144,5 +166,11 @@ mod tests {
     #[test]
     fn the_copies_unit_names_the_cores_bound() {
         assert!(copies_unit().ends_with(&format!("to {MAX_INSTANCES}")));
+    }
+
+    #[test]
+    fn the_retries_unit_names_the_cores_bound() {
+        let most = crate::core::clients::MAX_RETRIES;
+        assert!(retries_unit().ends_with(&format!("to {most}")));
     }
 }

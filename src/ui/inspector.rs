@@ -100,6 +100,24 @@ fn reply_text(run: &LabRun, id: &str, index: usize) -> Option<String> {
     ))
 }
 
+/// With clients that obey, what became of the client of request `index` on row `id`: each try,
+/// what it met and what it was told.
+#[cfg(feature = "workbench")]
+fn tries_text(run: &LabRun, id: &str, index: usize) -> Option<String> {
+    use crate::core::retries::{describe_tries, tries_of};
+    if !run.settings.obeying_clients() {
+        return None;
+    }
+    let algorithm = Algorithm::from_slug(id)?;
+    let tries = tries_of(&run.trace, algorithm, &run.settings, index)?;
+    Some(format!("Its client: {}.", describe_tries(&tries)))
+}
+
+#[cfg(not(feature = "workbench"))]
+fn tries_text(_run: &LabRun, _id: &str, _index: usize) -> Option<String> {
+    None
+}
+
 /// The sentence read out after a decision is shown.
 pub fn announce(run: &LabRun, index: usize) -> String {
     let Some(req) = run.trace.requests().get(index) else {
@@ -146,12 +164,14 @@ pub fn Inspector() -> impl IntoView {
                 <div class="responses">
                     {lines.into_iter().map(|(id, name, word, status, text)| {
                         let reply = reply_text(run, id, index);
+                        let tries = tries_text(run, id, index);
                         let refused = status >= 400;
                         view! {
                         <div class="response" class:rejected=refused data-status=status.to_string()>
                             <div class="response-head"><strong>{name}</strong>" "<span>{word}</span></div>
                             <pre>{text}</pre>
                             {reply.map(|reply| view! { <pre class="reply" data-testid=format!("reply-{id}")>{reply}</pre> })}
+                            {tries.map(|tries| view! { <p class="tries" data-testid=format!("tries-{id}")>{tries}</p> })}
                         </div>
                     }.into_any()}).collect::<Vec<_>>()}
                 </div>
