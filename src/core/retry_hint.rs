@@ -116,6 +116,12 @@ pub fn what_it_tells(algorithm: Algorithm) -> &'static str {
         }
         "nginx" => "nothing: nginx's refusal carries no wait",
         "envoy" => "nothing: Envoy's 429 carries no wait",
+        "limits-fixed" | "limits-moving" | "limits-sliding" => {
+            "nothing: Flask-Limiter's 429 carries no wait"
+        }
+        "dotnet-fixed" | "dotnet-sliding" | "dotnet-token" => {
+            "nothing: the middleware's 503 carries no wait"
+        }
         _ => "the Retry-After header of its response, when it sends one",
     }
 }
