@@ -460,7 +460,8 @@ impl RunBuilder {
     pub fn advance(&mut self, trace: &Trace, budget: usize) {
         let from = self.verdicts.len();
         let to = from.saturating_add(budget).min(trace.len());
-        if let Some(mut clients) = self.clients.take() {
+        // (Never in the page's first module, which runs no obeying clients.)
+        if let Some(mut clients) = self.clients.take().filter(|_| cfg!(feature = "workbench")) {
             let (clients_loop, tally) = &mut *clients;
             let first_tries = trace.requests()[from..to]
                 .iter()
@@ -629,7 +630,8 @@ impl RunBuilder {
     /// first run on past the trace's end, so that the requests still waiting are settled as
     /// the library would serve them on the timer's next ticks.
     pub fn finish(mut self, trace: &Trace, window: Span) -> AlgorithmRun {
-        let clients = self.clients.take().map(|mut clients| {
+        let obeying = self.clients.take().filter(|_| cfg!(feature = "workbench"));
+        let clients = obeying.map(|mut clients| {
             let (clients_loop, tally) = &mut *clients;
             clients_loop.finish(trace, &mut |tried| self.record_try(trace, tally, tried));
             std::mem::take(tally).finish()
