@@ -43,6 +43,7 @@ test('three clients told the same instant collide there, and the row, its notes 
   try {
     await gotoLab(page, 'trace=0,1,2&limit=1&window=10&algos=fixed,sliding-log&clients=obey&theme=light');
     assert.deepEqual(await clientFigures(page, 'fixed'), { retries: '3', wasted: '1', gaveUp: '0', p95: '18000' });
+    assert.match(await page.locator('[data-testid="stats-fixed"]').innerText(), /3 retries, 1 wasted, 0 clients gave up/);
     const fixed = await rowFigures(page, 'fixed');
     assert.deepEqual([fixed.allowed, fixed.rejected, fixed.maxInWindow], [3, 3, 1]);
     const notes = await page.locator('[data-testid="notes-fixed"]').innerText();

@@ -16,6 +16,17 @@ fn broke_text(most: u64, window_text: &str, limit: u64) -> String {
     format!("{most} passed inside one {window_text} s window: more than the limit of {limit}.")
 }
 
+/// What a row's obeying clients did, after its verdict: "; 175 retries, 125 wasted, 5 clients
+/// gave up".
+fn clients_text(c: &crate::core::retries::ClientsRun) -> String {
+    format!(
+        "; {} retries, {} wasted, {} clients gave up",
+        c.retries.len(),
+        c.wasted,
+        c.gave_up
+    )
+}
+
 /// The most decisions listed in the decision table.
 const MAX_TABLE_ROWS: usize = 500;
 
@@ -31,11 +42,14 @@ pub fn StatsTable() -> impl IntoView {
                 .iter()
                 .map(|r| {
                     let broke = r.max_in_window > limit;
-                    let verdict = if broke {
+                    let mut verdict = if broke {
                         broke_text(r.max_in_window, &window_text, limit)
                     } else {
                         format!("never more than {limit} in any {window_text} s window")
                     };
+                    if let Some(c) = &r.clients {
+                        verdict.push_str(&clients_text(c));
+                    }
                     // With clients that obey: retries sent, retries wasted (refused although
                     // the client waited as told), clients that gave up, and the 95th percentile
                     // of a served client's wait from its first try (empty when none was served).
