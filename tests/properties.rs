@@ -348,6 +348,55 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Obeying clients decide a try on the fast path and, only for a refusal, peek at the same
+    /// instant for the full answer (`AnyLimiter::refusal_is_repeatable`). That is exact only if
+    /// the peek after a refused `admit` is the decision `decide` gives, and the states agree after.
+    #[test]
+    fn a_refusal_peeked_again_at_its_instant_is_the_decision_decide_gives(
+        limit in 1u64..6, window_ms in 1u64..3_000, burst in 1u64..8, delay in 0u64..8,
+        times in sorted_times(8_000_000), costs in prop::collection::vec(1u64..4, 120),
+    ) {
+        let s = busy_settings(limit, window_ms * 1000, burst, delay);
+        for algorithm in Algorithm::CORE {
+            let mut deciding = algorithm.build(&s).unwrap();
+            let mut admitting = deciding.clone();
+            prop_assert!(admitting.refusal_is_repeatable(), "{:?}", algorithm);
+            for (&t, &cost) in times.iter().zip(&costs) {
+                let decided = deciding.decide(Time(t), cost);
+                let verdict = admitting.admit(Time(t), cost);
+                prop_assert_eq!(verdict, decided.verdict, "{:?} at {}", algorithm, t);
+                if verdict == Verdict::Rejected {
+                    prop_assert_eq!(admitting.peek(Time(t), cost), decided, "{:?} at {}", algorithm, t);
+                }
+                prop_assert_eq!(admitting.peek(Time(t + 1), 1), deciding.peek(Time(t + 1), 1));
+            }
+        }
+    }
+}
+
+#[test]
+fn counting_refused_requests_or_a_product_decides_every_try_in_full() {
+    let counting = Settings {
+        count_refused: true,
+        ..Settings::default()
+    };
+    for algorithm in [
+        Algorithm::FixedWindow,
+        Algorithm::SlidingLog,
+        Algorithm::SlidingCounter,
+    ] {
+        assert!(!algorithm.build(&counting).unwrap().refusal_is_repeatable());
+    }
+    for algorithm in Algorithm::ALL.into_iter().filter(|a| a.is_product()) {
+        if let Ok(limiter) = algorithm.build(&Settings::default()) {
+            assert!(!limiter.refusal_is_repeatable(), "{algorithm:?}");
+        }
+    }
+}
+
 #[test]
 fn quotas_reject_a_zero_window_at_build_time() {
     assert!(Quota::new(1, Span::ZERO).is_err());

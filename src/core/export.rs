@@ -227,16 +227,18 @@ impl CsvWriter {
             let (placement, extra, settings) = (&self.placement, self.extra, &run.settings);
             let mut write = |tried: &Tried| {
                 let attempt = &tried.attempt;
-                let Some(request) = all.get(attempt.client) else {
+                // A loop made with `ClientLoop::new` gives every full answer.
+                let (Some(request), Some(decision)) = (all.get(attempt.client), tried.decision)
+                else {
                     return;
                 };
-                let response = row_response(row.algorithm, settings, tried.decision, tried.reply);
+                let response = row_response(row.algorithm, settings, decision, tried.reply);
                 push_row(
                     out,
                     &format_seconds(attempt.at.micros()),
                     run.trace.key_name(request.key),
                     row.algorithm.slug(),
-                    tried.decision.verdict.word(),
+                    decision.verdict.word(),
                     &response,
                     &extra.values_of_try(
                         placement.copy_column(attempt.client, request.key),

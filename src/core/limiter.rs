@@ -673,6 +673,25 @@ impl AnyLimiter {
     }
 }
 
+impl AnyLimiter {
+    /// True when a refusal changes nothing but the limiter's clock, so that [`Limiter::peek`]
+    /// at the same instant, after a refused [`Limiter::admit`], answers exactly what
+    /// [`Limiter::decide`] would have: the six algorithms, unless they count refused requests.
+    /// Obeying clients (`super::retries`) then decide every try on the fast path and work out
+    /// the full answer only for a refusal. False for the products, whose refusals may write
+    /// (a count, a cache, a timestamp).
+    pub fn refusal_is_repeatable(&self) -> bool {
+        match self {
+            AnyLimiter::FixedWindow(l) => !l.counts_refused(),
+            AnyLimiter::SlidingLog(l) => !l.counts_refused(),
+            AnyLimiter::SlidingCounter(l) => !l.counts_refused(),
+            AnyLimiter::TokenBucket(_) | AnyLimiter::Gcra(_) | AnyLimiter::LeakyBucket(_) => true,
+            #[cfg(feature = "products")]
+            _ => false,
+        }
+    }
+}
+
 impl Limiter for AnyLimiter {
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         each!(self, l => l.decide(now, cost))

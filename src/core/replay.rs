@@ -4,7 +4,7 @@
 
 use super::combine::{decide_both, SecondLimiters};
 use super::config::ConfigError;
-use super::decision::{Decision, Limiter};
+use super::decision::{Decision, Limiter, Verdict};
 use super::deployment::Placement;
 use super::limiter::{Algorithm, AnyLimiter, LimiterSlots, Settings};
 use super::profiles::ProductReply;
@@ -51,11 +51,21 @@ impl PerKeyLimiters {
     }
 }
 
+/// What [`DecisionReplay::verdict_or_decision`] answers.
+pub enum VerdictOrDecision {
+    /// Let through (now or later), decided on the fast path.
+    Passed(Verdict),
+    /// The full decision, with a product's reply and which limit refused it.
+    Decided((Decision, Option<ProductReply>, Option<RefusedBy>)),
+}
+
 /// Every full decision of one algorithm over a trace, in request order, one limiter per key (and
 /// copy), made as they are asked for (the export walks the whole trace without keeping them all).
 pub struct DecisionReplay {
     limiters: PerKeyLimiters,
     second: Option<SecondLimiters>,
+    /// Whether the row's limiter answers a refusal again when peeked at the same instant.
+    repeatable: bool,
     next: usize,
 }
 
@@ -65,8 +75,10 @@ impl DecisionReplay {
         algorithm: Algorithm,
         settings: &Settings,
     ) -> Result<DecisionReplay, ConfigError> {
+        let limiters = PerKeyLimiters::new(trace, algorithm, settings)?;
         Ok(DecisionReplay {
-            limiters: PerKeyLimiters::new(trace, algorithm, settings)?,
+            repeatable: limiters.limiters.fresh().refusal_is_repeatable(),
+            limiters,
             second: SecondLimiters::new(trace, algorithm, settings)?,
             next: 0,
         })
@@ -93,6 +105,26 @@ impl DecisionReplay {
         let index = self.next;
         self.next += 1;
         self.decide_request(index, request)
+    }
+
+    /// The verdict on `request`, taken as request `index` of the trace as
+    /// [`DecisionReplay::decide_request`] takes it, and the full decision only when it is a
+    /// refusal (or when the row cannot answer a refusal again, see
+    /// [`AnyLimiter::refusal_is_repeatable`], or has a second limit: then always). A pass is
+    /// decided on the verdicts' fast path, which is what obeying clients' runs ask.
+    pub fn verdict_or_decision(&mut self, index: usize, request: &Request) -> VerdictOrDecision {
+        if !self.repeatable || self.second.is_some() {
+            return VerdictOrDecision::Decided(self.decide_request(index, request));
+        }
+        let slot = self.limiters.slot(index, request.key);
+        let (at, cost) = (request.at, u64::from(request.cost));
+        self.limiters
+            .with(slot, |limiter| match limiter.admit(at, cost) {
+                Verdict::Rejected => {
+                    VerdictOrDecision::Decided((limiter.peek(at, cost), None, None))
+                }
+                passed => VerdictOrDecision::Passed(passed),
+            })
     }
 
     /// The decision on `request`, taken as request `index` of the trace (which copy decides it

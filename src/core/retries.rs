@@ -15,7 +15,7 @@ use super::config::ConfigError;
 use super::decision::{Decision, Verdict};
 use super::limiter::{Algorithm, Settings};
 use super::profiles::ProductReply;
-use super::replay::DecisionReplay;
+use super::replay::{DecisionReplay, VerdictOrDecision};
 use super::retry_hint::{backoff, told, Told};
 use super::second_limit::RefusedBy;
 use super::time::{format_seconds, Span, Time};
@@ -47,10 +47,13 @@ pub enum Then {
     GivesUp,
 }
 
-/// A try with the row's full answer to it.
+/// A try with the row's answer to it.
 pub struct Tried<'a> {
     pub attempt: Attempt,
-    pub decision: &'a Decision,
+    pub verdict: Verdict,
+    /// The full answer: always from a loop made with [`ClientLoop::new`]; from one made with
+    /// [`ClientLoop::verdicts`], only for a refusal (a pass is decided on the fast path).
+    pub decision: Option<&'a Decision>,
     pub reply: Option<&'a ProductReply>,
     pub refused_by: Option<RefusedBy>,
     pub then: Then,
@@ -69,6 +72,8 @@ struct Waiting {
 
 /// One row's obeying clients, run a slice of the trace at a time.
 pub struct ClientLoop {
+    /// True when only a refusal's full answer is needed (a row's run).
+    verdicts_only: bool,
     algorithm: Algorithm,
     settings: Settings,
     retries: u32,
@@ -92,6 +97,7 @@ impl ClientLoop {
             ));
         }
         Ok(ClientLoop {
+            verdicts_only: false,
             algorithm,
             settings: settings.clone(),
             retries: settings.clients.retries,
@@ -99,6 +105,19 @@ impl ClientLoop {
             waiting: BinaryHeap::new(),
             scheduled: 0,
         })
+    }
+
+    /// [`ClientLoop::new`] for a row's run, which needs the full answer to a refusal only (to
+    /// know what it told the client): a pass is decided on the verdicts' fast path where the
+    /// row allows it (`replay::DecisionReplay::verdict_or_decision`).
+    pub fn verdicts(
+        trace: &Trace,
+        algorithm: Algorithm,
+        settings: &Settings,
+    ) -> Result<ClientLoop, ConfigError> {
+        let mut clients = ClientLoop::new(trace, algorithm, settings)?;
+        clients.verdicts_only = true;
+        Ok(clients)
     }
 
     /// Decides `first_tries` (requests of `trace` with their indices, in order) and, before
@@ -153,20 +172,33 @@ impl ClientLoop {
             at: attempt.at,
             ..*request
         };
-        let (decision, reply, refused_by) = self.decisions.decide_request(attempt.client, &retry);
-        let then = match decision.verdict {
+        let answer = if self.verdicts_only {
+            self.decisions.verdict_or_decision(attempt.client, &retry)
+        } else {
+            VerdictOrDecision::Decided(self.decisions.decide_request(attempt.client, &retry))
+        };
+        let (verdict, decided) = match answer {
+            VerdictOrDecision::Passed(verdict) => (verdict, None),
+            VerdictOrDecision::Decided(full) => (full.0.verdict, Some(full)),
+        };
+        let then = match verdict {
             Verdict::Allowed => Then::Served(attempt.at),
             Verdict::Delayed { by } => Then::Served(attempt.at.plus(by)),
             Verdict::Rejected if attempt.number >= self.retries => Then::GivesUp,
             Verdict::Rejected => {
                 let number = attempt.number + 1;
-                let wait = match told(
-                    self.algorithm,
-                    &self.settings,
-                    attempt.at,
-                    &decision,
-                    reply.as_ref(),
-                ) {
+                // A refusal always comes with its full answer.
+                let told = match &decided {
+                    Some((decision, reply, _)) => told(
+                        self.algorithm,
+                        &self.settings,
+                        attempt.at,
+                        decision,
+                        reply.as_ref(),
+                    ),
+                    None => Told::Nothing,
+                };
+                let wait = match told {
                     Told::Wait(wait) => Some((wait, true)),
                     Told::Nothing => Some((
                         backoff(
@@ -197,10 +229,15 @@ impl ClientLoop {
                 }
             }
         };
+        let (decision, reply, refused_by) = match &decided {
+            Some((decision, reply, refused_by)) => (Some(decision), reply.as_ref(), *refused_by),
+            None => (None, None, None),
+        };
         on(&Tried {
             attempt,
-            decision: &decision,
-            reply: reply.as_ref(),
+            verdict,
+            decision,
+            reply,
             refused_by,
             then,
         });
@@ -228,10 +265,14 @@ pub fn tries_of(
         .filter(|(i, r)| whole || placement.slot(*i, r.key) == slot);
     let mut tries = Vec::new();
     let mut keep = |tried: &Tried| {
+        // A loop made with `ClientLoop::new` gives every full answer.
+        let Some(decision) = tried.decision else {
+            return;
+        };
         if tried.attempt.client == index {
             tries.push(ClientTry {
                 attempt: tried.attempt,
-                decision: *tried.decision,
+                decision: *decision,
                 reply: tried.reply.cloned(),
                 refused_by: tried.refused_by,
                 then: tried.then,
@@ -326,7 +367,7 @@ impl ClientsTally {
     pub fn count(&mut self, tried: &Tried, first_at: Time) {
         let attempt = &tried.attempt;
         if attempt.number > 0 {
-            if !tried.decision.verdict.passes() && attempt.as_told {
+            if !tried.verdict.passes() && attempt.as_told {
                 self.run.wasted += 1;
             }
             self.run.retries.push(RetryMark {
@@ -334,7 +375,7 @@ impl ClientsTally {
                 number: attempt.number,
                 after: attempt.after.unwrap_or(attempt.at),
                 at: attempt.at,
-                verdict: tried.decision.verdict,
+                verdict: tried.verdict,
                 as_told: attempt.as_told,
             });
         }

@@ -426,7 +426,7 @@ impl RunBuilder {
         let limiters = PerKeyLimiters::new(trace, algorithm, settings)?;
         let late = limiters.limiters.fresh().settles_late();
         let clients = if settings.obeying_clients() {
-            let clients = ClientLoop::new(trace, algorithm, settings)?;
+            let clients = ClientLoop::verdicts(trace, algorithm, settings)?;
             Some(Box::new((clients, ClientsTally::default())))
         } else {
             None
@@ -574,7 +574,7 @@ impl RunBuilder {
         let Some(request) = trace.requests().get(attempt.client) else {
             return;
         };
-        let verdict = tried.decision.verdict;
+        let verdict = tried.verdict;
         if tried.refused_by == Some(RefusedBy::Second) {
             self.refused_by_second += 1;
         }

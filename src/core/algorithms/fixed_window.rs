@@ -67,6 +67,11 @@ impl FixedWindow {
         FixedWindow::with_options(quota, Alignment::Clock, false)
     }
 
+    /// True when refused requests are counted too (`count_refused`).
+    pub fn counts_refused(&self) -> bool {
+        self.count_refused
+    }
+
     pub fn with_options(quota: Quota, alignment: Alignment, count_refused: bool) -> FixedWindow {
         let end = match alignment {
             Alignment::Clock => quota.window().micros(),

@@ -49,6 +49,11 @@ impl SlidingCounter {
         SlidingCounter::with_options(quota, false)
     }
 
+    /// True when refused requests are counted too (`count_refused`).
+    pub fn counts_refused(&self) -> bool {
+        self.count_refused
+    }
+
     pub fn with_options(quota: Quota, count_refused: bool) -> SlidingCounter {
         SlidingCounter {
             quota,

@@ -42,6 +42,11 @@ impl SlidingLog {
         SlidingLog::with_options(quota, false)
     }
 
+    /// True when refused requests are counted too (`count_refused`).
+    pub fn counts_refused(&self) -> bool {
+        self.count_refused
+    }
+
     pub fn with_options(quota: Quota, count_refused: bool) -> SlidingLog {
         SlidingLog {
             quota,
