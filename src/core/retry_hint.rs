@@ -19,6 +19,7 @@
 //! connection. The simulation itself is in `core::retries`.
 
 use super::decision::Decision;
+use super::http::retry_after_seconds;
 use super::limiter::{Algorithm, Settings};
 use super::profiles::ProductReply;
 use super::rng::SeededRng;
@@ -46,6 +47,14 @@ pub fn told(
 ) -> Told {
     if let Some(told) = finer_hint(algorithm, now, decision, reply) {
         return told;
+    }
+    if !algorithm.is_product() {
+        // The header `http::respond` writes, without writing the response: a retry storm asks
+        // this for every refusal.
+        return match decision.retry_after {
+            Some(wait) => Told::Wait(Span::from_secs(retry_after_seconds(wait))),
+            None => Told::Nothing,
+        };
     }
     let response = super::row_response::row_response(algorithm, settings, decision, reply);
     match response
@@ -165,6 +174,36 @@ mod tests {
             None,
         );
         assert_eq!(told, Told::Wait(Span::from_secs(7)));
+    }
+
+    #[test]
+    fn a_textbook_row_tells_exactly_the_retry_after_its_response_carries() {
+        let settings = Settings::default();
+        for wait_ms in [
+            None,
+            Some(0),
+            Some(1),
+            Some(999),
+            Some(1_000),
+            Some(6_200),
+            Some(59_999),
+        ] {
+            let decision = refusal(wait_ms.map(Span::from_millis));
+            let response = crate::core::http::respond(
+                &crate::core::http::Policy::new("default", 5, settings.window),
+                &decision,
+            );
+            let header = response
+                .header("Retry-After")
+                .and_then(|s| s.parse::<u64>().ok());
+            let expected = header.map_or(Told::Nothing, |s| Told::Wait(Span::from_secs(s)));
+            for algorithm in Algorithm::CORE {
+                assert_eq!(
+                    told(algorithm, &settings, Time::ZERO, &decision, None),
+                    expected
+                );
+            }
+        }
     }
 
     #[test]

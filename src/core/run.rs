@@ -601,8 +601,12 @@ impl RunBuilder {
                 return;
             }
         };
-        self.served
-            .extend(std::iter::repeat_n((key, served_at), cost as usize));
+        if cost == 1 {
+            self.served.push((key, served_at));
+        } else {
+            self.served
+                .extend(std::iter::repeat_n((key, served_at), cost as usize));
+        }
     }
 
     /// Applies the settlements in `late.settling`, all of earlier requests of `slot`, of `key`.
