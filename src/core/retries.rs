@@ -326,16 +326,19 @@ pub fn describe_tries(tries: &[ClientTry]) -> String {
     parts.join("; ")
 }
 
-/// A retry as a row's run keeps it, to draw it and count it.
+/// A retry as a row's run keeps it, to draw it and count it: 24 bytes, as a retry storm over a
+/// large trace keeps millions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RetryMark {
     pub client: u32,
-    pub number: u32,
+    /// 1 for the first retry (at most `clients::MAX_RETRIES`).
+    pub number: u8,
+    /// Let through (now or later), or refused.
+    pub passed: bool,
+    pub as_told: bool,
     /// The refusal it follows.
     pub after: Time,
     pub at: Time,
-    pub verdict: Verdict,
-    pub as_told: bool,
 }
 
 /// What a row's obeying clients did, beside the verdicts on their first tries.
@@ -372,11 +375,11 @@ impl ClientsTally {
             }
             self.run.retries.push(RetryMark {
                 client: attempt.client as u32,
-                number: attempt.number,
+                number: u8::try_from(attempt.number).unwrap_or(u8::MAX),
+                passed: tried.verdict.passes(),
+                as_told: attempt.as_told,
                 after: attempt.after.unwrap_or(attempt.at),
                 at: attempt.at,
-                verdict: tried.verdict,
-                as_told: attempt.as_told,
             });
         }
         match tried.then {
@@ -409,6 +412,11 @@ fn nearest_rank(values: &mut [u64], p: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retry_mark_takes_24_bytes() {
+        assert_eq!(std::mem::size_of::<RetryMark>(), 24);
+    }
 
     #[test]
     fn the_nearest_rank_percentile_is_a_value_of_the_set() {

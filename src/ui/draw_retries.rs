@@ -58,7 +58,7 @@ pub fn draw_retries(
             .take_while(|retry| retry.at <= visible_until)
         {
             let x = layout.x(retry.at) * dpr;
-            let kind = if retry.verdict.passes() {
+            let kind = if retry.passed {
                 Mark::Allowed
             } else {
                 Mark::Rejected
