@@ -59,14 +59,16 @@ pub struct Tried<'a> {
     pub then: Then,
 }
 
-/// A retry waiting for its time; ordered by time, then by when it was scheduled.
+/// A retry waiting for its time; ordered by time, then by when it was scheduled. 32 bytes: a
+/// retry storm keeps millions waiting at once (a trace holds at most a few million requests,
+/// each retried at most 50 times, so the counters fit 32 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Waiting {
     at: Time,
-    scheduled: u64,
-    client: usize,
-    number: u32,
+    scheduled: u32,
+    client: u32,
     after: Time,
+    number: u8,
     as_told: bool,
 }
 
@@ -79,7 +81,7 @@ pub struct ClientLoop {
     retries: u32,
     decisions: DecisionReplay,
     waiting: BinaryHeap<Reverse<Waiting>>,
-    scheduled: u64,
+    scheduled: u32,
 }
 
 impl ClientLoop {
@@ -153,12 +155,12 @@ impl ClientLoop {
                 return;
             }
             self.waiting.pop();
-            let Some(request) = trace.requests().get(next.client) else {
+            let Some(request) = trace.requests().get(next.client as usize) else {
                 continue;
             };
             let attempt = Attempt {
-                client: next.client,
-                number: next.number,
+                client: next.client as usize,
+                number: u32::from(next.number),
                 at: next.at,
                 after: Some(next.after),
                 as_told: next.as_told,
@@ -217,12 +219,12 @@ impl ClientLoop {
                         self.waiting.push(Reverse(Waiting {
                             at,
                             scheduled: self.scheduled,
-                            client: attempt.client,
-                            number,
+                            client: u32::try_from(attempt.client).unwrap_or(u32::MAX),
                             after: attempt.at,
+                            number: u8::try_from(number).unwrap_or(u8::MAX),
                             as_told,
                         }));
-                        self.scheduled += 1;
+                        self.scheduled = self.scheduled.wrapping_add(1);
                         Then::RetriesAt(at)
                     }
                     None => Then::GivesUp,
@@ -414,8 +416,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_retry_mark_takes_24_bytes() {
+    fn a_retry_mark_takes_24_bytes_and_a_waiting_retry_32() {
         assert_eq!(std::mem::size_of::<RetryMark>(), 24);
+        assert_eq!(std::mem::size_of::<Waiting>(), 32);
     }
 
     #[test]
