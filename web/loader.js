@@ -2,22 +2,26 @@
 // inline in index.html by scripts/two_modules.py, before the stylesheet, so nothing waits for it.
 // The first view's module has the six algorithms and everything else but the product profiles
 // and the controls of copies, a second limit and the counting rules; a view whose `algos=` names
-// any other row, or whose link sets one of those rules, gets the complete module, as does a page
-// the first module reloaded to open those controls (sessionStorage "ratelab-complete").
+// any other row, or whose link sets one of those rules, gets the complete module, as does a link
+// naming a trace this browser keeps (`trace=stored:<id>`, or `stored` alone in earlier links:
+// only the complete module keeps and reads them) and a page the first module reloaded to open
+// those controls (sessionStorage "ratelab-complete").
 // (docs/architecture.md, "Two modules".) FIRST_VIEW_ROWS is `Algorithm::CORE` and RULE_FIELDS
 // the URL table's fields of the rules (a test checks that they agree).
 (function () {
   var FIRST_VIEW_ROWS = ["fixed", "sliding-log", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"];
   var RULE_FIELDS = ["fixed-align", "count-refused", "instances", "spread", "also", "also-key", "spend"];
   var query = new URLSearchParams(location.search);
+  var KEPT_TRACE = "stored";
   var rows = (query.get("algos") || "").split(",");
+  var trace = (query.get("trace") || "").trim();
   var asked = false;
   try {
     asked = sessionStorage.getItem("ratelab-complete") != null;
   } catch (e) {
     // No storage (a sandboxed frame): only the address decides.
   }
-  var complete = asked || RULE_FIELDS.some(function (field) {
+  var complete = asked || trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0 || RULE_FIELDS.some(function (field) {
     return query.has(field);
   }) || rows.some(function (row) {
     row = row.trim();

@@ -30,7 +30,7 @@ pub fn App() -> impl IntoView {
     // the address bar already holds the one to show.
     let history = window_event_listener(leptos::ev::popstate, move |_| {
         lab.playhead.set(None);
-        lab.show(parse_query(&super::current_query()).state, false);
+        lab.show_link(parse_query(&super::current_query()).state);
     });
     on_cleanup(move || history.remove());
 
@@ -138,6 +138,7 @@ pub fn App() -> impl IntoView {
                 })}
             </header>
             {notices}
+            {move || lab.kept.get().map(|kept| view! { <p class="kept" role="status" data-testid="trace-kept">{kept}</p> })}
             {move || lab.progress.get().map(|progress| view! {
                 <div class="progress" role="status" data-testid="progress">
                     <span>{progress.what}</span>

@@ -1,20 +1,70 @@
 //! The trace list, the grammar a link (`trace=`) and the page's storage use for a person's
 //! traffic: comma-separated items `time[*cost][@key[@region[@route]]]`, times in seconds
 //! (`8,8.398@tenant:a,600*17@k,9@tenant:a@syd@POST%20%2Flogin`), names percent-encoded.
+//! A trace too long for a link is kept in the browser's IndexedDB as this same text, and the link
+//! names it instead: `trace=stored:<id>`, the id being the first 64 bits of the text's SHA-256
+//! (FIPS 180-4, `core::sha256`) in lowercase hex, so the same trace always gets the same id.
 
 use super::codec::{percent_decode, percent_encode};
 use crate::core::import::MAX_LINES;
 use crate::core::region::Region;
+use crate::core::sha256::sha256;
 use crate::core::time::{format_seconds, parse_seconds, Time};
 use crate::core::traffic::{parse_cost, Pattern, Point, DEFAULT_KEY, MAX_KEY_LEN};
 
 /// The most request times a `trace=` parameter may carry.
 pub const MAX_TRACE_IN_URL: usize = 100_000;
-/// The most requests the page writes into a link; a larger trace is kept in the browser's own
-/// storage and the link says `trace=stored`.
+/// The most requests the page writes into a link; a larger trace is kept in the browser's
+/// IndexedDB and the link says `trace=stored:<id>`.
 pub const MAX_REQUESTS_IN_LINK: usize = 10_000;
-/// `trace=stored`: the trace is the one this browser keeps for the page.
+/// `trace=stored:<id>`: the trace this browser keeps under `<id>`. Alone, `trace=stored` is a
+/// link written before the ids, naming the one trace the page kept in `localStorage`.
 pub const STORED_TRACE: &str = "stored";
+/// The most requests the page keeps in the browser: opening a kept trace reads its whole list in
+/// one step, which stays a fraction of a second at this size; a longer trace lasts until the
+/// page is closed.
+pub const MAX_KEPT_REQUESTS: usize = 200_000;
+/// The characters of a kept trace's id: 64 bits in hex.
+pub const TRACE_ID_LEN: usize = 16;
+
+/// The id a trace list is kept under: the first 64 bits of its SHA-256, in lowercase hex. Made
+/// from the text alone, so keeping the same trace twice keeps one copy under one id, and a link
+/// names exactly the trace it was written for.
+pub fn trace_id(list: &str) -> String {
+    sha256(list.as_bytes())[..TRACE_ID_LEN / 2]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Reads a `trace=` value that names a kept trace: `None` when it names none (it is a list of
+/// times), `Some(Ok(Some(id)))` for `stored:<id>`, `Some(Ok(None))` for the id-less `stored` of
+/// earlier links, and `Some(Err(_))` for `stored:` followed by anything but an id.
+pub fn parse_kept_link(raw: &str) -> Option<Result<Option<String>, String>> {
+    let rest = raw.trim().strip_prefix(STORED_TRACE)?;
+    if rest.is_empty() {
+        return Some(Ok(None));
+    }
+    let id = rest.strip_prefix(':')?;
+    let is_id = id.len() == TRACE_ID_LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    Some(match is_id {
+        true => Ok(Some(id.to_string())),
+        false => Err(format!(
+            "after stored: comes the {TRACE_ID_LEN}-character id the page wrote (0-9 and a-f)"
+        )),
+    })
+}
+
+/// The `trace=` value naming the trace kept under `id` (`stored:<id>`), or the id-less `stored`.
+pub fn kept_link(id: Option<&str>) -> String {
+    match id {
+        Some(id) => format!("{STORED_TRACE}:{id}"),
+        None => STORED_TRACE.to_string(),
+    }
+}
 
 /// Parses `trace=`: comma-separated seconds, each optionally followed by `@key`
 /// (`1.5@tenant:a`); items without a key belong to the default key. The whole list is refused on
