@@ -160,6 +160,9 @@ test('without IndexedDB a long trace is not kept, the page says so, and the addr
   await waitForRequests(page, 20_000);
   assert.equal(await page.locator('[data-testid="trace-kept"]').count(), 0);
   assert.equal(page.url(), url, 'the address bar keeps the view before the import');
+  // Nor does the share box offer a link to other traffic.
+  assert.equal(await page.locator('[data-testid="share-link"]').inputValue(), '');
+  assert.match(await page.locator('[data-testid="share-link"]').getAttribute('placeholder'), /No link opens this trace/);
   // A change made on the trace on screen does not put a link in the address bar either.
   await page.locator('[data-testid="limit-number"]').fill('4');
   await page.locator('[data-testid="limit-number"]').press('Enter');
@@ -188,5 +191,29 @@ test('a link written before the ids opens the trace an earlier page kept in loca
   assert.ok(kept.startsWith('0@tenant:0,0.01@tenant:1,0.02@tenant:2,'), kept.slice(0, 50));
   assert.equal(await page.evaluate(() => localStorage.getItem('ratelab-trace')), null, 'moved, not copied');
   assert.match(await page.locator('[data-testid="trace-kept"]').innerText(), new RegExp(`^Your 10001 requests are kept in this browser's IndexedDB .*id ${id}`));
+  await context.close();
+});
+
+test('Back to a kept trace after a preset reads it back, and Forward shows the preset again', async () => {
+  const { page, context } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=3&window=1');
+  await openImport(page);
+  await paste(page, Array.from({ length: 20_000 }, (_, i) => `${(i / 100).toFixed(2)},tenant:${i % 3}`).join('\n'));
+  await page.waitForURL(/\?limit=3&window=1&trace=stored:[0-9a-f]{16}$/, { timeout: 30000 });
+  const link = page.url();
+  await waitForRequests(page, 20_000);
+  const before = await figures(page, 'sliding-log');
+  assert.equal(await page.locator('[data-testid="share-link"]').inputValue(), link);
+  await page.selectOption('[data-testid="pattern-select"]', 'steady');
+  await page.waitForURL(/\?limit=3&window=1&pattern=steady$/);
+  assert.equal(await page.locator('[data-testid="trace-kept"]').count(), 0, 'the line goes with the trace');
+  await page.goBack();
+  await page.waitForURL(link);
+  await waitForRequests(page, 20_000);
+  assert.deepEqual(await figures(page, 'sliding-log'), before);
+  assert.match(await page.locator('[data-testid="trace-kept"]').innerText(), /^Opened from this browser's IndexedDB/);
+  await page.goForward();
+  await page.waitForURL(/pattern=steady$/);
+  await page.waitForFunction(() => !document.querySelector('[data-testid="lede"]').innerText.includes('20000'));
   await context.close();
 });
