@@ -217,3 +217,14 @@ test('Back to a kept trace after a preset reads it back, and Forward shows the p
   await page.waitForFunction(() => !document.querySelector('[data-testid="lede"]').innerText.includes('20000'));
   await context.close();
 });
+
+test('a link carrying more requests than the page writes into links opens in the complete module, which keeps them and names them', async () => {
+  const { page, context } = await openPage(shared.browser);
+  const list = Array.from({ length: 10_001 }, (_, i) => (i / 100).toFixed(2)).join(',');
+  await gotoLab(page, `limit=3&window=1&trace=${list}`);
+  assert.deepEqual(await modulesLoaded(page), ['complete']);
+  await page.waitForURL(/\?limit=3&window=1&trace=stored:[0-9a-f]{16}$/, { timeout: 30000 });
+  await waitForRequests(page, 10_001);
+  assert.match(await page.locator('[data-testid="trace-kept"]').innerText(), /^Your 10001 requests are kept in this browser's IndexedDB/);
+  await context.close();
+});

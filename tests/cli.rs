@@ -193,7 +193,12 @@ fn a_link_naming_a_trace_kept_in_a_browser_needs_the_traffic_given() {
         assert!(stderr.contains("kept in a browser's IndexedDB"), "{stderr}");
     }
     let path = file("kept.csv", "0,a\n1,a\n");
-    let out = ratelab(&["table", "limit=3&trace=stored:0123456789abcdef", "--traffic", &path]);
+    let out = ratelab(&[
+        "table",
+        "limit=3&trace=stored:0123456789abcdef",
+        "--traffic",
+        &path,
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 

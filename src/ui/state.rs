@@ -269,10 +269,28 @@ impl Lab {
         ));
     }
 
+    /// What the page does with the trace of the link it opened: reads a kept one back, or keeps
+    /// one that the link carried in full (a link may carry up to `MAX_TRACE_IN_URL` requests)
+    /// but that is longer than the links the page writes, which then name it instead.
+    pub fn open_trace(&self) {
+        self.restore_trace();
+        #[cfg(feature = "workbench")]
+        {
+            let (kept, count) = self
+                .state
+                .with_untracked(|s| (s.kept.clone(), s.pattern.given_len()));
+            if kept == KeptTrace::No && count > MAX_REQUESTS_IN_LINK {
+                let (lab, shown) = (*self, self.trace_shown.get_untracked());
+                let pattern = self.state.with_untracked(|s| s.pattern.clone());
+                super::soon(move || lab.keep_trace(pattern, kept, false, shown));
+            }
+        }
+    }
+
     /// For a link naming a kept trace (`trace=stored:<id>`), when the page opens it or shows it
-    /// again (`apply`): reads the trace back from the browser,
-    /// with the progress bar up meanwhile, then shows it; or says it is not here and shows the
-    /// rest of the view with the default traffic.
+    /// again (`apply`): reads the trace back from the browser with the progress bar up
+    /// meanwhile, then shows it; or says it is not here and shows the rest of the view with the
+    /// default traffic.
     pub fn restore_trace(&self) {
         let named = self.state.with_untracked(|s| s.kept.clone());
         let KeptTrace::Named(id) = named.clone() else {
