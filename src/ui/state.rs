@@ -25,10 +25,6 @@ use crate::core::url::{reopens, to_query, MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LIN
 pub use super::scheduler::Progress;
 use super::scheduler::{run_sliced, Slicing};
 
-/// What the progress bar says while a kept trace is read back.
-#[cfg(feature = "workbench")]
-const OPENING: &str = "Opening your trace from this browser's IndexedDB";
-
 #[derive(Clone, Copy)]
 pub struct Lab {
     pub state: RwSignal<LabState>,
@@ -57,6 +53,10 @@ pub struct Lab {
     /// Counts the traces shown: keeping one in the browser takes a while, and its answer is
     /// used only if the page still shows that trace.
     trace_shown: RwSignal<u32>,
+    /// The progress of work the bar does not show: keeping a trace, which `kept` announces,
+    /// goes on while the charts are drawn with the bar.
+    #[cfg(feature = "workbench")]
+    unseen: RwSignal<Option<Progress>>,
     /// Whether the timelines have been drawn once: the first view is on screen, and what lies
     /// below it can be built (see `app::App`).
     pub first_view_shown: RwSignal<bool>,
@@ -82,6 +82,8 @@ impl Lab {
             progress: RwSignal::new(None),
             kept: RwSignal::new(None),
             trace_shown: RwSignal::new(0),
+            #[cfg(feature = "workbench")]
+            unseen: RwSignal::new(None),
             first_view_shown: RwSignal::new(false),
             job: RwSignal::new(0),
         }
@@ -223,43 +225,63 @@ impl Lab {
         }
         #[cfg(feature = "workbench")]
         {
-            use crate::core::url::{kept_link, trace_id, trace_list};
-            let Some(text) = trace_list(&pattern) else {
-                return;
-            };
-            let (id, bytes) = (trace_id(&text), text.len());
             self.kept.set(Some(format!(
                 "Keeping your {count} requests in this browser's IndexedDB…"
             )));
             let lab = *self;
-            super::kept_trace::put(id.clone(), text, move |written| {
-                if lab.trace_shown.get_untracked() != shown {
-                    return; // the page shows other traffic by now
-                }
-                match written {
-                    Ok(()) => {
-                        super::kept_trace::forget_earlier();
-                        lab.state.update(|s| s.kept = KeptTrace::Kept(id.clone()));
-                        super::write_url(&lab.state.with_untracked(to_query), remember);
-                        lab.kept.set(Some(format!(
-                            "Your {count} requests are kept in this browser's IndexedDB (database \"{}\", store \"{}\", id {id}: {bytes} bytes of text). The link, trace={}, opens them again in this browser only; anywhere else it opens the default traffic.",
-                            super::kept_trace::DATABASE,
-                            super::kept_trace::STORE,
-                            kept_link(Some(&id)),
-                        )));
-                    }
-                    Err(why) => {
-                        lab.kept.set(None);
-                        lab.not_kept(count, &format!("this browser would not keep them ({why})"));
-                    }
-                }
-            });
+            // Writing the list and hashing it for its id, a slice at a time (`core::url::kept`).
+            let slicing = Slicing {
+                start_later: true,
+                finish_later: true,
+            };
+            run_sliced(
+                self.unseen,
+                crate::core::url::kept::KeepTrace::new(pattern),
+                slicing,
+                move || lab.trace_shown.get_untracked() == shown,
+                move |kept| lab.put_trace(kept, count, remember, shown),
+            );
         }
         #[cfg(not(feature = "workbench"))]
         {
             let _ = (remember, shown);
             self.not_kept(count, "this part of the lab keeps no traces");
         }
+    }
+
+    /// Hands the trace's list to the browser, then puts the link naming it in the address bar
+    /// and says where it is kept, or why it is not.
+    #[cfg(feature = "workbench")]
+    fn put_trace(
+        &self,
+        kept: crate::core::url::kept::KeptText,
+        count: usize,
+        remember: bool,
+        shown: u32,
+    ) {
+        let (lab, id, bytes) = (*self, kept.id, kept.text.len());
+        super::kept_trace::put(id.clone(), kept.text, move |written| {
+            if lab.trace_shown.get_untracked() != shown {
+                return; // the page shows other traffic by now
+            }
+            match written {
+                Ok(()) => {
+                    super::kept_trace::forget_earlier();
+                    lab.state.update(|s| s.kept = KeptTrace::Kept(id.clone()));
+                    super::write_url(&lab.state.with_untracked(to_query), remember);
+                    lab.kept.set(Some(format!(
+                        "Your {count} requests are kept in this browser's IndexedDB (database \"{}\", store \"{}\", id {id}: {bytes} bytes of text). The link, trace={}, opens them again in this browser only; anywhere else it opens the default traffic.",
+                        super::kept_trace::DATABASE,
+                        super::kept_trace::STORE,
+                        crate::core::url::kept_link(Some(&id)),
+                    )));
+                }
+                Err(why) => {
+                    lab.kept.set(None);
+                    lab.not_kept(count, &format!("this browser would not keep them ({why})"));
+                }
+            }
+        });
     }
 
     /// Says that a trace too long for a link is kept nowhere, and why.
@@ -298,7 +320,7 @@ impl Lab {
         };
         #[cfg(feature = "workbench")]
         {
-            self.show_progress(OPENING, 0);
+            self.show_progress(crate::core::url::kept::OPENING, 0);
             let lab = *self;
             match id {
                 Some(id) => super::kept_trace::get(id, move |got| lab.reopen(named, got)),
@@ -317,27 +339,45 @@ impl Lab {
         }
     }
 
-    /// Shows the trace read back for the link `named`, or says why there is none.
+    /// Shows the trace read back for the link `named` (its list read a slice at a time, the
+    /// progress bar up), or says why there is none.
     #[cfg(feature = "workbench")]
     fn reopen(&self, named: KeptTrace, got: Result<Option<String>, String>) {
-        if self.state.with_untracked(|s| s.kept != named) {
+        let lab = *self;
+        let still_named = move || lab.state.with_untracked(|s| s.kept == named);
+        if !still_named() {
             return; // another view took its place meanwhile
         }
+        match got {
+            Ok(Some(text)) => {
+                let bytes = text.len();
+                let reading = crate::core::url::kept::ReadKeptTrace::new(&text);
+                drop(text);
+                let slicing = Slicing {
+                    start_later: true,
+                    finish_later: true,
+                };
+                run_sliced(self.progress, reading, slicing, still_named, move |read| {
+                    lab.reopened(read.map(|points| (points, bytes)).map_err(|e| {
+                        format!("what this browser keeps under it cannot be read ({e})")
+                    }))
+                });
+            }
+            Ok(None) => self.reopened(Err(
+                "it is not here (another browser, or this one's site data was cleared)".into(),
+            )),
+            Err(why) => self.reopened(Err(format!("this browser would not give it back ({why})"))),
+        }
+    }
+
+    /// Shows a trace read back for the link the state names, or says why there is none.
+    #[cfg(feature = "workbench")]
+    fn reopened(&self, read: Result<(Vec<crate::core::traffic::Point>, usize), String>) {
         self.progress.set(None);
-        let KeptTrace::Named(id) = named else {
+        let KeptTrace::Named(id) = self.state.with_untracked(|s| s.kept.clone()) else {
             return;
         };
-        let link = crate::core::url::kept_link(id.as_deref());
-        let points = match got {
-            Ok(Some(text)) => crate::core::url::parse_stored_trace(&text)
-                .map(|points| (points, text.len()))
-                .map_err(|e| format!("what this browser keeps under it cannot be read ({e})")),
-            Ok(None) => {
-                Err("it is not here (another browser, or this one's site data was cleared)".into())
-            }
-            Err(why) => Err(format!("this browser would not give it back ({why})")),
-        };
-        match points {
+        match read {
             Ok((points, bytes)) => {
                 if let Some(id) = &id {
                     self.kept.set(Some(format!(
@@ -355,7 +395,8 @@ impl Lab {
             }
             Err(why) => {
                 self.notice(format!(
-                    "The link points at a trace kept in this browser (trace={link}), and {why}; showing the default traffic."
+                    "The link points at a trace kept in this browser (trace={}), and {why}; showing the default traffic.",
+                    crate::core::url::kept_link(id.as_deref()),
                 ));
                 self.change(|s| s.kept = KeptTrace::No);
             }

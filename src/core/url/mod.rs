@@ -11,11 +11,13 @@
 //! - [`values`]: how numbers, flags, choices, milliseconds and periods are read;
 //! - [`fields`] and [`durable_fields`]: the rows of the lab's fields and of the Durable Object's
 //!   (the products' rows are `profiles::settings::FIELDS`, which the product settings keep);
-//! - [`trace_list`]: the grammar of `trace=`, which the page's storage uses too.
+//! - [`trace_list`]: the grammar of `trace=`, which the page's storage uses too, and [`kept`]:
+//!   writing a trace for the browser to keep, and reading it back, a slice at a time.
 
 pub mod codec;
 pub mod durable_fields;
 pub mod fields;
+pub mod kept;
 pub mod trace_list;
 pub mod values;
 
@@ -26,10 +28,11 @@ use crate::core::limiter::Settings;
 use crate::core::profiles::settings::{ProductSettings, FIELDS as PRODUCT_FIELDS};
 use codec::{field_value, query_pairs};
 
+pub use kept::parse_stored_trace;
 pub use trace_list::{
-    kept_link, parse_kept_link, parse_stored_trace, parse_trace_items, parse_trace_list, trace_id,
-    trace_list, trace_list_within, MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK, MAX_TRACE_IN_URL,
-    STORED_TRACE, TRACE_ID_LEN,
+    kept_link, parse_kept_link, parse_trace_items, parse_trace_list, trace_id, trace_list,
+    trace_list_within, MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK, MAX_TRACE_IN_URL, STORED_TRACE,
+    TRACE_ID_LEN,
 };
 
 /// A group of fields and the part of the state they set.
