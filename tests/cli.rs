@@ -211,6 +211,24 @@ fn check_exits_1_naming_the_rows_that_refuse_more_than_the_share() {
 }
 
 #[test]
+fn a_link_naming_a_trace_kept_in_a_browser_needs_the_traffic_given() {
+    for query in ["limit=3&trace=stored:0123456789abcdef", "trace=stored"] {
+        let out = ratelab(&["table", query]);
+        assert_eq!(out.status.code(), Some(2), "{query}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("kept in a browser's IndexedDB"), "{stderr}");
+    }
+    let path = file("kept.csv", "0,a\n1,a\n");
+    let out = ratelab(&[
+        "table",
+        "limit=3&trace=stored:0123456789abcdef",
+        "--traffic",
+        &path,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
 fn check_refuses_a_query_with_a_bad_field_instead_of_judging_its_default() {
     let path = file("bad-field.csv", "0,a\n");
     let out = ratelab(&["check", "limit=0", "--traffic", &path, "--max-refused", "5"]);

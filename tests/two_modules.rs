@@ -1,6 +1,8 @@
 //! The page's two modules (docs/architecture.md, "Two modules") agree on which rows the first
 //! view's module can run: web/loader.js picks the complete module for any row outside its list,
 //! and the first view's module, built without the product profiles, reloads for any product row.
+//! A link naming a kept trace, or carrying a longer one than the page's links, goes to the
+//! complete module, the only one that keeps traces and reads them back.
 
 use ratelab::core::limiter::Algorithm;
 
@@ -73,4 +75,27 @@ fn every_rule_set_away_from_its_default_calls_for_the_complete_module() {
         assert!(parse_query(query).state.settings.sets_rules(), "{query}");
     }
     assert!(!parse_query("limit=3&window=2").state.settings.sets_rules());
+}
+
+/// Only the complete module keeps traces and reads them back (`ui::kept_trace`): the loader
+/// sends every link naming one there, by the word the link grammar uses, and every link carrying
+/// more requests than the page's own links (the page keeps that trace and names it instead).
+#[test]
+fn the_loader_sends_every_link_naming_or_carrying_a_long_trace_to_the_complete_module() {
+    use ratelab::core::url::{parse_query, MAX_REQUESTS_IN_LINK, STORED_TRACE};
+    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
+        .expect("web/loader.js is readable");
+    assert!(
+        loader.contains(&format!("var KEPT_TRACE = \"{STORED_TRACE}\";")),
+        "web/loader.js declares KEPT_TRACE as the link grammar's word"
+    );
+    assert!(loader.contains(r#"trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0"#));
+    assert!(
+        loader.contains(&format!("var LINK_REQUESTS = {MAX_REQUESTS_IN_LINK};")),
+        "web/loader.js declares LINK_REQUESTS as MAX_REQUESTS_IN_LINK"
+    );
+    assert!(loader.contains(r#"trace.split(",").length > LINK_REQUESTS"#));
+    for query in ["trace=stored", "trace=stored:0123456789abcdef"] {
+        assert!(parse_query(query).state.kept.is_named(), "{query}");
+    }
 }

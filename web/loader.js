@@ -3,7 +3,11 @@
 // The first view's module has the six algorithms and everything else but the product profiles
 // and the controls of copies, a second limit, the counting rules and obeying clients; a view
 // whose `algos=` names any other row, or whose link sets one of those rules, gets the complete
-// module, as does a page the first module reloaded to open those controls (sessionStorage
+// module, as does a link naming a trace this browser keeps (`trace=stored:<id>`, or `stored`
+// alone in earlier links), or carrying more requests than the links the page writes
+// (LINK_REQUESTS, `MAX_REQUESTS_IN_LINK`: the page keeps that trace and names it instead; only
+// the complete module keeps and reads traces), and a page the first module reloaded to open
+// those controls (sessionStorage
 // "ratelab-complete").
 // (docs/architecture.md, "Two modules".) FIRST_VIEW_ROWS is `Algorithm::CORE` and RULE_FIELDS
 // the URL table's fields of the rules (a test checks that they agree).
@@ -11,14 +15,18 @@
   var FIRST_VIEW_ROWS = ["fixed", "sliding-log", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"];
   var RULE_FIELDS = ["fixed-align", "count-refused", "instances", "spread", "also", "also-key", "spend", "clients", "retries"];
   var query = new URLSearchParams(location.search);
+  var KEPT_TRACE = "stored";
+  var LINK_REQUESTS = 10000;
   var rows = (query.get("algos") || "").split(",");
+  var trace = (query.get("trace") || "").trim();
   var asked = false;
   try {
     asked = sessionStorage.getItem("ratelab-complete") != null;
   } catch (e) {
     // No storage (a sandboxed frame): only the address decides.
   }
-  var complete = asked || RULE_FIELDS.some(function (field) {
+  var complete = asked || trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0
+    || trace.split(",").length > LINK_REQUESTS || RULE_FIELDS.some(function (field) {
     return query.has(field);
   }) || rows.some(function (row) {
     row = row.trim();

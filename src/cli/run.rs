@@ -91,9 +91,9 @@ fn prepare(
         ));
     }
     let state = parsed.state;
-    if traffic.is_none() && state.trace_in_storage {
+    if traffic.is_none() && state.kept.is_named() {
         return Err(CliError::input(
-            "trace=stored names a trace kept in a browser's storage; give the traffic with \
+            "trace=stored names a trace kept in a browser's IndexedDB; give the traffic with \
              --traffic FILE",
         ));
     }

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::core::import::{import, MAX_LINES};
-use crate::core::lab_state::LabState;
+use crate::core::lab_state::{KeptTrace, LabState};
 use crate::core::url::parse_query;
 
 use super::CliError;
@@ -50,7 +50,7 @@ pub fn read_whole(path: &Path, state: &mut LabState) -> Result<(), CliError> {
     match import(&text) {
         Ok(imported) => {
             state.pattern = imported.into_pattern();
-            state.trace_in_storage = false;
+            state.kept = KeptTrace::No;
             Ok(())
         }
         Err(errors) => {

@@ -35,8 +35,33 @@ pub struct LabState {
     /// The view's title in place of the lab's name, for an embed in documentation (empty: none).
     pub caption: String,
     pub theme: Theme,
-    /// The person's trace is kept in this browser's storage, not yet read back.
-    pub trace_in_storage: bool,
+    /// Where a trace too long for a link is kept, as the link names it (`trace=stored:<id>`).
+    pub kept: KeptTrace,
+}
+
+/// Where the page keeps a person's trace that is too long for a link (more than
+/// `url::MAX_REQUESTS_IN_LINK` requests): in the browser's IndexedDB under an id made from the
+/// trace's own text, which the link names, so the same link reopens the same trace in the same
+/// browser. The model only holds the id; the page does the keeping (`ui::kept_trace`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum KeptTrace {
+    /// Nothing is kept: the pattern's trace, if any, goes in the link when it fits, and in no
+    /// link when it is too long.
+    #[default]
+    No,
+    /// The link names a kept trace that the page has not read back yet: its id, or `None` for
+    /// the id-less `trace=stored` of links written before the ids (a trace kept in
+    /// `localStorage`).
+    Named(Option<String>),
+    /// The pattern is the trace kept under this id.
+    Kept(String),
+}
+
+impl KeptTrace {
+    /// Whether a link names a trace the page has yet to read back.
+    pub fn is_named(&self) -> bool {
+        matches!(self, KeptTrace::Named(_))
+    }
 }
 
 impl LabState {
@@ -83,7 +108,7 @@ impl Default for LabState {
             controls: Control::DEFAULT.to_vec(),
             caption: String::new(),
             theme: Theme::Auto,
-            trace_in_storage: false,
+            kept: KeptTrace::No,
         }
     }
 }

@@ -25,12 +25,12 @@ pub fn App() -> impl IntoView {
         parsed.notices.into_iter().map(|n| n.message).collect(),
     );
     provide_context(lab);
-    lab.restore_trace();
+    lab.open_trace();
     // Back and Forward walk the views a person chose deliberately (`Lab::change_and_remember`):
     // the address bar already holds the one to show.
     let history = window_event_listener(leptos::ev::popstate, move |_| {
         lab.playhead.set(None);
-        lab.show(parse_query(&super::current_query()).state, false);
+        lab.show_link(parse_query(&super::current_query()).state);
     });
     on_cleanup(move || history.remove());
 
@@ -138,6 +138,7 @@ pub fn App() -> impl IntoView {
                 })}
             </header>
             {notices}
+            {kept_line(lab)}
             {move || lab.progress.get().map(|progress| view! {
                 <div class="progress" role="status" data-testid="progress">
                     <span>{progress.what}</span>
@@ -160,3 +161,17 @@ pub fn App() -> impl IntoView {
         </div>
     }
 }
+
+/// Where the trace on screen is kept (`Lab::kept`), under the notices. Only the complete module
+/// keeps traces, so the first view's has no such line.
+#[cfg(feature = "workbench")]
+fn kept_line(lab: Lab) -> impl IntoView {
+    move || {
+        lab.kept.get().map(|kept| {
+            view! { <p class="kept" role="status" data-testid="trace-kept">{kept}</p> }
+        })
+    }
+}
+
+#[cfg(not(feature = "workbench"))]
+fn kept_line(_: Lab) -> impl IntoView {}

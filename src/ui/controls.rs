@@ -523,7 +523,13 @@ pub fn ThemePicker() -> impl IntoView {
 #[component]
 pub fn ShareEmbed() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let link = move || super::url_for(&lab.query());
+    // A trace too long for a link and kept nowhere has no link: the boxes stay empty rather
+    // than offer one that opens other traffic.
+    let reopens = move || lab.state.with(crate::core::url::reopens);
+    let link = move || match reopens() {
+        true => super::url_for(&lab.query()),
+        false => String::new(),
+    };
     let embed_link = move || {
         let q = lab.query();
         super::url_for(&if q.is_empty() {
@@ -533,6 +539,9 @@ pub fn ShareEmbed() -> impl IntoView {
         })
     };
     let snippet = move || {
+        if !reopens() {
+            return String::new();
+        }
         let (timelines_px, controls, caption) = lab.run.with(|run| {
             let timelines = crate::layout::timeline::Layout::new(run, 0.0).height;
             lab.state
@@ -546,7 +555,7 @@ pub fn ShareEmbed() -> impl IntoView {
     };
     let copied = RwSignal::new(false);
     let copy = move |_| {
-        if let Some(w) = web_sys::window() {
+        if let (Some(w), true) = (web_sys::window(), reopens()) {
             let _ = w.navigator().clipboard().write_text(&link());
             copied.set(true);
         }
@@ -555,7 +564,7 @@ pub fn ShareEmbed() -> impl IntoView {
         <section class="share" aria-label="Share and embed">
             <div class="share-row">
                 <label for="share-link">"Link to this view"</label>
-                <input id="share-link" readonly data-testid="share-link" prop:value=link/>
+                <input id="share-link" readonly data-testid="share-link" prop:value=link placeholder="No link opens this trace: it is kept nowhere (see the message above)"/>
                 <button data-testid="copy-link" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
             </div>
             <div class="share-row">

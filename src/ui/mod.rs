@@ -15,6 +15,8 @@ mod explain;
 mod export;
 mod import_panel;
 mod inspector;
+#[cfg(feature = "workbench")]
+mod kept_trace;
 mod latency_marks;
 mod panic_banner;
 mod scheduler;

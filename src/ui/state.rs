@@ -5,8 +5,10 @@
 //! A large trace is computed a slice at a time (`core::lab::Computation`, a job run by
 //! `scheduler::run_sliced`): the first slice runs at once, and if it does not finish within a
 //! frame's work the rest runs between frames with a progress bar, so the page keeps answering.
-//! A trace too long for a link is kept in the page's own storage (`localStorage`), up to a size
-//! the import panel states.
+//! A trace too long for a link is kept in the browser's IndexedDB (`kept_trace`), up to a size
+//! the import panel states, and the link names it (`trace=stored:<id>`). The address bar only
+//! ever holds a link that opens the view again: while a trace is too long for a link and not
+//! (or not yet) kept, it keeps the last such link, and the page says why.
 
 use std::sync::Arc;
 
@@ -14,21 +16,14 @@ use leptos::prelude::*;
 
 use crate::core::job::Job;
 use crate::core::lab::{Computation, LabRun};
-use crate::core::lab_state::LabState;
+use crate::core::lab_state::{KeptTrace, LabState};
 use crate::core::theme::Theme;
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
-use crate::core::url::{parse_stored_trace, to_query, trace_list_within, MAX_REQUESTS_IN_LINK};
+use crate::core::url::{reopens, to_query, MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK};
 
 pub use super::scheduler::Progress;
 use super::scheduler::{run_sliced, Slicing};
-
-/// Where the page keeps a trace too long for a link.
-const STORAGE_KEY: &str = "ratelab-trace";
-/// The most requests kept in storage, and the longest text: browsers give a page about five
-/// million characters, and writing the text must fit in a frame's work.
-pub const MAX_STORED_REQUESTS: usize = 200_000;
-pub const MAX_STORED_CHARS: usize = 4_000_000;
 
 #[derive(Clone, Copy)]
 pub struct Lab {
@@ -53,6 +48,15 @@ pub struct Lab {
     pub active_scenario: RwSignal<Option<&'static str>>,
     /// Long work under way, shown by the progress bar.
     pub progress: RwSignal<Option<Progress>>,
+    /// Where the trace on screen is kept when no link can carry it, as a sentence for the page.
+    pub kept: RwSignal<Option<String>>,
+    /// Counts the traces shown: keeping one in the browser takes a while, and its answer is
+    /// used only if the page still shows that trace.
+    trace_shown: RwSignal<u32>,
+    /// The progress of work the bar does not show: keeping a trace, which `kept` announces,
+    /// goes on while the charts are drawn with the bar.
+    #[cfg(feature = "workbench")]
+    unseen: RwSignal<Option<Progress>>,
     /// Whether the timelines have been drawn once: the first view is on screen, and what lies
     /// below it can be built (see `app::App`).
     pub first_view_shown: RwSignal<bool>,
@@ -76,6 +80,10 @@ impl Lab {
             send_key: RwSignal::new(None),
             active_scenario: RwSignal::new(None),
             progress: RwSignal::new(None),
+            kept: RwSignal::new(None),
+            trace_shown: RwSignal::new(0),
+            #[cfg(feature = "workbench")]
+            unseen: RwSignal::new(None),
             first_view_shown: RwSignal::new(false),
             job: RwSignal::new(0),
         }
@@ -115,18 +123,26 @@ impl Lab {
 
     /// Shows `next`: computes it (a slice at a time when large), then writes the address bar,
     /// as a new history entry when `remember`.
-    pub fn show(&self, next: LabState, remember: bool) {
+    pub fn show(&self, mut next: LabState, remember: bool) {
+        // An edit that changes the traffic without saying where it is kept (a preset, a request
+        // sent by hand) leaves the kept trace behind: the new traffic is kept anew if it needs
+        // to be.
+        self.state.with_untracked(|now| {
+            if now.pattern != next.pattern && now.kept == next.kept {
+                next.kept = KeptTrace::No;
+            }
+        });
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
         let needs_products = next.algorithms.iter().any(|a| a.is_product());
-        let needs_rules = next.settings.sets_rules();
+        let needs_workbench = next.settings.sets_rules() || next.kept.is_named();
         if (!cfg!(feature = "products") && needs_products)
-            || (!cfg!(feature = "workbench") && needs_rules)
+            || (!cfg!(feature = "workbench") && needs_workbench)
         {
-            // The first view's module has no product profiles and no controls of the rules:
-            // the page opens this view again with the complete module, which web/loader.js
-            // picks from the address.
+            // The first view's module has no product profiles, no controls of the rules and no
+            // kept traces: the page opens this view again with the complete module, which
+            // web/loader.js picks from the address.
             super::write_url(&to_query(&next), remember);
             super::reload();
             return;
@@ -160,8 +176,12 @@ impl Lab {
 
     fn apply(&self, next: LabState, run: LabRun, remember: bool) {
         let pattern_changed = self.state.with_untracked(|s| s.pattern != next.pattern);
+        let names_another =
+            next.kept.is_named() && self.state.with_untracked(|s| s.kept != next.kept);
         self.run.set(Arc::new(run));
-        super::write_url(&to_query(&next), remember);
+        if reopens(&next) {
+            super::write_url(&to_query(&next), remember);
+        }
         let trace_len = self.run.with_untracked(|r| r.trace.len());
         if self
             .selected
@@ -171,55 +191,231 @@ impl Lab {
             self.selected.set(None);
         }
         if pattern_changed {
+            let shown = self.trace_shown.get_untracked().wrapping_add(1);
+            self.trace_shown.set(shown);
             // Its own task: writing a long trace should not add to the redraw's.
-            let (lab, pattern) = (*self, next.pattern.clone());
-            super::soon(move || lab.keep_trace(&pattern));
+            let (lab, pattern, kept) = (*self, next.pattern.clone(), next.kept.clone());
+            super::soon(move || lab.keep_trace(pattern, kept, remember, shown));
         }
         self.state.set(next);
+        if names_another {
+            self.restore_trace();
+        }
     }
 
-    /// Keeps a trace too long for a link in the page's storage, or says why it could not.
-    fn keep_trace(&self, pattern: &Pattern) {
+    /// Keeps a trace too long for a link in the browser's IndexedDB, then puts the link naming it
+    /// in the address bar (as a new history entry when `remember`); or says why it could not,
+    /// and the address bar keeps the last link that opens a view again.
+    fn keep_trace(&self, pattern: Pattern, kept: KeptTrace, remember: bool, shown: u32) {
+        if kept != KeptTrace::No {
+            // Named: being read back; kept: read back, and the page said from where.
+            return;
+        }
+        self.kept.set(None);
         let count = pattern.given_len();
-        let Some(storage) = super::window().and_then(|w| w.local_storage().ok().flatten()) else {
-            if count > MAX_REQUESTS_IN_LINK {
-                self.notice("This page may not use storage here, so the trace lasts until the page is closed.".into());
+        if count <= MAX_REQUESTS_IN_LINK {
+            return;
+        }
+        if count > MAX_KEPT_REQUESTS {
+            self.not_kept(
+                count,
+                &format!("more than the page keeps in this browser ({MAX_KEPT_REQUESTS})"),
+            );
+            return;
+        }
+        #[cfg(feature = "workbench")]
+        {
+            self.kept.set(Some(format!(
+                "Keeping your {count} requests in this browser's IndexedDB…"
+            )));
+            let lab = *self;
+            // Writing the list and hashing it for its id, a slice at a time (`core::url::kept`).
+            let slicing = Slicing {
+                start_later: true,
+                finish_later: true,
+            };
+            run_sliced(
+                self.unseen,
+                crate::core::url::kept::KeepTrace::new(pattern),
+                slicing,
+                move || lab.trace_shown.get_untracked() == shown,
+                move |kept| lab.put_trace(kept, count, remember, shown),
+            );
+        }
+        #[cfg(not(feature = "workbench"))]
+        {
+            let _ = (remember, shown);
+            self.not_kept(count, "this part of the lab keeps no traces");
+        }
+    }
+
+    /// Hands the trace's list to the browser, then puts the link naming it in the address bar
+    /// and says where it is kept, or why it is not.
+    #[cfg(feature = "workbench")]
+    fn put_trace(
+        &self,
+        kept: crate::core::url::kept::KeptText,
+        count: usize,
+        remember: bool,
+        shown: u32,
+    ) {
+        let (lab, id, bytes) = (*self, kept.id, kept.text.len());
+        super::kept_trace::put(id.clone(), kept.text, move |written| {
+            if lab.trace_shown.get_untracked() != shown {
+                return; // the page shows other traffic by now
             }
+            match written {
+                Ok(()) => {
+                    super::kept_trace::forget_earlier();
+                    lab.state.update(|s| s.kept = KeptTrace::Kept(id.clone()));
+                    super::write_url(&lab.state.with_untracked(to_query), remember);
+                    lab.kept.set(Some(format!(
+                        "Your {count} requests are kept in this browser's IndexedDB (database \"{}\", store \"{}\", id {id}: {bytes} bytes of text). The link, trace={}, opens them again in this browser only; anywhere else it opens the default traffic.",
+                        super::kept_trace::DATABASE,
+                        super::kept_trace::STORE,
+                        crate::core::url::kept_link(Some(&id)),
+                    )));
+                }
+                Err(why) => {
+                    lab.kept.set(None);
+                    lab.not_kept(count, &format!("this browser would not keep them ({why})"));
+                }
+            }
+        });
+    }
+
+    /// Says that a trace too long for a link is kept nowhere, and why.
+    fn not_kept(&self, count: usize, why: &str) {
+        self.notice(format!(
+            "Your {count} requests are more than a link carries ({MAX_REQUESTS_IN_LINK}), and {why}: the trace lasts until the page is closed, and the address bar keeps the last view a link can open again."
+        ));
+    }
+
+    /// What the page does with the trace of the link it opened: reads a kept one back, or keeps
+    /// one that the link carried in full (a link may carry up to `MAX_TRACE_IN_URL` requests)
+    /// but that is longer than the links the page writes, which then name it instead.
+    pub fn open_trace(&self) {
+        self.restore_trace();
+        #[cfg(feature = "workbench")]
+        {
+            let (kept, count) = self
+                .state
+                .with_untracked(|s| (s.kept.clone(), s.pattern.given_len()));
+            if kept == KeptTrace::No && count > MAX_REQUESTS_IN_LINK {
+                let (lab, shown) = (*self, self.trace_shown.get_untracked());
+                let pattern = self.state.with_untracked(|s| s.pattern.clone());
+                super::soon(move || lab.keep_trace(pattern, kept, false, shown));
+            }
+        }
+    }
+
+    /// For a link naming a kept trace (`trace=stored:<id>`), when the page opens it or shows it
+    /// again (`apply`): reads the trace back from the browser with the progress bar up
+    /// meanwhile, then shows it; or says it is not here and shows the rest of the view with the
+    /// default traffic.
+    pub fn restore_trace(&self) {
+        let named = self.state.with_untracked(|s| s.kept.clone());
+        let KeptTrace::Named(id) = named.clone() else {
             return;
         };
-        if count <= MAX_REQUESTS_IN_LINK {
-            let _ = storage.remove_item(STORAGE_KEY);
-            return;
+        #[cfg(feature = "workbench")]
+        {
+            self.show_progress(crate::core::url::kept::OPENING, 0);
+            let lab = *self;
+            match id {
+                Some(id) => super::kept_trace::get(id, move |got| lab.reopen(named, got)),
+                // A link written before the ids: its trace is the one in `localStorage`.
+                None => lab.reopen(named, Ok(super::kept_trace::earlier())),
+            }
         }
-        let kept = count <= MAX_STORED_REQUESTS
-            && trace_list_within(pattern, MAX_STORED_CHARS)
-                .is_some_and(|text| storage.set_item(STORAGE_KEY, &text).is_ok());
-        if !kept {
-            let _ = storage.remove_item(STORAGE_KEY);
-            self.notice(format!(
-                "This trace is more than the page keeps ({MAX_STORED_REQUESTS} requests, {MAX_STORED_CHARS} characters as text): it lasts until the page is closed, and the link cannot bring it back."
-            ));
+        #[cfg(not(feature = "workbench"))]
+        {
+            // web/loader.js gives such a link to the complete module; an old copy of the page
+            // may not have.
+            let _ = id;
+            self.notice(
+                "This link's trace is opened by the lab's complete module: reload the page.".into(),
+            );
         }
     }
 
-    /// For a link saying `trace=stored`: brings back the trace the page kept, or says it is gone.
-    pub fn restore_trace(&self) {
-        if !self.state.with_untracked(|s| s.trace_in_storage) {
-            return;
+    /// Shows the trace read back for the link `named` (its list read a slice at a time, the
+    /// progress bar up), or says why there is none.
+    #[cfg(feature = "workbench")]
+    fn reopen(&self, named: KeptTrace, got: Result<Option<String>, String>) {
+        let lab = *self;
+        let still_named = move || lab.state.with_untracked(|s| s.kept == named);
+        if !still_named() {
+            return; // another view took its place meanwhile
         }
-        let kept = super::window()
-            .and_then(|w| w.local_storage().ok().flatten())
-            .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
-        match kept.map(|text| parse_stored_trace(&text)) {
-            Some(Ok(points)) => self.change(|s| {
-                s.pattern = Pattern::from_points(points);
-                s.trace_in_storage = false;
-            }),
-            _ => {
-                self.notice("The link points at a trace kept in this browser, and it is not here (another browser, or cleared); showing the default traffic.".into());
-                self.change(|s| s.trace_in_storage = false);
+        match got {
+            Ok(Some(text)) => {
+                let bytes = text.len();
+                let reading = crate::core::url::kept::ReadKeptTrace::new(&text);
+                drop(text);
+                let slicing = Slicing {
+                    start_later: true,
+                    finish_later: true,
+                };
+                run_sliced(self.progress, reading, slicing, still_named, move |read| {
+                    lab.reopened(read.map(|points| (points, bytes)).map_err(|e| {
+                        format!("what this browser keeps under it cannot be read ({e})")
+                    }))
+                });
+            }
+            Ok(None) => self.reopened(Err(
+                "it is not here (another browser, or this one's site data was cleared)".into(),
+            )),
+            Err(why) => self.reopened(Err(format!("this browser would not give it back ({why})"))),
+        }
+    }
+
+    /// Shows a trace read back for the link the state names, or says why there is none.
+    #[cfg(feature = "workbench")]
+    fn reopened(&self, read: Result<(Vec<crate::core::traffic::Point>, usize), String>) {
+        self.progress.set(None);
+        let KeptTrace::Named(id) = self.state.with_untracked(|s| s.kept.clone()) else {
+            return;
+        };
+        match read {
+            Ok((points, bytes)) => {
+                if let Some(id) = &id {
+                    self.kept.set(Some(format!(
+                        "Opened from this browser's IndexedDB (database \"{}\", store \"{}\", id {id}): {} requests, {bytes} bytes of text. The link opens them again in this browser only.",
+                        super::kept_trace::DATABASE,
+                        super::kept_trace::STORE,
+                        points.len(),
+                    )));
+                }
+                // A trace from `localStorage` is kept again in IndexedDB, under its id.
+                self.change(|s| {
+                    s.pattern = Pattern::from_points(points);
+                    s.kept = id.map_or(KeptTrace::No, KeptTrace::Kept);
+                });
+            }
+            Err(why) => {
+                self.notice(format!(
+                    "The link points at a trace kept in this browser (trace={}), and {why}; showing the default traffic.",
+                    crate::core::url::kept_link(id.as_deref()),
+                ));
+                self.change(|s| s.kept = KeptTrace::No);
             }
         }
+    }
+
+    /// For a link opened with Back or Forward: shows it, reading a kept trace back (`apply`)
+    /// unless it is the one on screen.
+    pub fn show_link(&self, mut next: LabState) {
+        if let KeptTrace::Named(Some(id)) = &next.kept {
+            let kept = KeptTrace::Kept(id.clone());
+            self.state.with_untracked(|now| {
+                if now.kept == kept {
+                    next.pattern = now.pattern.clone();
+                    next.kept = kept;
+                }
+            });
+        }
+        self.show(next, false);
     }
 
     /// Shows that `what` is under way, `permille` thousandths done.

@@ -5,7 +5,9 @@
 //! puts them all in the order a link writes them.
 
 use super::codec::percent_encode;
-use super::trace_list::{parse_trace_list, trace_list, MAX_REQUESTS_IN_LINK, STORED_TRACE};
+use super::trace_list::{
+    kept_link, parse_kept_link, parse_trace_list, trace_list, MAX_REQUESTS_IN_LINK,
+};
 use super::values::{choice, count, flag, name_of};
 use crate::core::algorithms::fixed_window::Alignment;
 use crate::core::clients::{DEFAULT_RETRIES, MAX_RETRIES};
@@ -15,7 +17,7 @@ use crate::core::deployment::{Spread, MAX_INSTANCES};
 use crate::core::durable::DurableParams;
 use crate::core::embed::{Control, MAX_CAPTION_CHARS};
 use crate::core::field::Field;
-use crate::core::lab_state::{LabState, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
+use crate::core::lab_state::{KeptTrace, LabState, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
 use crate::core::limiter::{Algorithm, LeakDelay, Settings};
 use crate::core::second_limit::{SecondKey, SecondLimit, Spend};
 use crate::core::theme::Theme;
@@ -72,23 +74,26 @@ pub const TRAFFIC: &[Field<LabState>] = &[
     Field {
         name: "trace",
         read: |s, raw| {
-            if raw.trim() == STORED_TRACE {
-                s.trace_in_storage = true;
+            if let Some(named) = parse_kept_link(raw) {
+                let id = named.map_err(|e| format!("{e}; showing the default pattern instead."))?;
+                s.kept = KeptTrace::Named(id);
                 return Ok(());
             }
             let points = parse_trace_list(raw)
                 .map_err(|e| format!("{e}; showing the default pattern instead."))?;
             s.pattern = Pattern::from_points(points);
+            s.kept = KeptTrace::No;
             Ok(())
         },
+        // A trace too long for a link that the page has not kept is written nowhere: no link
+        // can open it again (`super::reopens`).
         write: |s| {
             let given = s.pattern.given_len();
-            if s.trace_in_storage || given > MAX_REQUESTS_IN_LINK {
-                Some(STORED_TRACE.to_string())
-            } else if given > 0 {
-                trace_list(&s.pattern)
-            } else {
-                None
+            match &s.kept {
+                KeptTrace::Named(id) => Some(kept_link(id.as_deref())),
+                KeptTrace::Kept(id) if given > MAX_REQUESTS_IN_LINK => Some(kept_link(Some(id))),
+                _ if (1..=MAX_REQUESTS_IN_LINK).contains(&given) => trace_list(&s.pattern),
+                _ => None,
             }
         },
     },
@@ -96,10 +101,10 @@ pub const TRAFFIC: &[Field<LabState>] = &[
         name: "pattern",
         read: |s, raw| {
             let raw = raw.trim();
-            if s.trace_in_storage || s.pattern.given_len() > 0 {
+            if s.kept.is_named() || s.pattern.given_len() > 0 {
                 return match raw {
                     "trace" => Ok(()),
-                    _ if s.trace_in_storage => Ok(()),
+                    _ if s.kept.is_named() => Ok(()),
                     _ => Err(
                         "trace= was given, so pattern= is ignored: the page shows your trace."
                             .into(),
@@ -119,7 +124,7 @@ pub const TRAFFIC: &[Field<LabState>] = &[
             Ok(())
         },
         write: |s| {
-            let written_as_trace = s.trace_in_storage || s.pattern.given_len() > 0;
+            let written_as_trace = s.kept.is_named() || s.pattern.given_len() > 0;
             (!written_as_trace && s.pattern != Pattern::Edge).then(|| s.pattern.slug().to_string())
         },
     },

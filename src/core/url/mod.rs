@@ -11,24 +11,28 @@
 //! - [`values`]: how numbers, flags, choices, milliseconds and periods are read;
 //! - [`fields`] and [`durable_fields`]: the rows of the lab's fields and of the Durable Object's
 //!   (the products' rows are `profiles::settings::FIELDS`, which the product settings keep);
-//! - [`trace_list`]: the grammar of `trace=`, which the page's storage uses too.
+//! - [`trace_list`]: the grammar of `trace=`, which the page's storage uses too, and [`kept`]:
+//!   writing a trace for the browser to keep, and reading it back, a slice at a time.
 
 pub mod codec;
 pub mod durable_fields;
 pub mod fields;
+pub mod kept;
 pub mod trace_list;
 pub mod values;
 
 use crate::core::durable::DurableParams;
 use crate::core::field::Field;
-use crate::core::lab_state::LabState;
+use crate::core::lab_state::{KeptTrace, LabState};
 use crate::core::limiter::Settings;
 use crate::core::profiles::settings::{ProductSettings, FIELDS as PRODUCT_FIELDS};
 use codec::{field_value, query_pairs};
 
+pub use kept::parse_stored_trace;
 pub use trace_list::{
-    parse_stored_trace, parse_trace_items, parse_trace_list, trace_list, trace_list_within,
-    MAX_REQUESTS_IN_LINK, MAX_TRACE_IN_URL, STORED_TRACE,
+    kept_link, parse_kept_link, parse_trace_items, parse_trace_list, trace_id, trace_list,
+    trace_list_within, MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK, MAX_TRACE_IN_URL, STORED_TRACE,
+    TRACE_ID_LEN,
 };
 
 /// A group of fields and the part of the state they set.
@@ -111,6 +115,13 @@ pub fn to_query(state: &LabState) -> String {
         .map(|(name, value)| format!("{name}={value}"))
         .collect();
     parts.join("&")
+}
+
+/// Whether the link [`to_query`] writes opens this state again. Not for a trace too long for a
+/// link that the page has not kept: the link has no `trace=` and would open the default
+/// traffic, so the page leaves the address bar as it was.
+pub fn reopens(state: &LabState) -> bool {
+    state.kept != KeptTrace::No || state.pattern.given_len() <= MAX_REQUESTS_IN_LINK
 }
 
 /// The Durable Object's fields as (name, value) pairs, defaults left out: what a form that does

@@ -200,23 +200,16 @@ fn the_state_survives_a_round_trip_through_the_query() {
     assert_eq!(parse_query(&query).state, state);
 }
 
-#[test]
-fn a_trace_too_long_for_a_link_is_written_as_stored_and_reads_back_from_storage() {
-    let points: Vec<Point> = (0..MAX_REQUESTS_IN_LINK as u64 + 1)
+fn long_trace() -> Vec<Point> {
+    (0..MAX_REQUESTS_IN_LINK as u64 + 1)
         .map(|i| Point::new(Time(i * 1000), if i % 2 == 0 { "a b" } else { DEFAULT_KEY }))
-        .collect();
-    let state = LabState {
-        pattern: Pattern::from_points(points.clone()),
-        ..LabState::default()
-    };
-    assert_eq!(to_query(&state), "trace=stored");
-    let parsed = parse_query("trace=stored&limit=3");
-    assert!(parsed.state.trace_in_storage && parsed.notices.is_empty());
-    assert_eq!(parsed.state.settings.limit, 3);
-    // Found by the fuzz target: until the page brings the trace back, the link keeps saying
-    // where it is (writing it back is a fixed point).
-    assert_eq!(to_query(&parsed.state), "limit=3&trace=stored");
-    let kept = trace_list(&state.pattern).unwrap();
+        .collect()
+}
+
+#[test]
+fn a_trace_too_long_for_a_link_is_kept_as_its_list_and_named_by_an_id_made_from_it() {
+    let points = long_trace();
+    let kept = trace_list(&points_state(&points).pattern).unwrap();
     assert!(
         kept.starts_with("0@a%20b,0.001,0.002@a%20b"),
         "{}",
@@ -224,16 +217,118 @@ fn a_trace_too_long_for_a_link_is_written_as_stored_and_reads_back_from_storage(
     );
     assert_eq!(parse_stored_trace(&kept).unwrap(), points);
     assert_eq!(
-        trace_list_within(&state.pattern, kept.len()).as_deref(),
+        trace_list_within(&points_state(&points).pattern, kept.len()).as_deref(),
         Some(kept.as_str())
     );
-    assert_eq!(trace_list_within(&state.pattern, kept.len() - 1), None);
-    // A link-sized trace still goes in the link.
-    let short = LabState {
-        pattern: Pattern::from_points(points[..3].to_vec()),
+    assert_eq!(
+        trace_list_within(&points_state(&points).pattern, kept.len() - 1),
+        None
+    );
+    let id = trace_id(&kept);
+    assert_eq!(id.len(), TRACE_ID_LEN);
+    assert!(id
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    assert_eq!(trace_id(&kept), id, "the same trace, the same id");
+    assert_ne!(trace_id(&kept[..kept.len() - 1]), id);
+    // The standard's "abc" digest starts ba7816bf8f01cfea.
+    assert_eq!(trace_id("abc"), "ba7816bf8f01cfea");
+}
+
+fn points_state(points: &[Point]) -> LabState {
+    LabState {
+        pattern: Pattern::from_points(points.to_vec()),
         ..LabState::default()
-    };
+    }
+}
+
+#[test]
+fn a_kept_trace_is_written_as_stored_and_its_id_and_reads_back_as_named() {
+    let mut state = points_state(&long_trace());
+    state.kept = KeptTrace::Kept("0123456789abcdef".into());
+    state.settings.limit = 3;
+    assert_eq!(to_query(&state), "limit=3&trace=stored:0123456789abcdef");
+    assert!(reopens(&state));
+    let parsed = parse_query("trace=stored:0123456789abcdef&limit=3");
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    assert_eq!(
+        parsed.state.kept,
+        KeptTrace::Named(Some("0123456789abcdef".into()))
+    );
+    assert_eq!(
+        parsed.state.pattern,
+        Pattern::Edge,
+        "until the page reads it back"
+    );
+    assert_eq!(parsed.state.settings.limit, 3);
+    // Until the page reads the trace back, the link keeps naming it (a fixed point).
+    assert_eq!(
+        to_query(&parsed.state),
+        "limit=3&trace=stored:0123456789abcdef"
+    );
+    assert!(reopens(&parsed.state));
+    // pattern= beside it is moot, as beside any trace.
+    let with_pattern = parse_query("trace=stored:0123456789abcdef&pattern=steady");
+    assert!(with_pattern.notices.is_empty());
+    assert_eq!(with_pattern.state.pattern, Pattern::Edge);
+}
+
+#[test]
+fn a_trace_too_long_for_a_link_and_not_kept_goes_in_no_link() {
+    let state = points_state(&long_trace());
+    assert_eq!(state.kept, KeptTrace::No);
+    assert_eq!(to_query(&state), "", "neither trace= nor pattern=");
+    assert!(!reopens(&state));
+    // A link-sized trace still goes in the link, whatever was kept before.
+    let mut short = points_state(&long_trace()[..3]);
     assert_eq!(to_query(&short), "trace=0@a%20b,0.001,0.002@a%20b");
+    assert!(reopens(&short));
+    short.kept = KeptTrace::Kept("0123456789abcdef".into());
+    assert_eq!(to_query(&short), "trace=0@a%20b,0.001,0.002@a%20b");
+}
+
+#[test]
+fn the_id_less_stored_of_earlier_links_still_names_the_kept_trace() {
+    let parsed = parse_query("trace=stored&limit=3");
+    assert!(parsed.notices.is_empty());
+    assert_eq!(parsed.state.kept, KeptTrace::Named(None));
+    assert_eq!(to_query(&parsed.state), "limit=3&trace=stored");
+}
+
+#[test]
+fn a_stored_link_with_a_malformed_id_is_refused_with_the_default_pattern() {
+    for raw in [
+        "stored:",
+        "stored:0123",
+        "stored:0123456789ABCDEF",
+        "stored:0123456789abcdeg",
+        "stored:0123456789abcdef0",
+        "stored:../../x",
+    ] {
+        let parsed = parse_query(&format!("trace={raw}&limit=3"));
+        assert_eq!(parsed.notices.len(), 1, "{raw}");
+        assert!(
+            parsed.notices[0].message.contains("16-character id"),
+            "{}",
+            parsed.notices[0].message
+        );
+        assert_eq!(parsed.state.kept, KeptTrace::No, "{raw}");
+        assert_eq!(parsed.state.pattern, Pattern::Edge, "{raw}");
+        assert_eq!(to_query(&parsed.state), "limit=3");
+    }
+    // Neither a kept trace nor a list: a typo is named as in any list.
+    let parsed = parse_query("trace=storedx");
+    assert_eq!(parsed.notices.len(), 1);
+    assert_eq!(parsed.state.kept, KeptTrace::No);
+}
+
+#[test]
+fn reading_a_list_of_times_drops_a_kept_trace_the_state_had() {
+    let mut state = points_state(&long_trace());
+    state.kept = KeptTrace::Kept("0123456789abcdef".into());
+    set_field(&mut state, "trace", "1,2").unwrap();
+    assert_eq!(state.kept, KeptTrace::No);
+    assert_eq!(to_query(&state), "trace=1,2");
 }
 
 #[test]

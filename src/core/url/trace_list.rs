@@ -1,20 +1,74 @@
 //! The trace list, the grammar a link (`trace=`) and the page's storage use for a person's
 //! traffic: comma-separated items `time[*cost][@key[@region[@route]]]`, times in seconds
 //! (`8,8.398@tenant:a,600*17@k,9@tenant:a@syd@POST%20%2Flogin`), names percent-encoded.
+//! A trace too long for a link is kept in the browser's IndexedDB as this same text, and the link
+//! names it instead: `trace=stored:<id>`, the id being the first 64 bits of the text's SHA-256
+//! (FIPS 180-4, `core::sha256`) in lowercase hex, so the same trace always gets the same id.
 
-use super::codec::{percent_decode, percent_encode};
-use crate::core::import::MAX_LINES;
+use super::codec::percent_encode;
 use crate::core::region::Region;
+use crate::core::sha256::sha256;
 use crate::core::time::{format_seconds, parse_seconds, Time};
 use crate::core::traffic::{parse_cost, Pattern, Point, DEFAULT_KEY, MAX_KEY_LEN};
 
 /// The most request times a `trace=` parameter may carry.
 pub const MAX_TRACE_IN_URL: usize = 100_000;
-/// The most requests the page writes into a link; a larger trace is kept in the browser's own
-/// storage and the link says `trace=stored`.
+/// The most requests the page writes into a link; a larger trace is kept in the browser's
+/// IndexedDB and the link says `trace=stored:<id>`.
 pub const MAX_REQUESTS_IN_LINK: usize = 10_000;
-/// `trace=stored`: the trace is the one this browser keeps for the page.
+/// `trace=stored:<id>`: the trace this browser keeps under `<id>`. Alone, `trace=stored` is a
+/// link written before the ids, naming the one trace the page kept in `localStorage`.
 pub const STORED_TRACE: &str = "stored";
+/// The most requests the page keeps in the browser: opening a kept trace reads its whole list in
+/// one step, which stays a fraction of a second at this size; a longer trace lasts until the
+/// page is closed.
+pub const MAX_KEPT_REQUESTS: usize = 200_000;
+/// The characters of a kept trace's id: 64 bits in hex.
+pub const TRACE_ID_LEN: usize = 16;
+
+/// The id a trace list is kept under: the first 64 bits of its SHA-256, in lowercase hex. Made
+/// from the text alone, so keeping the same trace twice keeps one copy under one id, and a link
+/// names exactly the trace it was written for.
+pub fn trace_id(list: &str) -> String {
+    id_of(&sha256(list.as_bytes()))
+}
+
+/// A digest's first [`TRACE_ID_LEN`] hex digits.
+pub(super) fn id_of(digest: &[u8; 32]) -> String {
+    digest[..TRACE_ID_LEN / 2]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Reads a `trace=` value that names a kept trace: `None` when it names none (it is a list of
+/// times), `Some(Ok(Some(id)))` for `stored:<id>`, `Some(Ok(None))` for the id-less `stored` of
+/// earlier links, and `Some(Err(_))` for `stored:` followed by anything but an id.
+pub fn parse_kept_link(raw: &str) -> Option<Result<Option<String>, String>> {
+    let rest = raw.trim().strip_prefix(STORED_TRACE)?;
+    if rest.is_empty() {
+        return Some(Ok(None));
+    }
+    let id = rest.strip_prefix(':')?;
+    let is_id = id.len() == TRACE_ID_LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    Some(match is_id {
+        true => Ok(Some(id.to_string())),
+        false => Err(format!(
+            "after stored: comes the {TRACE_ID_LEN}-character id the page wrote (0-9 and a-f)"
+        )),
+    })
+}
+
+/// The `trace=` value naming the trace kept under `id` (`stored:<id>`), or the id-less `stored`.
+pub fn kept_link(id: Option<&str>) -> String {
+    match id {
+        Some(id) => format!("{STORED_TRACE}:{id}"),
+        None => STORED_TRACE.to_string(),
+    }
+}
 
 /// Parses `trace=`: comma-separated seconds, each optionally followed by `@key`
 /// (`1.5@tenant:a`); items without a key belong to the default key. The whole list is refused on
@@ -28,54 +82,70 @@ pub fn parse_trace_list(raw: &str) -> Result<Vec<Point>, String> {
 /// `600*17@k` is a request for 17 at 600 s from key `k`.
 pub fn parse_trace_items(raw: &str, max: usize) -> Result<Vec<Point>, String> {
     let items: Vec<&str> = raw.split(',').map(str::trim).collect();
-    if items.iter().all(|s| s.is_empty()) {
-        return Err("the list of request times is empty".into());
-    }
-    if items.len() > max {
-        return Err(format!(
-            "{} request times is more than a link can carry ({max} at most)",
-            items.len()
-        ));
-    }
+    check_items(items.iter().all(|s| s.is_empty()), items.len(), max)?;
     let mut points = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         if item.is_empty() && i + 1 == items.len() {
             continue; // a trailing comma
         }
-        let mut parts = item.splitn(4, '@');
-        let head = parts.next().unwrap_or_default();
-        let (time_text, cost) = match head.split_once('*') {
-            Some((time, cost)) => (
-                time,
-                parse_cost(cost).map_err(|e| format!("item {} of the list: {e}", i + 1))?,
-            ),
-            None => (head, 1),
-        };
-        let key = parts.next().map(str::trim).unwrap_or(DEFAULT_KEY);
-        if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control)
-        {
-            return Err(format!("item {} of the list: the key after @ must be 1 to {MAX_KEY_LEN} printable characters", i + 1));
-        }
-        let at =
-            parse_seconds(time_text).map_err(|e| format!("item {} of the list: {e}", i + 1))?;
-        let origin = match parts.next().map(str::trim).filter(|r| !r.is_empty()) {
-            Some(code) => Some(Region::from_code(code).ok_or_else(|| format!("item {} of the list: \"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)", i + 1))?),
-            None => None,
-        };
-        let route = parts
-            .next()
-            .map(str::trim)
-            .filter(|r| !r.is_empty())
-            .map(str::to_string);
-        points.push(Point {
-            at: Time(at),
-            key: key.to_string(),
-            origin,
-            route,
-            cost,
-        });
+        points.push(parse_item(i, item)?);
     }
     Ok(points)
+}
+
+/// Refuses a list whose items are all empty or more than `max`.
+pub(super) fn check_items(all_empty: bool, count: usize, max: usize) -> Result<(), String> {
+    if all_empty {
+        return Err("the list of request times is empty".into());
+    }
+    if count > max {
+        return Err(format!(
+            "{count} request times is more than a link can carry ({max} at most)"
+        ));
+    }
+    Ok(())
+}
+
+/// Reads item `i` (from 0) of a list, already trimmed: `time[*cost][@key[@region[@route]]]`.
+pub(super) fn parse_item(i: usize, item: &str) -> Result<Point, String> {
+    let mut parts = item.splitn(4, '@');
+    let head = parts.next().unwrap_or_default();
+    let (time_text, cost) = match head.split_once('*') {
+        Some((time, cost)) => (
+            time,
+            parse_cost(cost).map_err(|e| format!("item {} of the list: {e}", i + 1))?,
+        ),
+        None => (head, 1),
+    };
+    let key = parts.next().map(str::trim).unwrap_or(DEFAULT_KEY);
+    if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control) {
+        return Err(format!(
+            "item {} of the list: the key after @ must be 1 to {MAX_KEY_LEN} printable characters",
+            i + 1
+        ));
+    }
+    let at = parse_seconds(time_text).map_err(|e| format!("item {} of the list: {e}", i + 1))?;
+    let origin = match parts.next().map(str::trim).filter(|r| !r.is_empty()) {
+        Some(code) => Some(Region::from_code(code).ok_or_else(|| {
+            format!(
+                "item {} of the list: \"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)",
+                i + 1
+            )
+        })?),
+        None => None,
+    };
+    let route = parts
+        .next()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(str::to_string);
+    Ok(Point {
+        at: Time(at),
+        key: key.to_string(),
+        origin,
+        route,
+        cost,
+    })
 }
 
 /// A person's trace as the `trace=` list (`8,8.398@tenant:a,9@tenant:a@syd@POST%20%2Flogin`,
@@ -93,23 +163,7 @@ pub fn trace_list_within(pattern: &Pattern, max_chars: usize) -> Option<String> 
         if !out.is_empty() {
             out.push(',');
         }
-        out.push_str(&format_seconds(p.at.micros()));
-        if p.cost != 1 {
-            out.push('*');
-            out.push_str(&p.cost.to_string());
-        }
-        if p.key != DEFAULT_KEY || p.origin.is_some() || p.route.is_some() {
-            out.push('@');
-            out.push_str(&percent_encode(&p.key));
-        }
-        if p.origin.is_some() || p.route.is_some() {
-            out.push('@');
-            out.push_str(p.origin.map(Region::code).unwrap_or_default());
-        }
-        if let Some(route) = &p.route {
-            out.push('@');
-            out.push_str(&percent_encode(route));
-        }
+        push_item(&mut out, p);
         out.len() <= max_chars
     };
     let fits = match pattern {
@@ -120,8 +174,24 @@ pub fn trace_list_within(pattern: &Pattern, max_chars: usize) -> Option<String> 
     (fits && !out.is_empty()).then_some(out)
 }
 
-/// Reads a trace the page kept in its storage (written by [`trace_list`]), up to the importer's
-/// line limit.
-pub fn parse_stored_trace(text: &str) -> Result<Vec<Point>, String> {
-    parse_trace_items(&percent_decode(text), MAX_LINES)
+/// Writes one request as a list item: `time[*cost][@key[@region[@route]]]`, names
+/// percent-encoded.
+pub(super) fn push_item(out: &mut String, p: &Point) {
+    out.push_str(&format_seconds(p.at.micros()));
+    if p.cost != 1 {
+        out.push('*');
+        out.push_str(&p.cost.to_string());
+    }
+    if p.key != DEFAULT_KEY || p.origin.is_some() || p.route.is_some() {
+        out.push('@');
+        out.push_str(&percent_encode(&p.key));
+    }
+    if p.origin.is_some() || p.route.is_some() {
+        out.push('@');
+        out.push_str(p.origin.map(Region::code).unwrap_or_default());
+    }
+    if let Some(route) = &p.route {
+        out.push('@');
+        out.push_str(&percent_encode(route));
+    }
 }
