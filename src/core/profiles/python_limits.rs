@@ -26,6 +26,11 @@
 //! so no lab time overflows. Every `time.time()` call made during one call of the library reads
 //! the same instant. With the default `epoch` (about 1.7 × 10^9 s, as today's clocks read) one
 //! ULP of the clock is 2^-22 s, about 0.24 µs, so every lab microsecond is a distinct float.
+//! Far from 1970 (from 2^62 ns since it, in 2116) the readings can go down: a whole second
+//! reads as that many seconds exactly, every other instant through its nanoseconds rounded to a
+//! double, which a whole second's nanoseconds then no longer are, so the instants just after a
+//! whole second can read one ULP below it (or those just before it one ULP above). The library
+//! then reads, a microsecond after a whole second, the window it had left at that second.
 //!
 //! - Fixed window (`FixedWindowRateLimiter.hit` → `MemoryStorage.incr(key, expiry, cost)`):
 //!   `incr` first drops the counter when its expiry time is at or before now, then adds the cost,
@@ -82,10 +87,12 @@
 //!
 //! The lab's `Decision`: `limit` is `amount`; `remaining` the stats' `remaining`; `reset_after`
 //! the time until the state holds nothing that changes a later answer (the counter expired; the
-//! newest entry out of the window; both counters expired or out of reach of the window keys);
-//! `retry_after`, for a refused hit, the time until the same hit would pass if nothing else
-//! happened (found on the exact float predicate, to the microsecond), `None` when its cost is
-//! above `amount`.
+//! newest entry out of the window; both counters expired or out of reach of the window keys, at
+//! every reading from then on, so not at a whole second whose next microsecond reads back into
+//! their windows); `retry_after`, for a refused hit, the time until the same hit would pass if
+//! nothing else happened (found on the exact float predicate, to the microsecond: in the sliding
+//! window counter the first microsecond whose reading lets it pass, even if the next one reads
+//! lower and would not), `None` when its cost is above `amount`.
 //!
 //! Choices where the library is silent: a time earlier than one already seen is treated as that
 //! later time (the library would read the wall clock, which only moves on). The storage holds
@@ -462,9 +469,96 @@ struct Clock {
     epoch: u64,
 }
 
+/// An instant below this many microseconds since the Unix epoch has its next whole second below
+/// 2^62 ns, and no reading from it to there is lower than its own (nor any later one, which are
+/// higher still): below 2^62 a whole second's nanoseconds, `S × 10^9 = (S × 5^9) × 2^9`, are a
+/// double exactly (`S × 5^9` is below 2^53), which divides to `S` as the whole-second case reads.
+const MONOTONE_BELOW_MICROS: u64 = (1 << 62) / 1_000 - MICROS_PER_SEC;
+
 impl Clock {
     fn read(self, now: Time) -> f64 {
         time_time(self.epoch, now)
+    }
+
+    /// `read` without CPython's whole-second case: the nanoseconds converted to the nearest
+    /// double, then divided. It never goes down as the lab time grows (each step rounds
+    /// monotonically), and it is `read` at every lab time that is not a whole second.
+    fn plain(self, now: Time) -> f64 {
+        let ns = self
+            .epoch
+            .checked_mul(MICROS_PER_SEC)
+            .and_then(|e| e.checked_add(now.micros()))
+            .and_then(|micros| micros.checked_mul(1_000));
+        match ns {
+            Some(ns) => ns as f64 / 1e9,
+            None => {
+                let micros =
+                    u128::from(self.epoch) * u128::from(MICROS_PER_SEC) + u128::from(now.micros());
+                (micros * 1_000) as f64 / 1e9
+            }
+        }
+    }
+
+    /// The lowest reading at `now` or at any later lab time; `here` is the reading at `now`.
+    ///
+    /// The readings can go down far from 1970 (from 2^62 ns, the year 2116): a whole second
+    /// reads as exactly that many seconds, but the instants around it through their nanoseconds
+    /// rounded to a double, which a whole second's nanoseconds need not be; so the microseconds
+    /// just after a whole second can read one ULP below it, or those just before it one ULP
+    /// above. A state that reads as holding nothing at a whole second can then read its counters
+    /// again a microsecond later. Every later instant that is not a whole second reads at least
+    /// as the first such one (`plain` never goes down), and every later whole second at least as
+    /// the first one: the lowest reading is one of these two or the reading at `now`.
+    fn least_from(self, now: Time, here: f64) -> f64 {
+        let t = now.micros();
+        let micros = self
+            .epoch
+            .checked_mul(MICROS_PER_SEC)
+            .and_then(|e| e.checked_add(t));
+        if micros.is_some_and(|m| m < MONOTONE_BELOW_MICROS) {
+            return here;
+        }
+        // The epoch is whole seconds: the lab's whole seconds are the clock's.
+        let next_second = (t - t % MICROS_PER_SEC).checked_add(MICROS_PER_SEC);
+        let next_other = t.checked_add(1).and_then(|u| {
+            if u % MICROS_PER_SEC == 0 {
+                u.checked_add(1)
+            } else {
+                Some(u)
+            }
+        });
+        [next_second, next_other]
+            .into_iter()
+            .flatten()
+            .map(|u| self.read(Time(u)))
+            .fold(here, f64::min)
+    }
+
+    /// The first lab time at or after `from` whose reading satisfies `holds`, a condition on the
+    /// reading that stays true as the reading grows; `guess` is a time near the answer. Where the
+    /// readings go down (see `least_from`) it can hold at a whole second and fail a microsecond
+    /// later, or fail at a whole second and hold the microsecond before, so it is not searched
+    /// on the lab time directly: the search finds the first time it holds on `plain`, which
+    /// never goes down, and past a whole second found there, the next microsecond (`plain` is
+    /// the reading there and still holds). Before that, the reading can hold only at the last
+    /// whole second: every earlier one reads below an instant half a second after it, at which
+    /// `plain` fails (a ULP of the clock is far less than half a second), so fails too.
+    fn first_reading(self, from: Time, guess: u64, holds: impl Fn(f64) -> bool) -> Option<Time> {
+        let found = first_time(from, guess, |t| holds(self.plain(t)))?.micros();
+        let other = if found % MICROS_PER_SEC == 0 {
+            match found.checked_add(1) {
+                Some(u) => u,
+                None => return holds(self.read(Time(found))).then_some(Time(found)),
+            }
+        } else {
+            found
+        };
+        let second = other - other % MICROS_PER_SEC;
+        if second >= from.micros() && holds(self.read(Time(second))) {
+            Some(Time(second))
+        } else {
+            Some(Time(other))
+        }
     }
 
     /// A lab time near the instant `secs` reads (for starting a search), saturating.

@@ -44,10 +44,10 @@ enum Outcome {
 /// two windows apart, the one between).
 const SLOTS: usize = 3;
 
-/// A time found for the counters as they were, which holds while they are unchanged: the
-/// conditions it answers only turn true with time and depend on nothing else, so the first time
-/// at or after a later `now` is the same time, or `now` once it has passed. The counters are
-/// named by their version (see `SlidingWindowCounterRateLimiter::version`).
+/// A time found for the counters as they were, the first at or after the `now` it was found from
+/// at which a condition on them holds; it depends on nothing else, so while they are unchanged
+/// it is the first at or after any later `now` up to it too. The counters are named by their
+/// version (see `SlidingWindowCounterRateLimiter::version`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Found {
     version: u64,
@@ -56,10 +56,21 @@ struct Found {
 }
 
 impl Found {
+    /// The time found, for a condition that stays true once it holds (at rest from then on):
+    /// `now` once it has passed.
     fn get(cache: Option<Found>, version: u64, cost: u64, now: Time) -> Option<Option<Time>> {
         cache
             .filter(|f| f.version == version && f.cost == cost)
             .map(|f| f.at.map(|at| at.max(now)))
+    }
+
+    /// The time found, for a condition that can fail again after it holds (a hit passing, at a
+    /// reading of the clock that goes down a moment later): only until it has passed.
+    fn ahead(cache: Option<Found>, version: u64, cost: u64, now: Time) -> Option<Option<Time>> {
+        cache
+            .filter(|f| f.version == version && f.cost == cost)
+            .filter(|f| f.at.is_none_or(|at| at >= now))
+            .map(|f| f.at)
     }
 }
 
@@ -189,13 +200,15 @@ impl SlidingWindowCounterRateLimiter {
         }
     }
 
-    /// Writes the counted slot, forgetting counters no key can reach again.
-    fn store(&mut self, slot: Slot, t: f64) {
-        let (previous_index, _) = self.keys(t);
+    /// Writes the counted slot, forgetting counters no key can reach again: those out of reach
+    /// of the keys, or expired, at `least`, the lowest reading from now on
+    /// (`Clock::least_from`).
+    fn store(&mut self, slot: Slot, least: f64) {
+        let (previous_index, _) = self.keys(least);
         let old = self.slots;
         for s in &mut self.slots {
             if s.is_some_and(|s| {
-                s.index < previous_index || s.expires <= t || s.index == slot.index
+                s.index < previous_index || s.expires <= least || s.index == slot.index
             }) {
                 *s = None;
             }
@@ -221,7 +234,7 @@ impl SlidingWindowCounterRateLimiter {
         match self.assess(t, cost) {
             Outcome::Refused => false,
             Outcome::Counted { slot, allowed } => {
-                self.store(slot, t);
+                self.store(slot, self.clock.least_from(now, t));
                 allowed
             }
         }
@@ -277,9 +290,11 @@ impl SlidingWindowCounterRateLimiter {
     }
 
     /// True when no counter that holds a count can be read again: each is out of reach of the
-    /// window keys or expired.
+    /// window keys or expired, at `now` and every later time. Each is so at a reading once it is
+    /// at a lower one, so it is enough that it is at the lowest reading from `now` on
+    /// (`Clock::least_from`); at `now` alone it is not, where the readings go down.
     fn holds_nothing(&self, now: Time) -> bool {
-        let t = self.clock.read(now);
+        let t = self.clock.least_from(now, self.clock.read(now));
         let (previous_index, _) = self.keys(t);
         self.slots
             .iter()
@@ -325,14 +340,14 @@ impl SlidingWindowCounterRateLimiter {
         super::first_time(now, guess, |t| self.holds_nothing(t))
     }
 
-    /// The first time from `now` at which a hit of `cost` would pass.
+    /// The first time from `now` at which a hit of `cost` would pass: it passes at a reading
+    /// once it passes at a lower one, so the first reading it passes at is searched for
+    /// (`Clock::first_reading`).
     fn find_pass(&self, now: Time, cost: u64) -> Option<Time> {
-        super::first_time(now, self.pass_guess(now, cost), |t| {
-            matches!(
-                self.assess(self.clock.read(t), cost),
-                Outcome::Counted { allowed: true, .. }
-            )
-        })
+        self.clock
+            .first_reading(now, self.pass_guess(now, cost), |t| {
+                matches!(self.assess(t, cost), Outcome::Counted { allowed: true, .. })
+            })
     }
 
     /// `hit` then `get_window_stats` at the same instant, the clock and the counters read once:
@@ -348,7 +363,7 @@ impl SlidingWindowCounterRateLimiter {
         match self.assess_in(win, t, cost) {
             Outcome::Refused => (false, self.stats_of(win, t)),
             Outcome::Counted { slot, allowed } => {
-                self.store(slot, t);
+                self.store(slot, self.clock.least_from(now, t));
                 // `store` keeps the previous window's counter (it is not expired, a free place
                 // is always left for the current one), unless both keys name one counter.
                 let after = if win.previous_index == win.current_index {
@@ -382,7 +397,7 @@ impl SlidingWindowCounterRateLimiter {
         let retry_after = if hit || cost > self.params.amount {
             None
         } else {
-            let at = match Found::get(self.retry, self.version, cost, now) {
+            let at = match Found::ahead(self.retry, self.version, cost, now) {
                 Some(at) => at,
                 None => {
                     let at = self.find_pass(now, cost);
@@ -526,5 +541,86 @@ mod tests {
         assert!(l.peek(Time(10_000_001), 1).allowed());
         // The limiter forgets the window once no key reaches it: at 20 s.
         assert_eq!(d.reset_after, Span::from_secs(10));
+    }
+
+    /// The lab's second 1_676_976_733_990 (a whole second near the end of the lab's time) and
+    /// the reading `time.time()` gives there on the default clock of a 1 s window.
+    const SECOND: u64 = 1_676_976_733_990_000_000;
+    const READS: f64 = 1_678_676_733_990.0;
+
+    #[test]
+    fn far_from_1970_the_clock_reads_back_into_the_last_second_just_after_a_whole_second() {
+        let clock = limiter(3, 1, 1_700_000_000).clock;
+        assert_eq!(clock.read(Time(SECOND)), READS);
+        // 1_678_676_733_990 × 10^9 ns is no double: the next microsecond's nanoseconds round to
+        // the double 130_048 ns below it, which divides to one ULP (2^-12 s) below.
+        assert_eq!(clock.read(Time(SECOND + 1)), READS - 1.0 / 4096.0);
+        assert_eq!(clock.read(Time(SECOND + 2)), READS + 1.0 / 4096.0);
+        let least = |t: u64| clock.least_from(Time(t), clock.read(Time(t)));
+        assert_eq!(least(SECOND - 1), READS - 1.0 / 4096.0);
+        assert_eq!(least(SECOND), READS - 1.0 / 4096.0);
+        assert_eq!(least(SECOND + 1), READS - 1.0 / 4096.0);
+        assert_eq!(least(SECOND + 2), READS + 1.0 / 4096.0);
+        // Where the readings never go down, the lowest from now on is now's.
+        for t in [90_000_000, 999_999] {
+            assert_eq!(least(t), clock.read(Time(t)));
+        }
+    }
+
+    #[test]
+    fn counters_rest_only_from_the_microsecond_no_later_reading_reaches_them() {
+        // The property test's case: 3 counted at the lab's 1_676_976_733_988.072_880 s, in the
+        // window of 1_678_676_733_988 s, then peeked at 125 ms later with a hit of 1.
+        let hit_at = Time(SECOND - 1_927_120);
+        let at = Time(hit_at.micros() + 125_000);
+        let fresh = limiter(3, 1, 1_700_000_000);
+        let mut deciding = fresh.clone();
+        let mut hitting = fresh.clone();
+        // `decide` finds the rest time at the hit and keeps it; `hit` finds nothing.
+        assert!(deciding.decide(hit_at, 3).allowed());
+        assert!(hitting.hit(hit_at, 3));
+        // At the whole second both keys (..989 and ..990) are past the counter's, but the next
+        // microsecond reads ..989.99976 and its keys (..988 and ..989) reach it again: the
+        // library's stats there still name its time to live, a fresh limiter's now.
+        let back = Time(SECOND + 1);
+        assert_ne!(
+            hitting.get_window_stats(back).reset_time,
+            fresh.get_window_stats(back).reset_time
+        );
+        assert!(!hitting.is_at_rest(Time(SECOND)));
+        assert!(!hitting.is_at_rest(back));
+        assert!(hitting.is_at_rest(Time(SECOND + 2)));
+        let rest = Time(SECOND + 2).since(at);
+        assert_eq!(rest, Span(1_802_122));
+        for l in [&deciding, &hitting] {
+            let d = l.peek(at, 1);
+            assert_eq!((d.verdict, d.reset_after), (Verdict::Rejected, rest));
+        }
+        assert_eq!(deciding.peek(at, 1), hitting.peek(at, 1));
+    }
+
+    #[test]
+    fn a_refused_hit_is_told_the_first_microsecond_whose_reading_lets_it_pass() {
+        // 4096 counted two windows before the whole second: a microsecond after it the clock
+        // reads back into the window after theirs, where they weigh 4096 × 2^-12 = 1.
+        let mut deciding = limiter(4096, 1, 1_700_000_000);
+        assert!(deciding.hit(Time(SECOND - 1_500_100), 4096));
+        let mut hitting = deciding.clone();
+        let before = Time(SECOND - 300_000);
+        let d = deciding.decide(before, 4096);
+        assert_eq!(d.verdict, Verdict::Rejected);
+        // It passes at the whole second, not the microsecond after, and again from the next.
+        assert_eq!(d.retry_after, Some(Time(SECOND).since(before)));
+        assert!(deciding.peek(Time(SECOND), 4096).allowed());
+        assert!(!deciding.peek(Time(SECOND + 1), 4096).allowed());
+        assert!(deciding.peek(Time(SECOND + 2), 4096).allowed());
+        // Refused a microsecond after it, the time found before has passed and is found again.
+        assert!(!hitting.hit(before, 4096));
+        let d = deciding.decide(Time(SECOND + 1), 4096);
+        assert_eq!(
+            (d.verdict, d.retry_after),
+            (Verdict::Rejected, Some(Span(1)))
+        );
+        assert_eq!(hitting.peek(Time(SECOND + 1), 4096), d);
     }
 }
