@@ -60,6 +60,17 @@ fn the_loader_sends_every_link_that_sets_a_rule_to_the_complete_module() {
     assert_eq!(loader_list("RULE_FIELDS"), rules);
 }
 
+/// The questions live in the complete module only, so a link that opens one goes there.
+#[test]
+fn the_loader_sends_every_link_that_opens_a_question_to_the_complete_module() {
+    let fields: Vec<String> = ratelab::core::url::question_link::FIELDS
+        .iter()
+        .map(|f| f.name.to_string())
+        .collect();
+    assert_eq!(fields, ["q"]);
+    assert_eq!(loader_list("QUESTION_FIELDS"), fields);
+}
+
 /// Whatever the first module is handed, it reloads into the complete module when the view
 /// uses a rule: every rule field, set away from its default, makes `sets_rules` true.
 #[test]

@@ -37,6 +37,9 @@ pub struct LabState {
     pub theme: Theme,
     /// Where a trace too long for a link is kept, as the link names it (`trace=stored:<id>`).
     pub kept: KeptTrace,
+    /// The question the view answers (`q=`, a slug of `core::questions`), shown above the
+    /// timelines with its answer for whatever the view becomes; `None` for none.
+    pub question: Option<&'static str>,
 }
 
 /// Where the page keeps a person's trace that is too long for a link (more than
@@ -109,6 +112,7 @@ impl Default for LabState {
             caption: String::new(),
             theme: Theme::Auto,
             kept: KeptTrace::No,
+            question: None,
         }
     }
 }

@@ -19,6 +19,9 @@ pub mod lab;
 pub mod lab_state;
 pub mod limiter;
 pub mod profiles;
+/// Questions people ask and the views that answer them: only in the complete module.
+#[cfg(feature = "workbench")]
+pub mod questions;
 pub mod region;
 pub mod replay;
 pub mod retries;

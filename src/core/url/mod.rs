@@ -13,11 +13,13 @@
 //!   (the products' rows are `profiles::settings::FIELDS`, which the product settings keep);
 //! - [`trace_list`]: the grammar of `trace=`, which the page's storage uses too, and [`kept`]:
 //!   writing a trace for the browser to keep, and reading it back, a slice at a time.
+//! - [`question_link`]: `q=`, a question's view with the link's fields read over it.
 
 pub mod codec;
 pub mod durable_fields;
 pub mod fields;
 pub mod kept;
+pub mod question_link;
 pub mod trace_list;
 pub mod values;
 
@@ -44,7 +46,8 @@ pub enum Section {
 }
 
 /// Every field of a link, in the order it is read and written.
-pub const SECTIONS: [Section; 10] = [
+pub const SECTIONS: [Section; 11] = [
+    Section::Lab(question_link::FIELDS),
     Section::Settings(fields::LIMIT_AND_WINDOW),
     Section::Lab(fields::TRAFFIC),
     Section::Settings(fields::TUNING),
@@ -79,6 +82,8 @@ pub fn parse_query(query: &str) -> Parsed {
     let pairs = with_form_algorithms(query_pairs(query));
     let mut state = LabState::default();
     let mut notices = Vec::new();
+    // A question's view first, then the link's fields over it (`question_link`).
+    let pairs = question_link::start_from_question(&mut state, pairs);
     read_every_section(&mut state, &pairs, &mut notices);
     Parsed { state, notices }
 }
@@ -101,6 +106,17 @@ pub fn set_field(state: &mut LabState, name: &str, text: &str) -> Result<(), Not
 
 /// Writes the state as a query (without `?`): fields in the table's order, defaults left out.
 pub fn to_query(state: &LabState) -> String {
+    // With a question open, only what differs from its view (`question_link`).
+    let pairs = question_link::relative_to_question(state, written_pairs(state));
+    let parts: Vec<String> = pairs
+        .into_iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    parts.join("&")
+}
+
+/// Every field that differs from its default, as (name, value) pairs in the table's order.
+fn written_pairs(state: &LabState) -> Vec<(&'static str, String)> {
     let mut pairs = Vec::new();
     for section in &SECTIONS {
         match section {
@@ -110,11 +126,7 @@ pub fn to_query(state: &LabState) -> String {
             Section::Durable(fields) => write(fields, &state.durable, &mut pairs),
         }
     }
-    let parts: Vec<String> = pairs
-        .into_iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect();
-    parts.join("&")
+    pairs
 }
 
 /// Whether the link [`to_query`] writes opens this state again. Not for a trace too long for a
