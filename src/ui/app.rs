@@ -13,6 +13,7 @@ use super::durable_lab::DurableLab;
 use super::explain::Explanations;
 use super::import_panel::ImportPanel;
 use super::inspector::{announce, Inspector};
+use super::questions::{QuestionList, QuestionView};
 use super::state::Lab;
 use super::tables::{DecisionTable, StatsTable};
 use super::timeline::Timelines;
@@ -88,6 +89,7 @@ pub fn App() -> impl IntoView {
                             <ImportPanel/>
                             <ComposePanel/>
                             <DurableLab/>
+                            <QuestionList/>
                             <DecisionTable/>
                             <ShareEmbed/>
                             <Explanations/>
@@ -152,6 +154,7 @@ pub fn App() -> impl IntoView {
                     <CountingControls/>
                 </aside>
                 <main class="main">
+                    <QuestionView/>
                     <Timelines/>
                     <Inspector/>
                     <StatsTable/>

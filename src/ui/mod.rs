@@ -19,6 +19,22 @@ mod inspector;
 mod kept_trace;
 mod latency_marks;
 mod panic_banner;
+#[cfg(feature = "workbench")]
+mod questions;
+/// The first view's module has no questions: the list is its heading alone, which opens the
+/// complete module, and no question is ever open (a link with `q=` loads the complete module).
+#[cfg(not(feature = "workbench"))]
+mod questions {
+    use leptos::prelude::*;
+
+    #[component]
+    pub(crate) fn QuestionList() -> impl IntoView {
+        view! { <super::workbench::InCompleteModule section="questions" summary="Questions people ask" class="questions" testid="questions"/> }
+    }
+
+    #[component]
+    pub(crate) fn QuestionView() -> impl IntoView {}
+}
 mod scheduler;
 #[cfg(feature = "products")]
 mod snippets;
