@@ -56,6 +56,10 @@ mod snippets {
 mod state;
 mod tables;
 mod timeline;
+/// The first visit's tour: only in the first view's module, which every link without a query
+/// loads (the complete module is loaded for a view a link or the first module asked for).
+#[cfg(not(feature = "workbench"))]
+mod tour;
 mod workbench;
 
 /// The whole page, for tests that mount it.
@@ -74,6 +78,8 @@ pub fn start() {
     performance_mark("ratelab:start");
     panic_banner::install();
     leptos::mount::mount_to_body(app::App);
+    #[cfg(not(feature = "workbench"))]
+    tour::start();
     performance_mark("ratelab:mounted");
 }
 
