@@ -1,7 +1,7 @@
 // The standard's own checker: axe-core (npm) runs its WCAG 2.0 and 2.1 A and AA rules on the
-// default page, the Durable Object lab open, the import panel open, an embed and a product row's
-// snippet open, in the light and the dark theme, and any violation fails the test with what axe
-// says and where.
+// default page, the Durable Object lab open, the import panel open, an embed, a question with the
+// list of questions, a product row's snippet open and the first visit's tour, in the light and the
+// dark theme, and any violation fails the test with what axe says and where.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -25,6 +25,7 @@ const VIEWS = [
   { name: 'Durable Object lab open', query: 'do=1', open: '[data-testid="durable-lab"]' },
   { name: 'import panel open', query: '', prepare: openImport },
   { name: 'embed', query: 'embed=1&pattern=steady' },
+  { name: 'a question open, with the list of questions', query: 'q=window-edge', ready: '[data-testid="question-window-edge"]' },
   { name: 'a product row\'s settings to take away open', query: 'algos=nginx,cf-binding&limit=3&window=15', open: '[data-testid="snippet-cf-binding"]', ready: '[data-testid="snippet-text-cf-binding"]' },
 ];
 
@@ -55,4 +56,24 @@ for (const theme of ['light', 'dark']) {
       }
     });
   }
+}
+
+// The tour shows only on a first visit, a link without a query: the theme comes from the system.
+for (const theme of ['light', 'dark']) {
+  test(`axe finds no WCAG 2.1 A or AA violation: the first visit's tour, ${theme} theme`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { tour: true });
+    try {
+      await page.emulateMedia({ colorScheme: theme });
+      await gotoLab(page);
+      await page.locator('[data-testid="tour"]').waitFor();
+      const found = await violations(page);
+      if (found.length) {
+        await page.screenshot({ path: `${SCREENSHOT_DIR}/axe-${theme}-tour.png` });
+      }
+      assert.deepEqual(found, []);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
 }

@@ -33,9 +33,21 @@ export async function launch() {
 export const everyProblem = [];
 export const everyForeignRequest = [];
 
-/** Opens a page that records what went wrong, at the given viewport. */
-export async function openPage(browser, { width = 1280, height = 800 } = {}) {
+/**
+ * Opens a page that records what went wrong, at the given viewport. The first visit's tour is
+ * taken as dismissed (it would sit over the page on every view without a query) unless `tour`.
+ */
+export async function openPage(browser, { width = 1280, height = 800, tour = false } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+  if (!tour) {
+    await context.addInitScript(() => {
+      try {
+        localStorage.setItem('ratelab-tour-dismissed', '1');
+      } catch {
+        // A frame without storage shows no tour anyway.
+      }
+    });
+  }
   const page = await context.newPage();
   const problems = [];
   const requests = [];
