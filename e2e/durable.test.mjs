@@ -134,3 +134,74 @@ test('do-code=await-between lets more than the limit into one window, do-code=sa
   assert.equal((await doRowFigures(page)).maxInWindow, 5);
   assert.deepEqual(problems, []);
 });
+
+/** The Durable Object chart's labels and plot edges, as it writes them on its canvas. */
+async function chartAxes(page) {
+  return JSON.parse(await page.locator('[data-testid="latency-canvas"]').getAttribute('data-axes'));
+}
+
+/**
+ * Pixels of the chart's canvas inside a rectangle (device pixels, which are CSS pixels here):
+ * how many differ from the background (its top-left pixel), and how many are near `colour`.
+ */
+async function pixels(page, [x0, y0, x1, y1], colour = [0, 0, 0]) {
+  return page.locator('[data-testid="latency-canvas"]').evaluate((c, [box, colour]) => {
+    const [x0, y0, x1, y1] = box.map(Math.round);
+    const ctx = c.getContext('2d');
+    const bg = ctx.getImageData(0, 0, 1, 1).data;
+    const d = ctx.getImageData(x0, y0, Math.max(1, x1 - x0), Math.max(1, y1 - y0)).data;
+    const far = (i, [r, g, b]) => Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - b);
+    let ink = 0;
+    let near = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (far(i, bg) > 60) ink++;
+      if (far(i, colour) < 60) near++;
+    }
+    return { ink, near };
+  }, [[x0, y0, x1, y1], colour]);
+}
+
+test('the Durable Object chart labels its latency axis in ms, the timeout with its setting, and each strip with its scale', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&shards=1&timeout=250&theme=light');
+  const axes = await chartAxes(page);
+  assert.deepEqual(axes.latencyTicks, ['0', '100', '200', '300']);
+  assert.equal(axes.timeoutLabel, 'timeout 250 ms');
+  assert.deepEqual(axes.queueScale, ['0', '1']);
+  assert.deepEqual(axes.storedScale, ['0', '1']);
+  assert.deepEqual(axes.timeTicks, ['0', '10 s', '20 s', '30 s', '40 s', '50 s', '60 s']);
+  // The labels are drawn: ink left of the plot where the axis's labels are, and above the
+  // timeout line's right end where its label is.
+  assert.ok((await pixels(page, [8, 20, axes.plotLeft - 20, 220])).ink > 100, 'the latency axis is written');
+  const label = [axes.plotRight - 90, axes.timeoutY - 20, axes.plotRight, axes.timeoutY - 6];
+  assert.ok((await pixels(page, label)).ink > 80, 'the timeout is labelled');
+  // The label follows the setting.
+  await page.locator('[data-testid="timeout-number"]').fill('300');
+  await page.locator('[data-testid="timeout-number"]').press('Enter');
+  await page.waitForURL(/timeout=300/);
+  await page.waitForFunction(() => JSON.parse(document.querySelector('[data-testid="latency-canvas"]').dataset.axes).timeoutLabel === 'timeout 300 ms');
+  await page.locator('.latency').screenshot({ path: `${SCREENSHOT_DIR}/durable-chart-axes.png` });
+  assert.deepEqual(problems, []);
+});
+
+test('fail-open marks on the timeout line stay visible: drawn over it, in their own colour, the line kept out of them', async () => {
+  for (const theme of ['light', 'dark']) {
+    const { page, problems } = await openPage(shared.browser);
+    // Every call outlives the 120 ms timeout: 60 fail-open answers, all on the timeout line.
+    await gotoLab(page, `pattern=steady&do=1&from=fra&home=gru&shards=1&theme=${theme}`);
+    const axes = await chartAxes(page);
+    assert.equal(axes.failOpen, 60, 'one mark per answer, a second apart');
+    const amber = theme === 'light' ? [230, 159, 0] : [240, 190, 60];
+    const y = axes.timeoutY;
+    for (let t = 0; t < 60; t++) {
+      const x = axes.plotLeft + ((t * 1e6) / axes.horizonUs) * (axes.plotRight - axes.plotLeft);
+      const ring = await pixels(page, [x - 6, y - 6, x + 7, y + 7], amber);
+      assert.ok(ring.near >= 8, `the ring at ${t} s shows in its colour (${ring.near} px)`);
+      const inside = await pixels(page, [x - 2, y - 2, x + 3, y + 3]);
+      assert.equal(inside.ink, 0, `the timeout line does not run through the ring at ${t} s`);
+    }
+    await page.locator('.latency').screenshot({ path: `${SCREENSHOT_DIR}/durable-chart-fail-open-${theme}.png` });
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  }
+});

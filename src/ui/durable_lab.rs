@@ -16,11 +16,10 @@ use crate::core::url::parse_query;
 use super::controls::{NumberField, Slider};
 use crate::core::url::durable_fields::MAX_SHARDS;
 use crate::core::url::values::{millis_text, period_text, seconds_text};
-use crate::layout::latency::{chart_height, latency_ceiling, LatencyView};
+use crate::layout::latency::{chart_height, latency_ceiling, Axes, LatencyView};
 use crate::layout::scale::{
     span_at, span_position, EVICT_SCALE, JITTER_SCALE, SERVICE_SCALE, SLIDER_STEPS, TIMEOUT_SCALE,
 };
-use crate::layout::timeline::{tick_labels, ticks};
 
 use super::draw::Palette;
 use super::draw_latency::draw_latency;
@@ -498,7 +497,11 @@ fn LatencyChart() -> impl IntoView {
                 Palette::light()
             };
             let _ = lab.run.with_untracked(|run| match &run.durable {
-                Some(Ok(report)) => draw_latency(&canvas, report, &view, &marks, &palette),
+                Some(Ok(report)) => {
+                    let axes = Axes::new(report, &view);
+                    let _ = canvas.set_attribute("data-axes", &axes.to_json(&view, &marks));
+                    draw_latency(&canvas, report, &view, &marks, &axes, &palette)
+                }
                 _ => Ok(()),
             });
         };
@@ -547,33 +550,13 @@ fn LatencyChart() -> impl IntoView {
             None => String::new(),
         })
     };
-    let axis = move || {
-        let horizon = lab.run.with(|r| r.horizon);
-        let w = width.get();
-        let (view, _) = view_now();
-        let ticks = ticks(horizon, w);
-        let labels = tick_labels(&ticks);
-        ticks
-            .into_iter()
-            .zip(labels)
-            .map(|(t, label)| view! { <span class="tick" style:left=format!("{}px", view.x(t).round() as i64)>{label}</span> }.into_any())
-            .collect::<Vec<_>>()
-    };
     view! {
         <div class="latency">
             <p class="hint" data-testid="latency-summary">{summary}</p>
-            <div class="latency-grid">
-                <div class="latency-labels" aria-hidden="true">
-                    <span class="lab-strip-latency">"latency"</span>
-                    <span class="lab-strip-queue">"queue at the object"</span>
-                    <span class="lab-strip-stored">"stored keys"</span>
-                </div>
-                <div class="canvas-wrap" node_ref=wrap_ref>
-                    <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
-                        aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
-                        on:mousedown=on_down on:mouseup=on_up></canvas>
-                    <div class="axis" aria-hidden="true">{axis}</div>
-                </div>
+            <div class="canvas-wrap" node_ref=wrap_ref>
+                <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
+                    aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
+                    on:mousedown=on_down on:mouseup=on_up></canvas>
             </div>
         </div>
     }
