@@ -161,7 +161,7 @@ async function pixels(page, [x0, y0, x1, y1], colour = [0, 0, 0]) {
   }, [[x0, y0, x1, y1], colour]);
 }
 
-test('the Durable Object chart labels its latency axis in ms, the timeout with its setting, and each strip with its scale', async () => {
+test('the Durable Object chart labels its latency axis in ms, the timeout with its setting and each strip with its scale, and its legend names every mark', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&shards=1&timeout=250&theme=light');
   const axes = await chartAxes(page);
@@ -180,6 +180,10 @@ test('the Durable Object chart labels its latency axis in ms, the timeout with i
   await page.locator('[data-testid="timeout-number"]').press('Enter');
   await page.waitForURL(/timeout=300/);
   await page.waitForFunction(() => JSON.parse(document.querySelector('[data-testid="latency-canvas"]').dataset.axes).timeoutLabel === 'timeout 300 ms');
+  const legend = await page.locator('[data-testid="do-legend"] li').allInnerTexts();
+  for (const entry of [/allowed/, /rejected/, /fail open/, /fail closed/, /timeout/, /queue/, /stored keys/, /outage/, /slow period/, /eviction/]) {
+    assert.ok(legend.some((l) => entry.test(l)), `the legend names ${entry}: ${legend.join(' | ')}`);
+  }
   await page.locator('.latency').screenshot({ path: `${SCREENSHOT_DIR}/durable-chart-axes.png` });
   assert.deepEqual(problems, []);
 });
@@ -204,4 +208,44 @@ test('fail-open marks on the timeout line stay visible: drawn over it, in their 
     assert.deepEqual(problems, []);
     await page.context().close();
   }
+});
+
+test('the readout reads the request under the pointer, and the keyboard walks the requests in the order sent', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&shards=1');
+  const readout = page.locator('[data-testid="do-readout"]');
+  assert.match(await readout.innerText(), /^Point at a mark/);
+  const canvas = page.locator('[data-testid="latency-canvas"]');
+  await canvas.scrollIntoViewIfNeeded();
+  const axes = await chartAxes(page);
+  const at = (seconds) => axes.plotLeft + ((seconds * 1e6) / axes.horizonUs) * (axes.plotRight - axes.plotLeft);
+  await canvas.hover({ position: { x: at(20) + 2, y: axes.timeoutY + 1 } });
+  await page.waitForFunction(() => /Request 21 of 60/.test(document.querySelector('[data-testid="do-readout"]').textContent));
+  assert.match(
+    await readout.innerText(),
+    /^Request 21 of 60, key .+, from Frankfurt: sent at 20 s, answered after 120 ms, no answer within the timeout, let through unmetered \(fail open\); the object decided it after the Worker gave up\.$/,
+  );
+  const focus = [204, 121, 167];
+  const ring = [at(20) - 12, axes.timeoutY - 12, at(20) + 12, axes.timeoutY + 12];
+  assert.ok((await pixels(page, ring, focus)).near > 10, 'a ring marks the request read');
+  // Away from every mark, the readout says how to read one.
+  await canvas.hover({ position: { x: at(20), y: axes.timeoutY + 80 } });
+  await page.waitForFunction(() => /^Point at a mark/.test(document.querySelector('[data-testid="do-readout"]').textContent));
+  // By keyboard: the chart takes the focus, and the arrow keys walk from request to request.
+  await canvas.focus();
+  await page.keyboard.press('ArrowRight');
+  assert.match(await readout.innerText(), /^Request 1 of 60, .*sent at 0 s, answered after 120 ms/);
+  await page.keyboard.press('ArrowRight');
+  assert.match(await readout.innerText(), /^Request 2 of 60, .*sent at 1 s/);
+  await page.keyboard.press('End');
+  assert.match(await readout.innerText(), /^Request 60 of 60, .*sent at 59 s/);
+  await page.keyboard.press('ArrowRight');
+  assert.match(await readout.innerText(), /^Request 60 of 60/, 'the last stays the last');
+  await page.keyboard.press('ArrowLeft');
+  assert.match(await readout.innerText(), /^Request 59 of 60, .*sent at 58 s/);
+  await page.locator('.latency').screenshot({ path: `${SCREENSHOT_DIR}/durable-chart-readout.png` });
+  await page.keyboard.press('Escape');
+  assert.match(await readout.innerText(), /^Point at a mark/);
+  assert.equal((await pixels(page, [axes.plotLeft - 12, 0, axes.plotRight + 12, 400], focus)).near, 0, 'and no ring');
+  assert.deepEqual(problems, []);
 });

@@ -1,7 +1,9 @@
 //! The Durable Object chart's geometry, with no browser in it: the strips' places and titles, the
-//! axes' ticks and the strips' scales, where a latency sits, and which marks the latency and
+//! latency axis's ticks and the strips' scales, where a latency sits, which marks the latency and
 //! queue strips show (one per outcome per 2×2 device-pixel cell, the tallest queue per
-//! device-pixel column). The page (`ui::draw_latency`) only paints what is worked out here.
+//! device-pixel column), and which answer is under the pointer or next to the keyboard's, and
+//! what it says. The page (`ui::draw_latency`, `ui::durable_lab`) only paints and wires what is
+//! worked out here.
 
 use std::sync::Arc;
 
@@ -324,6 +326,95 @@ impl Job for LatencyMarksJob {
     }
 }
 
+/// The answer whose mark is nearest to (`x`, `y`), if one is within `within` CSS pixels.
+pub fn nearest_answer(
+    records: &[RequestRecord],
+    of: &MarksFor,
+    (x, y): (f64, f64),
+    within: f64,
+) -> Option<usize> {
+    let mut best = None;
+    let mut best_d = within * within;
+    for (i, record) in records.iter().enumerate() {
+        let (mx, my) = of.spot(record);
+        let d = (mx - x).powi(2) + (my - y).powi(2);
+        if d <= best_d {
+            (best, best_d) = (Some(i), d);
+        }
+    }
+    best
+}
+
+/// A move of the keyboard's place among the answers, in the order they were sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walk {
+    Next,
+    Previous,
+    First,
+    Last,
+}
+
+/// The answer a keyboard move lands on, in the order the calls were sent (a retry is sent later
+/// than it is recorded, so the records' own order is not it; equal times keep the records'
+/// order). From nowhere, any move starts at the first; past either end it stays put.
+pub fn walk_answers(records: &[RequestRecord], from: Option<usize>, walk: Walk) -> Option<usize> {
+    let here = from.and_then(|i| Some((records.get(i)?.sent, i)));
+    let mut best: Option<(Time, usize)> = None;
+    for (i, r) in records.iter().enumerate() {
+        let k = (r.sent, i);
+        let better = match (walk, here) {
+            (Walk::Next, Some(h)) => k > h && best.is_none_or(|b| k < b),
+            (Walk::Previous, Some(h)) => k < h && best.is_none_or(|b| k > b),
+            (Walk::Last, _) => best.is_none_or(|b| k > b),
+            _ => best.is_none_or(|b| k < b),
+        };
+        if better {
+            best = Some(k);
+        }
+    }
+    best.or(here).map(|(_, i)| i)
+}
+
+/// What the readout says of answer `i`: which request, when it was sent, how long the answer
+/// took and what it was, exact to the microsecond.
+pub fn answer_text(report: &SimReport, i: usize) -> Option<String> {
+    let r = report.records.get(i)?;
+    let sent_before = report
+        .records
+        .iter()
+        .enumerate()
+        .filter(|&(j, o)| (o.sent, j) < (r.sent, i))
+        .count();
+    let outcome = match r.outcome {
+        Outcome::Allowed => "allowed",
+        Outcome::Delayed => "allowed after a delay",
+        Outcome::Rejected => "rejected (429)",
+        Outcome::DegradedAllowed => {
+            "no answer within the timeout, let through unmetered (fail open)"
+        }
+        Outcome::FailedClosed => "no answer within the timeout, refused with 503 (fail closed)",
+    };
+    Some(format!(
+        "Request {} of {}{}, key {}, from {}: sent at {} s, answered after {} ms, {outcome}{}.",
+        sent_before + 1,
+        report.records.len(),
+        if r.attempt > 0 {
+            format!(" (retry {})", r.attempt)
+        } else {
+            String::new()
+        },
+        report.keys.get(r.key as usize).map_or("", |k| &k.key),
+        r.origin.name(),
+        format_seconds(r.sent.micros()),
+        format_seconds(r.latency().micros() * 1_000),
+        if r.late {
+            "; the object decided it after the Worker gave up"
+        } else {
+            ""
+        },
+    ))
+}
+
 /// The 2×2 device-pixel cell a CSS coordinate falls in.
 fn cell(v: f64, dpr: f64) -> usize {
     ((v * dpr) / 2.0).max(0.0) as usize
@@ -540,5 +631,82 @@ mod tests {
         for s in [0, 7, 30, 60] {
             assert_eq!(view.time_at(view.x(Time::from_secs(s))), Time::from_secs(s));
         }
+    }
+
+    #[test]
+    fn the_answer_nearest_the_pointer_is_found_within_reach_and_none_beyond_it() {
+        let of = latency_geometry();
+        let records = [
+            answer(1_000, 50, Outcome::Allowed),
+            answer(1_010, 50, Outcome::Rejected),
+            answer(40_000, 10, Outcome::Allowed),
+        ];
+        let (x, y) = of.spot(&records[1]);
+        assert_eq!(nearest_answer(&records, &of, (x + 0.5, y), 8.0), Some(1));
+        assert_eq!(
+            nearest_answer(&records, &of, of.spot(&records[0]), 8.0),
+            Some(0)
+        );
+        assert_eq!(nearest_answer(&records, &of, (x, y + 30.0), 8.0), None);
+        assert_eq!(nearest_answer(&[], &of, (x, y), 8.0), None);
+    }
+
+    #[test]
+    fn the_keyboard_walks_answers_in_the_order_they_were_sent_and_stays_at_either_end() {
+        // A retry recorded second but sent last, and two sent at once.
+        let records = [
+            answer(1_000, 5, Outcome::Rejected),
+            answer(9_000, 5, Outcome::Allowed),
+            answer(2_000, 5, Outcome::Allowed),
+            answer(2_000, 5, Outcome::Allowed),
+        ];
+        let walk = |from, w| walk_answers(&records, from, w);
+        assert_eq!(walk(None, Walk::Next), Some(0));
+        assert_eq!(walk(None, Walk::Previous), Some(0));
+        assert_eq!(walk(Some(0), Walk::Next), Some(2));
+        assert_eq!(walk(Some(2), Walk::Next), Some(3));
+        assert_eq!(walk(Some(3), Walk::Next), Some(1));
+        assert_eq!(
+            walk(Some(1), Walk::Next),
+            Some(1),
+            "the last stays the last"
+        );
+        assert_eq!(walk(Some(3), Walk::Previous), Some(2));
+        assert_eq!(
+            walk(Some(0), Walk::Previous),
+            Some(0),
+            "the first stays the first"
+        );
+        assert_eq!(walk(Some(2), Walk::Last), Some(1));
+        assert_eq!(walk(Some(1), Walk::First), Some(0));
+        assert_eq!(
+            walk(Some(99), Walk::Next),
+            Some(0),
+            "a place from an older run starts over"
+        );
+        assert_eq!(walk_answers(&[], None, Walk::Next), None);
+    }
+
+    #[test]
+    fn the_readout_names_the_request_when_it_was_sent_its_latency_and_its_outcome() {
+        let run = far_object_run("pattern=steady&do=1&from=fra&home=gru&shards=1");
+        let Some(Ok(report)) = &run.durable else {
+            panic!("the Durable Object ran");
+        };
+        let text = answer_text(report, 2).expect("a third answer");
+        assert!(text.starts_with("Request 3 of 60, key "), "{text}");
+        assert!(text.contains("from Frankfurt: sent at 2 s, answered after 120 ms, no answer within the timeout, let through unmetered (fail open)"), "{text}");
+        assert!(
+            text.contains("the object decided it after the Worker gave up"),
+            "{text}"
+        );
+        assert_eq!(answer_text(report, 60), None);
+        let run = far_object_run("pattern=steady&do=1&from=fra&home=gru&shards=1&timeout=300");
+        let Some(Ok(report)) = &run.durable else {
+            panic!("the Durable Object ran");
+        };
+        let text = answer_text(report, 0).expect("a first answer");
+        assert!(text.contains(", allowed."), "{text}");
+        assert!(!text.contains("after the Worker gave up"), "{text}");
     }
 }

@@ -29,13 +29,14 @@ fn css(c: RGBColor, alpha: f64) -> String {
 }
 
 /// Draws the chart: the scheduled faults, the strips' titles and scales, the timeout, `marks`
-/// (worked out for this report and view), the queue and the stored keys.
+/// (worked out for this report and view), the queue, the stored keys, and a ring around `focus`.
 pub fn draw_latency(
     canvas: &web_sys::HtmlCanvasElement,
     report: &SimReport,
     view: &LatencyView,
     marks: &LatencyMarks,
     axes: &Axes,
+    focus: Option<(f64, f64)>,
     palette: &Palette,
 ) -> Result<(), String> {
     let ctx: CanvasRenderingContext2d = canvas
@@ -186,13 +187,7 @@ pub fn draw_latency(
     ctx.begin_path();
     for &(x, y) in closed {
         let (q, c) = (r + 1.0, r - 1.0);
-        line(&[
-            (x - q, y - q),
-            (x + q, y - q),
-            (x + q, y + q),
-            (x - q, y + q),
-            (x - q, y - q),
-        ]);
+        ctx.rect(dev(x - q), dev(y - q), dev(2.0 * q), dev(2.0 * q));
         line(&[(x - c, y - c), (x + c, y + c)]);
         line(&[(x - c, y + c), (x + c, y - c)]);
     }
@@ -228,5 +223,12 @@ pub fn draw_latency(
     ctx.begin_path();
     line(&points);
     stroke(css(palette.gauge, 1.0), 1.5);
+
+    // A ring around the answer the readout reads, in the page's focus colour.
+    if let Some(spot) = focus {
+        ctx.begin_path();
+        let _ = dot(&spot, 9.0);
+        stroke(css(RGBColor(204, 121, 167), 1.0), 2.0);
+    }
     Ok(())
 }

@@ -16,7 +16,10 @@ use crate::core::url::parse_query;
 use super::controls::{NumberField, Slider};
 use crate::core::url::durable_fields::MAX_SHARDS;
 use crate::core::url::values::{millis_text, period_text, seconds_text};
-use crate::layout::latency::{chart_height, latency_ceiling, Axes, LatencyView};
+use crate::layout::latency::{
+    answer_text, chart_height, latency_ceiling, nearest_answer, walk_answers, Axes, LatencyView,
+    MarksFor, Walk,
+};
 use crate::layout::scale::{
     span_at, span_position, EVICT_SCALE, JITTER_SCALE, SERVICE_SCALE, SLIDER_STEPS, TIMEOUT_SCALE,
 };
@@ -433,7 +436,15 @@ fn fault_text(d: &crate::core::durable::DurableParams) -> String {
     parts.join(" ")
 }
 
-/// The latency chart, with drag-to-schedule for outages, slow periods and evictions.
+/// What the readout says until a request is pointed at or walked to.
+const READOUT_HINT: &str =
+    "Point at a mark, or focus the chart and use the arrow keys, to read one request here.";
+
+/// What the chart's marks, lines and tints mean. Constant, so written once as HTML.
+const LEGEND: &str = r#"<li><span class="glyph allowed">●</span> allowed</li><li><span class="glyph rejected">✕</span> rejected (429)</li><li><span class="glyph degraded">◌</span> fail open: no answer in time, let through</li><li><span class="glyph failed">⊠</span> fail closed: no answer in time, 503</li><li><span class="glyph timeout">╌</span> timeout</li><li><span class="glyph delayed">▮</span> queue</li><li><span class="glyph gauge">━</span> stored keys</li><li><span class="glyph failed">▬</span> outage</li><li><span class="glyph degraded">▬</span> slow period</li><li><span class="glyph failed">│</span> eviction</li>"#;
+
+/// The latency chart: drag across it to schedule an outage, a slow period or an eviction; point
+/// at a mark, or focus it and walk the answers with the arrow keys, to read one.
 #[component]
 fn LatencyChart() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -443,6 +454,8 @@ fn LatencyChart() -> impl IntoView {
     // Where a drag started: read only by the handlers, so a plain cell, not a signal.
     let drag_from = std::rc::Rc::new(std::cell::Cell::new(None::<f64>));
     let drag_kind = expect_context::<RwSignal<DragKind>>();
+    // The answer under the pointer or at the keyboard's place: an index into the report's records.
+    let point = RwSignal::new(None::<usize>);
 
     let view_now = move || {
         let (timeout, outage, slow, evict_at, dark) = lab.state.with(|s| {
@@ -486,6 +499,11 @@ fn LatencyChart() -> impl IntoView {
         let Some(marks) = marks_cache.get(lab, &run, report, &view) else {
             return;
         };
+        // The answer the readout reads, ringed.
+        let focus = point
+            .get()
+            .and_then(|i| report.records.get(i))
+            .map(|r| MarksFor::new(&run, report, &view).spot(r));
         let paint = move || {
             let h = chart_height();
             canvas.set_width((view.width * view.dpr).round() as u32);
@@ -500,7 +518,7 @@ fn LatencyChart() -> impl IntoView {
                 Some(Ok(report)) => {
                     let axes = Axes::new(report, &view);
                     let _ = canvas.set_attribute("data-axes", &axes.to_json(&view, &marks));
-                    draw_latency(&canvas, report, &view, &marks, &axes, &palette)
+                    draw_latency(&canvas, report, &view, &marks, &axes, focus, &palette)
                 }
                 _ => Ok(()),
             });
@@ -531,6 +549,31 @@ fn LatencyChart() -> impl IntoView {
             });
         }
     };
+    let on_move = move |ev: web_sys::MouseEvent| {
+        let (view, _) = view_now();
+        let at = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+        let run = lab.run.get_untracked();
+        if let Some(Ok(report)) = &run.durable {
+            let of = MarksFor::new(&run, report, &view);
+            point.set(nearest_answer(&report.records, &of, at, 10.0));
+        }
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let walk = match ev.key().as_str() {
+            "ArrowRight" => Walk::Next,
+            "ArrowLeft" => Walk::Previous,
+            "Home" => Walk::First,
+            "End" => Walk::Last,
+            "Escape" => return point.set(None),
+            _ => return,
+        };
+        ev.prevent_default();
+        let next = lab.run.with_untracked(|run| match &run.durable {
+            Some(Ok(report)) => walk_answers(&report.records, point.get_untracked(), walk),
+            _ => None,
+        });
+        point.set(next);
+    };
 
     let summary = move || {
         lab.run.with(|run| match &run.durable {
@@ -550,14 +593,27 @@ fn LatencyChart() -> impl IntoView {
             None => String::new(),
         })
     };
+    let readout = move || {
+        point
+            .get()
+            .and_then(|i| {
+                lab.run.with(|run| match &run.durable {
+                    Some(Ok(report)) => answer_text(report, i),
+                    _ => None,
+                })
+            })
+            .unwrap_or_else(|| READOUT_HINT.into())
+    };
     view! {
         <div class="latency">
             <p class="hint" data-testid="latency-summary">{summary}</p>
             <div class="canvas-wrap" node_ref=wrap_ref>
-                <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
-                    aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
-                    on:mousedown=on_down on:mouseup=on_up></canvas>
+                <canvas node_ref=canvas_ref tabindex="0" role="img" data-testid="latency-canvas"
+                    aria-label="Each request's latency against the timeout, the queue and the stored keys over time. The arrow keys read the requests, in the readout below. Drag across it to schedule an outage."
+                    on:mousedown=on_down on:mouseup=on_up on:mousemove=on_move on:keydown=on_key></canvas>
             </div>
+            <p class="do-readout" data-testid="do-readout" aria-live="polite">{readout}</p>
+            <ul class="legend" aria-label="Legend of the Durable Object chart" data-testid="do-legend" inner_html=LEGEND></ul>
         </div>
     }
 }
