@@ -249,3 +249,46 @@ test('the readout reads the request under the pointer, and the keyboard walks th
   assert.equal((await pixels(page, [axes.plotLeft - 12, 0, axes.plotRight + 12, 400], focus)).near, 0, 'and no ring');
   assert.deepEqual(problems, []);
 });
+
+test('an outage is scheduled by keyboard as by dragging: Enter at one request, Enter at another; Delete removes it', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady&do=1&from=iad&home=iad&shards=1');
+  const readout = page.locator('[data-testid="do-readout"]');
+  const canvas = page.locator('[data-testid="latency-canvas"]');
+  await canvas.focus();
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowRight');
+  assert.match(await readout.innerText(), /sent at 20 s/);
+  await page.keyboard.press('Enter');
+  assert.match(await readout.innerText(), /^From 20 s: walk to where it ends and press Enter\. Request 21 of 60/);
+  assert.ok(!page.url().includes('outage='), 'nothing scheduled before its end is chosen');
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/outage=20-30/);
+  assert.equal((await doRowFigures(page)).degraded, 10, 'the same ten requests as a link\'s outage=20-30');
+  assert.match(await readout.innerText(), /^Request 31 of 60/, 'the drag is over');
+  const said = page.locator('[data-testid="outage"]');
+  assert.match(await said.innerText(), /^Outage from 20 s to 30 s/);
+  assert.equal(await said.getAttribute('aria-live'), 'polite', 'the scheduled fault is read out as it changes');
+  // Either way round, as a drag: from 35 s back to 25 s moves it.
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/outage=25-35/);
+  await page.locator('.latency').screenshot({ path: `${SCREENSHOT_DIR}/durable-chart-keyboard-outage.png` });
+  // Escape drops a drag under way; Delete removes the chosen fault.
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Escape');
+  assert.match(await readout.innerText(), /^Point at a mark/);
+  await page.keyboard.press('Delete');
+  await page.waitForURL((url) => !url.toString().includes('outage='));
+  // An eviction, chosen in the menu, is a moment: one Enter schedules it.
+  await page.selectOption('[data-testid="drag-kind"]', 'evict');
+  await canvas.focus();
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/evict-at=59(&|$)/);
+  assert.match(await said.innerText(), /Every object evicted at 59 s/);
+  assert.deepEqual(problems, []);
+});

@@ -1,9 +1,9 @@
 //! The Durable Object chart's geometry, with no browser in it: the strips' places and titles, the
 //! latency axis's ticks and the strips' scales, where a latency sits, which marks the latency and
 //! queue strips show (one per outcome per 2×2 device-pixel cell, the tallest queue per
-//! device-pixel column), and which answer is under the pointer or next to the keyboard's, and
-//! what it says. The page (`ui::draw_latency`, `ui::durable_lab`) only paints and wires what is
-//! worked out here.
+//! device-pixel column), which answer is under the pointer or next to the keyboard's, what it
+//! says, and what a drag by keyboard schedules. The page (`ui::draw_latency`,
+//! `ui::durable_lab`) only paints and wires what is worked out here.
 
 use std::sync::Arc;
 
@@ -81,7 +81,7 @@ pub fn latency_ticks(ceiling: Span) -> Vec<Span> {
         .collect()
 }
 
-/// 1, 2, 5, 10, 20, 50, ...: the round steps of the latency axis.
+/// 1, 2, 5, 10, 20, 50, ...: the round steps of the latency axis and of the keyboard's faults.
 fn round_steps() -> impl Iterator<Item = u64> {
     (0u32..64).map(|k| [1, 2, 5][(k % 3) as usize] * 10u64.saturating_pow(k / 3))
 }
@@ -415,6 +415,36 @@ pub fn answer_text(report: &SimReport, i: usize) -> Option<String> {
     ))
 }
 
+/// The shortest fault Enter schedules, and how close a keyboard's start and end may be: a round
+/// step (1, 2 or 5 times a power of ten milliseconds) of at least a sixtieth of the axis, a second
+/// on a minute's chart.
+pub fn key_step(horizon: Time) -> Span {
+    let wanted = horizon.micros() / 60;
+    let step = round_steps().find(|ms| ms.saturating_mul(1_000) >= wanted);
+    Span::from_millis(step.unwrap_or(1))
+}
+
+/// A drag by keyboard, as a drag by pointer: Enter at one answer starts it (`from`), Enter at
+/// another ends it. Given where it started (if it has) and the time `at` of the answer Enter was
+/// pressed at, what is pending next and what is scheduled: the period between the two (either
+/// way round, at least `step` long), or for a `moment` (an eviction) `at` itself at once.
+pub fn key_drag(
+    from: Option<Time>,
+    at: Time,
+    moment: bool,
+    step: Span,
+) -> (Option<Time>, Option<(Span, Span)>) {
+    let at = at.micros();
+    match from.map(|t| t.micros()) {
+        _ if moment => (None, Some((Span(at), Span(at)))),
+        None => (Some(Time(at)), None),
+        Some(from) => {
+            let (a, b) = (from.min(at), from.max(at));
+            (None, Some((Span(a), Span(b.max(a + step.micros())))))
+        }
+    }
+}
+
 /// The 2×2 device-pixel cell a CSS coordinate falls in.
 fn cell(v: f64, dpr: f64) -> usize {
     ((v * dpr) / 2.0).max(0.0) as usize
@@ -708,5 +738,45 @@ mod tests {
         let text = answer_text(report, 0).expect("a first answer");
         assert!(text.contains(", allowed."), "{text}");
         assert!(!text.contains("after the Worker gave up"), "{text}");
+    }
+
+    #[test]
+    fn the_shortest_keyboard_fault_is_a_sixtieth_of_the_axis_rounded() {
+        assert_eq!(key_step(Time::from_secs(60)), Span::from_secs(1));
+        assert_eq!(key_step(Time::from_secs(150)), Span::from_secs(5));
+        assert_eq!(key_step(Time::from_millis(500)), Span::from_millis(10));
+        assert_eq!(key_step(Time::ZERO), Span::from_millis(1));
+    }
+
+    #[test]
+    fn enter_starts_a_keyboard_drag_and_enter_again_schedules_the_period_between_either_way() {
+        let (s, t) = (
+            |secs: u64| Span::from_secs(secs),
+            |secs: u64| Time::from_secs(secs),
+        );
+        let step = s(1);
+        assert_eq!(key_drag(None, t(20), false, step), (Some(t(20)), None));
+        assert_eq!(
+            key_drag(Some(t(20)), t(30), false, step),
+            (None, Some((s(20), s(30))))
+        );
+        assert_eq!(
+            key_drag(Some(t(30)), t(20), false, step),
+            (None, Some((s(20), s(30))))
+        );
+        assert_eq!(
+            key_drag(Some(t(20)), t(20), false, step),
+            (None, Some((s(20), s(21)))),
+            "at least a step long"
+        );
+        // An eviction is a moment: one Enter schedules it, whatever was pending.
+        assert_eq!(
+            key_drag(None, t(40), true, step),
+            (None, Some((s(40), s(40))))
+        );
+        assert_eq!(
+            key_drag(Some(t(20)), t(40), true, step),
+            (None, Some((s(40), s(40))))
+        );
     }
 }
