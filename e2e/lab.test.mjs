@@ -7,11 +7,14 @@ import { useBrowser, doRowFigures, openPage, gotoLab, SCREENSHOT_DIR } from './h
 
 const shared = useBrowser();
 
-/** Drags across the latency chart from one time to another (seconds on its 60 s axis). */
+/** Drags across the latency chart from one time to another (seconds on its axis). */
 async function dragAcross(page, from, to) {
-  await page.locator('[data-testid="latency-canvas"]').scrollIntoViewIfNeeded();
-  const box = await page.locator('[data-testid="latency-canvas"]').boundingBox();
-  const x = (seconds) => box.x + 16 + (seconds / 60) * (box.width - 32);
+  const canvas = page.locator('[data-testid="latency-canvas"]');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  // Where the plot starts and ends (right of the latency axis's labels), as the chart says.
+  const { plotLeft, plotRight, horizonUs } = JSON.parse(await canvas.getAttribute('data-axes'));
+  const x = (seconds) => box.x + plotLeft + ((seconds * 1e6) / horizonUs) * (plotRight - plotLeft);
   await page.mouse.move(x(from), box.y + 50);
   await page.mouse.down();
   await page.mouse.move(x(to), box.y + 50, { steps: 5 });

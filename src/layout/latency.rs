@@ -1,24 +1,45 @@
-//! The Durable Object chart's geometry, with no browser in it: the strips' heights, where a
-//! latency sits, and which marks the latency and queue strips show (one per outcome per 2×2
-//! device-pixel cell, the tallest queue per device-pixel column). The page (`ui::draw_latency`)
-//! only paints what is worked out here.
+//! The Durable Object chart's geometry, with no browser in it: the strips' places and titles, the
+//! latency axis's ticks and the strips' scales, where a latency sits, which marks the latency and
+//! queue strips show (one per outcome per 2×2 device-pixel cell, the tallest queue per
+//! device-pixel column), which answer is under the pointer or next to the keyboard's, what it
+//! says, and what a drag by keyboard schedules. The page (`ui::draw_latency`,
+//! `ui::durable_lab`) only paints and wires what is worked out here.
 
 use std::sync::Arc;
 
-use crate::core::durable::{RequestRecord, SimReport};
+use crate::core::durable::{Outcome, RequestRecord, SimReport};
 use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
-use crate::core::time::{Span, Time};
+use crate::core::time::{format_seconds, Span, Time};
 
-use super::timeline::{time_of, x_of};
+use super::timeline::{tick_labels, ticks, time_of, x_of};
 
+/// Room left of the plot for the latency axis's labels, in CSS pixels: "20000" at 12 px.
+pub const AXIS_W: f64 = 44.0;
+/// Room above each strip for its title.
+pub const TITLE_H: f64 = 18.0;
 pub const LATENCY_H: f64 = 200.0;
 pub const QUEUE_H: f64 = 60.0;
 pub const STORED_H: f64 = 50.0;
-pub const GAP: f64 = 10.0;
+pub const GAP: f64 = 8.0;
+/// Where each strip starts, under its title.
+pub const LATENCY_TOP: f64 = TITLE_H;
+pub const QUEUE_TOP: f64 = LATENCY_TOP + LATENCY_H + GAP + TITLE_H;
+pub const STORED_TOP: f64 = QUEUE_TOP + QUEUE_H + GAP + TITLE_H;
+
+/// The strips' titles, each written above its strip (on the canvas, so an exported picture keeps
+/// them): the latency axis's unit is in its title, so its ticks are plain numbers.
+pub const TITLES: [(f64, &str); 3] = [
+    (LATENCY_TOP, "latency (ms)"),
+    (QUEUE_TOP, "queue at the object (requests held)"),
+    (STORED_TOP, "stored keys"),
+];
+
+/// Room under the strips for the time axis's labels.
+pub const TIME_H: f64 = 20.0;
 
 pub fn chart_height() -> f64 {
-    LATENCY_H + GAP + QUEUE_H + GAP + STORED_H
+    STORED_TOP + STORED_H + TIME_H
 }
 
 /// The latency axis: a little above the timeout, or above the slowest answers if they are
@@ -30,9 +51,105 @@ pub fn latency_ceiling(report: &SimReport, timeout: Span) -> Span {
 
 /// Where a latency goes on the latency strip, against the axis's `ceiling`.
 pub fn y_latency(latency: Span, ceiling: Span) -> f64 {
-    LATENCY_H
+    LATENCY_TOP + LATENCY_H
         - 6.0
         - (latency.micros() as f64 / ceiling.micros().max(1) as f64).min(1.0) * (LATENCY_H - 12.0)
+}
+
+/// Where a queue of `depth` reaches on the queue strip, whose top stands for `most`.
+pub fn y_queue(depth: u32, most: u32) -> f64 {
+    QUEUE_TOP + QUEUE_H - f64::from(depth) / f64::from(most.max(1)) * (QUEUE_H - 6.0)
+}
+
+/// Where `n` stored keys sit on the stored-keys strip, whose top stands for `most`.
+pub fn y_stored(n: u32, most: u32) -> f64 {
+    STORED_TOP + STORED_H - 4.0 - f64::from(n) / f64::from(most.max(1)) * (STORED_H - 8.0)
+}
+
+/// Where time `t` sits across the chart: the plot starts right of the latency axis's labels.
+pub fn x_at(t: Time, horizon: Time, width: f64) -> f64 {
+    AXIS_W + x_of(t, horizon, width - AXIS_W)
+}
+
+/// The latency axis's ticks: 0 and every multiple of a round step (1, 2 or 5 times a power of
+/// ten milliseconds) up to the ceiling, at most five, so that 12 px labels never crowd the strip.
+pub fn latency_ticks(ceiling: Span) -> Vec<Span> {
+    let ceiling_ms = ceiling.micros() / 1_000;
+    let step = round_steps().find(|s| ceiling_ms / s <= 4).unwrap_or(1);
+    (0..=ceiling_ms / step)
+        .map(|i| Span::from_millis(i * step))
+        .collect()
+}
+
+/// 1, 2, 5, 10, 20, 50, ...: the round steps of the latency axis and of the keyboard's faults.
+fn round_steps() -> impl Iterator<Item = u64> {
+    (0u32..64).map(|k| [1, 2, 5][(k % 3) as usize] * 10u64.saturating_pow(k / 3))
+}
+
+/// The chart's labels, each with its place in CSS pixels: the time axis's ticks (across, in one
+/// unit, as the timelines'), the latency axis's (up, whole milliseconds), the timeout line's
+/// label, and the queue and stored-keys strips' scales (0 and the most the strip shows).
+pub struct Axes {
+    pub time: Vec<(f64, String)>,
+    pub latency: Vec<(f64, String)>,
+    pub timeout: (f64, String),
+    pub queue: [(f64, String); 2],
+    pub stored: [(f64, String); 2],
+}
+
+impl Axes {
+    pub fn new(report: &SimReport, view: &LatencyView) -> Axes {
+        let timeout = view.timeout;
+        let ceiling = latency_ceiling(report, timeout);
+        let (queue, stored) = (report.longest_queue.max(1), report.max_stored_keys.max(1));
+        let times = ticks(view.horizon, view.width - AXIS_W);
+        Axes {
+            time: tick_labels(&times)
+                .into_iter()
+                .zip(&times)
+                .map(|(label, &t)| (view.x(t), label))
+                .collect(),
+            latency: latency_ticks(ceiling)
+                .into_iter()
+                .map(|t| (y_latency(t, ceiling), (t.micros() / 1_000).to_string()))
+                .collect(),
+            timeout: (
+                y_latency(timeout, ceiling),
+                format!("timeout {} ms", format_seconds(timeout.micros() * 1_000)),
+            ),
+            queue: [
+                (y_queue(0, queue), "0".into()),
+                (y_queue(queue, queue), queue.to_string()),
+            ],
+            stored: [
+                (y_stored(0, stored), "0".into()),
+                (y_stored(stored, stored), stored.to_string()),
+            ],
+        }
+    }
+
+    /// The labels, where the plot starts and ends, and how many fail-open and fail-closed marks
+    /// are drawn, as JSON: the page sets it on the canvas (`data-axes`) for its tests.
+    pub fn to_json(&self, view: &LatencyView, marks: &LatencyMarks) -> String {
+        let list = |labels: &[(f64, String)]| {
+            let quoted: Vec<String> = labels.iter().map(|(_, l)| format!("\"{l}\"")).collect();
+            quoted.join(",")
+        };
+        format!(
+            "{{\"plotLeft\":{},\"plotRight\":{},\"horizonUs\":{},\"timeTicks\":[{}],\"latencyTicks\":[{}],\"timeoutY\":{},\"timeoutLabel\":\"{}\",\"queueScale\":[{}],\"storedScale\":[{}],\"failOpen\":{},\"failClosed\":{}}}",
+            view.x(Time::ZERO),
+            view.x(view.horizon),
+            view.horizon.micros(),
+            list(&self.time),
+            list(&self.latency),
+            self.timeout.0,
+            self.timeout.1,
+            list(&self.queue),
+            list(&self.stored),
+            marks.spots[Outcome::DegradedAllowed as usize].len(),
+            marks.spots[Outcome::FailedClosed as usize].len(),
+        )
+    }
 }
 
 pub struct LatencyView {
@@ -49,11 +166,11 @@ pub struct LatencyView {
 
 impl LatencyView {
     pub fn x(&self, t: Time) -> f64 {
-        x_of(t, self.horizon, self.width)
+        x_at(t, self.horizon, self.width)
     }
 
     pub fn time_at(&self, x: f64) -> Time {
-        time_of(x, self.horizon, self.width)
+        time_of(x - AXIS_W, self.horizon, self.width - AXIS_W)
     }
 }
 
@@ -77,6 +194,14 @@ impl MarksFor {
             dpr: view.dpr,
         }
     }
+
+    /// Where an answer's mark sits: when it was sent, across; its latency, up.
+    pub fn spot(&self, record: &RequestRecord) -> (f64, f64) {
+        (
+            x_at(record.sent, self.horizon, self.width),
+            y_latency(record.latency(), self.ceiling),
+        )
+    }
 }
 
 /// The marks to draw, in CSS pixels: per outcome (indexed by `Outcome as usize`), the first
@@ -99,7 +224,10 @@ pub struct LatencyMarksBuilder {
 
 impl LatencyMarksBuilder {
     pub fn new(of: MarksFor) -> LatencyMarksBuilder {
-        let (cols, rows) = (cell(of.width, of.dpr) + 1, cell(LATENCY_H, of.dpr) + 1);
+        let (cols, rows) = (
+            cell(of.width, of.dpr) + 1,
+            cell(LATENCY_TOP + LATENCY_H, of.dpr) + 1,
+        );
         LatencyMarksBuilder {
             of,
             next: 0,
@@ -118,10 +246,7 @@ impl LatencyMarksBuilder {
         let of = self.of;
         let to = self.next.saturating_add(budget).min(records.len());
         for record in records.get(self.next..to).unwrap_or_default() {
-            let (x, y) = (
-                x_of(record.sent, of.horizon, of.width),
-                y_latency(record.latency(), of.ceiling),
-            );
+            let (x, y) = of.spot(record);
             let bit = 1u8 << record.outcome as u8;
             let at =
                 cell(y, of.dpr).min(self.rows - 1) * self.cols + cell(x, of.dpr).min(self.cols - 1);
@@ -132,7 +257,7 @@ impl LatencyMarksBuilder {
                 }
             }
             if let (true, Some(arrived)) = (record.queue_depth > 0, record.arrived) {
-                let column = (x_of(arrived, of.horizon, of.width) * of.dpr + 0.5).max(0.0) as usize;
+                let column = (x_at(arrived, of.horizon, of.width) * of.dpr + 0.5).max(0.0) as usize;
                 if let Some(tallest) = self.marks.tallest.get_mut(column) {
                     *tallest = (*tallest).max(record.queue_depth);
                 }
@@ -201,6 +326,125 @@ impl Job for LatencyMarksJob {
     }
 }
 
+/// The answer whose mark is nearest to (`x`, `y`), if one is within `within` CSS pixels.
+pub fn nearest_answer(
+    records: &[RequestRecord],
+    of: &MarksFor,
+    (x, y): (f64, f64),
+    within: f64,
+) -> Option<usize> {
+    let mut best = None;
+    let mut best_d = within * within;
+    for (i, record) in records.iter().enumerate() {
+        let (mx, my) = of.spot(record);
+        let d = (mx - x).powi(2) + (my - y).powi(2);
+        if d <= best_d {
+            (best, best_d) = (Some(i), d);
+        }
+    }
+    best
+}
+
+/// A move of the keyboard's place among the answers, in the order they were sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walk {
+    Next,
+    Previous,
+    First,
+    Last,
+}
+
+/// The answer a keyboard move lands on, in the order the calls were sent (a retry is sent later
+/// than it is recorded, so the records' own order is not it; equal times keep the records'
+/// order). From nowhere, any move starts at the first; past either end it stays put.
+pub fn walk_answers(records: &[RequestRecord], from: Option<usize>, walk: Walk) -> Option<usize> {
+    let here = from.and_then(|i| Some((records.get(i)?.sent, i)));
+    let mut best: Option<(Time, usize)> = None;
+    for (i, r) in records.iter().enumerate() {
+        let k = (r.sent, i);
+        let better = match (walk, here) {
+            (Walk::Next, Some(h)) => k > h && best.is_none_or(|b| k < b),
+            (Walk::Previous, Some(h)) => k < h && best.is_none_or(|b| k > b),
+            (Walk::Last, _) => best.is_none_or(|b| k > b),
+            _ => best.is_none_or(|b| k < b),
+        };
+        if better {
+            best = Some(k);
+        }
+    }
+    best.or(here).map(|(_, i)| i)
+}
+
+/// What the readout says of answer `i`: which request, when it was sent, how long the answer
+/// took and what it was, exact to the microsecond.
+pub fn answer_text(report: &SimReport, i: usize) -> Option<String> {
+    let r = report.records.get(i)?;
+    let sent_before = report
+        .records
+        .iter()
+        .enumerate()
+        .filter(|&(j, o)| (o.sent, j) < (r.sent, i))
+        .count();
+    let outcome = match r.outcome {
+        Outcome::Allowed => "allowed",
+        Outcome::Delayed => "allowed after a delay",
+        Outcome::Rejected => "rejected (429)",
+        Outcome::DegradedAllowed => {
+            "no answer within the timeout, let through unmetered (fail open)"
+        }
+        Outcome::FailedClosed => "no answer within the timeout, refused with 503 (fail closed)",
+    };
+    Some(format!(
+        "Request {} of {}{}, key {}, from {}: sent at {} s, answered after {} ms, {outcome}{}.",
+        sent_before + 1,
+        report.records.len(),
+        if r.attempt > 0 {
+            format!(" (retry {})", r.attempt)
+        } else {
+            String::new()
+        },
+        report.keys.get(r.key as usize).map_or("", |k| &k.key),
+        r.origin.name(),
+        format_seconds(r.sent.micros()),
+        format_seconds(r.latency().micros() * 1_000),
+        if r.late {
+            "; the object decided it after the Worker gave up"
+        } else {
+            ""
+        },
+    ))
+}
+
+/// The shortest fault Enter schedules, and how close a keyboard's start and end may be: a round
+/// step (1, 2 or 5 times a power of ten milliseconds) of at least a sixtieth of the axis, a second
+/// on a minute's chart.
+pub fn key_step(horizon: Time) -> Span {
+    let wanted = horizon.micros() / 60;
+    let step = round_steps().find(|ms| ms.saturating_mul(1_000) >= wanted);
+    Span::from_millis(step.unwrap_or(1))
+}
+
+/// A drag by keyboard, as a drag by pointer: Enter at one answer starts it (`from`), Enter at
+/// another ends it. Given where it started (if it has) and the time `at` of the answer Enter was
+/// pressed at, what is pending next and what is scheduled: the period between the two (either
+/// way round, at least `step` long), or for a `moment` (an eviction) `at` itself at once.
+pub fn key_drag(
+    from: Option<Time>,
+    at: Time,
+    moment: bool,
+    step: Span,
+) -> (Option<Time>, Option<(Span, Span)>) {
+    let at = at.micros();
+    match from.map(|t| t.micros()) {
+        _ if moment => (None, Some((Span(at), Span(at)))),
+        None => (Some(Time(at)), None),
+        Some(from) => {
+            let (a, b) = (from.min(at), from.max(at));
+            (None, Some((Span(a), Span(b.max(a + step.micros())))))
+        }
+    }
+}
+
 /// The 2×2 device-pixel cell a CSS coordinate falls in.
 fn cell(v: f64, dpr: f64) -> usize {
     ((v * dpr) / 2.0).max(0.0) as usize
@@ -209,7 +453,6 @@ fn cell(v: f64, dpr: f64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::durable::Outcome;
 
     fn answer(
         sent_ms: u64,
@@ -320,5 +563,220 @@ mod tests {
         let (sliced, steps) = run_in_steps(LatencyMarksJob::new(run.clone(), of), 1);
         assert_eq!(steps, report.records.len());
         assert_eq!((sliced.spots, sliced.tallest), (whole.spots, whole.tallest));
+    }
+
+    fn far_object_run(query: &str) -> Arc<LabRun> {
+        Arc::new(LabRun::compute(&crate::core::url::parse_query(query).state))
+    }
+
+    fn ticks_ms(ceiling_ms: u64) -> Vec<u64> {
+        latency_ticks(Span::from_millis(ceiling_ms))
+            .into_iter()
+            .map(|t| t.micros() / 1_000)
+            .collect()
+    }
+
+    #[test]
+    fn the_latency_axis_ticks_a_round_step_at_most_five_times() {
+        assert_eq!(ticks_ms(313), [0, 100, 200, 300]);
+        assert_eq!(ticks_ms(150), [0, 50, 100, 150]);
+        assert_eq!(ticks_ms(10), [0, 5, 10]);
+        assert_eq!(ticks_ms(75_000), [0, 20_000, 40_000, 60_000]);
+        for ceiling in [10, 11, 99, 101, 499, 1_234, 60_000, 75_000] {
+            let ticks = ticks_ms(ceiling);
+            assert!((2..=5).contains(&ticks.len()), "{ceiling}: {ticks:?}");
+            assert!(ticks.iter().all(|&t| t <= ceiling));
+        }
+    }
+
+    #[test]
+    fn the_axes_label_ticks_upwards_the_timeout_with_its_setting_and_each_strip_from_0_to_its_most()
+    {
+        let run = far_object_run("pattern=steady&do=1&from=fra&home=gru&shards=1&timeout=250");
+        let Some(Ok(report)) = &run.durable else {
+            panic!("the Durable Object ran");
+        };
+        let view = |timeout| LatencyView {
+            width: 900.0,
+            horizon: run.horizon,
+            timeout,
+            outage: None,
+            slow: None,
+            evict_at: None,
+            dpr: 1.0,
+        };
+        let axes = Axes::new(report, &view(Span::from_millis(250)));
+        let times: Vec<&str> = axes.time.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(times, ["0", "10 s", "20 s", "30 s", "40 s", "50 s", "60 s"]);
+        assert_eq!(axes.time[0].0, view(Span(1)).x(Time::ZERO));
+        assert_eq!(axes.time[6].0, view(Span(1)).x(Time::from_secs(60)));
+        let labels: Vec<&str> = axes.latency.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(labels, ["0", "100", "200", "300"]);
+        assert!(
+            axes.latency.windows(2).all(|w| w[1].0 < w[0].0),
+            "higher latencies sit higher"
+        );
+        assert!(axes
+            .latency
+            .iter()
+            .all(|(y, _)| (LATENCY_TOP..=LATENCY_TOP + LATENCY_H).contains(y)));
+        assert_eq!(axes.timeout.1, "timeout 250 ms");
+        assert!(axes.timeout.0 < axes.latency[2].0 && axes.timeout.0 > axes.latency[3].0);
+        assert_eq!(
+            Axes::new(report, &view(Span(120_500))).timeout.1,
+            "timeout 120.5 ms"
+        );
+        let (queue, stored) = (&axes.queue, &axes.stored);
+        assert_eq!([queue[0].1.as_str(), queue[1].1.as_str()], ["0", "1"]);
+        assert_eq!([stored[0].1.as_str(), stored[1].1.as_str()], ["0", "1"]);
+        assert!(
+            queue[1].0 < queue[0].0 && queue[1].0 >= QUEUE_TOP && queue[0].0 <= QUEUE_TOP + QUEUE_H
+        );
+        assert!(
+            stored[1].0 < stored[0].0
+                && stored[1].0 >= STORED_TOP
+                && stored[0].0 <= STORED_TOP + STORED_H
+        );
+    }
+
+    #[test]
+    fn the_strips_and_titles_do_not_overlap_and_the_plot_starts_right_of_the_axis_labels() {
+        const {
+            assert!(LATENCY_TOP >= TITLE_H);
+            assert!(QUEUE_TOP - TITLE_H >= LATENCY_TOP + LATENCY_H);
+            assert!(STORED_TOP - TITLE_H >= QUEUE_TOP + QUEUE_H);
+        }
+        assert!(chart_height() >= STORED_TOP + STORED_H + TIME_H);
+        let view = LatencyView {
+            width: 900.0,
+            horizon: Time::from_secs(60),
+            timeout: Span::from_millis(120),
+            outage: None,
+            slow: None,
+            evict_at: None,
+            dpr: 1.0,
+        };
+        assert!(view.x(Time::ZERO) > AXIS_W);
+        assert!(view.x(Time::from_secs(60)) < 900.0);
+        for s in [0, 7, 30, 60] {
+            assert_eq!(view.time_at(view.x(Time::from_secs(s))), Time::from_secs(s));
+        }
+    }
+
+    #[test]
+    fn the_answer_nearest_the_pointer_is_found_within_reach_and_none_beyond_it() {
+        let of = latency_geometry();
+        let records = [
+            answer(1_000, 50, Outcome::Allowed),
+            answer(1_010, 50, Outcome::Rejected),
+            answer(40_000, 10, Outcome::Allowed),
+        ];
+        let (x, y) = of.spot(&records[1]);
+        assert_eq!(nearest_answer(&records, &of, (x + 0.5, y), 8.0), Some(1));
+        assert_eq!(
+            nearest_answer(&records, &of, of.spot(&records[0]), 8.0),
+            Some(0)
+        );
+        assert_eq!(nearest_answer(&records, &of, (x, y + 30.0), 8.0), None);
+        assert_eq!(nearest_answer(&[], &of, (x, y), 8.0), None);
+    }
+
+    #[test]
+    fn the_keyboard_walks_answers_in_the_order_they_were_sent_and_stays_at_either_end() {
+        // A retry recorded second but sent last, and two sent at once.
+        let records = [
+            answer(1_000, 5, Outcome::Rejected),
+            answer(9_000, 5, Outcome::Allowed),
+            answer(2_000, 5, Outcome::Allowed),
+            answer(2_000, 5, Outcome::Allowed),
+        ];
+        let walk = |from, w| walk_answers(&records, from, w);
+        assert_eq!(walk(None, Walk::Next), Some(0));
+        assert_eq!(walk(None, Walk::Previous), Some(0));
+        assert_eq!(walk(Some(0), Walk::Next), Some(2));
+        assert_eq!(walk(Some(2), Walk::Next), Some(3));
+        assert_eq!(walk(Some(3), Walk::Next), Some(1));
+        assert_eq!(
+            walk(Some(1), Walk::Next),
+            Some(1),
+            "the last stays the last"
+        );
+        assert_eq!(walk(Some(3), Walk::Previous), Some(2));
+        assert_eq!(
+            walk(Some(0), Walk::Previous),
+            Some(0),
+            "the first stays the first"
+        );
+        assert_eq!(walk(Some(2), Walk::Last), Some(1));
+        assert_eq!(walk(Some(1), Walk::First), Some(0));
+        assert_eq!(
+            walk(Some(99), Walk::Next),
+            Some(0),
+            "a place from an older run starts over"
+        );
+        assert_eq!(walk_answers(&[], None, Walk::Next), None);
+    }
+
+    #[test]
+    fn the_readout_names_the_request_when_it_was_sent_its_latency_and_its_outcome() {
+        let run = far_object_run("pattern=steady&do=1&from=fra&home=gru&shards=1");
+        let Some(Ok(report)) = &run.durable else {
+            panic!("the Durable Object ran");
+        };
+        let text = answer_text(report, 2).expect("a third answer");
+        assert!(text.starts_with("Request 3 of 60, key "), "{text}");
+        assert!(text.contains("from Frankfurt: sent at 2 s, answered after 120 ms, no answer within the timeout, let through unmetered (fail open)"), "{text}");
+        assert!(
+            text.contains("the object decided it after the Worker gave up"),
+            "{text}"
+        );
+        assert_eq!(answer_text(report, 60), None);
+        let run = far_object_run("pattern=steady&do=1&from=fra&home=gru&shards=1&timeout=300");
+        let Some(Ok(report)) = &run.durable else {
+            panic!("the Durable Object ran");
+        };
+        let text = answer_text(report, 0).expect("a first answer");
+        assert!(text.contains(", allowed."), "{text}");
+        assert!(!text.contains("after the Worker gave up"), "{text}");
+    }
+
+    #[test]
+    fn the_shortest_keyboard_fault_is_a_sixtieth_of_the_axis_rounded() {
+        assert_eq!(key_step(Time::from_secs(60)), Span::from_secs(1));
+        assert_eq!(key_step(Time::from_secs(150)), Span::from_secs(5));
+        assert_eq!(key_step(Time::from_millis(500)), Span::from_millis(10));
+        assert_eq!(key_step(Time::ZERO), Span::from_millis(1));
+    }
+
+    #[test]
+    fn enter_starts_a_keyboard_drag_and_enter_again_schedules_the_period_between_either_way() {
+        let (s, t) = (
+            |secs: u64| Span::from_secs(secs),
+            |secs: u64| Time::from_secs(secs),
+        );
+        let step = s(1);
+        assert_eq!(key_drag(None, t(20), false, step), (Some(t(20)), None));
+        assert_eq!(
+            key_drag(Some(t(20)), t(30), false, step),
+            (None, Some((s(20), s(30))))
+        );
+        assert_eq!(
+            key_drag(Some(t(30)), t(20), false, step),
+            (None, Some((s(20), s(30))))
+        );
+        assert_eq!(
+            key_drag(Some(t(20)), t(20), false, step),
+            (None, Some((s(20), s(21)))),
+            "at least a step long"
+        );
+        // An eviction is a moment: one Enter schedules it, whatever was pending.
+        assert_eq!(
+            key_drag(None, t(40), true, step),
+            (None, Some((s(40), s(40))))
+        );
+        assert_eq!(
+            key_drag(Some(t(20)), t(40), true, step),
+            (None, Some((s(40), s(40))))
+        );
     }
 }

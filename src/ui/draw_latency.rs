@@ -1,46 +1,72 @@
-//! The Durable Object lab's chart: each decision's latency against the timeout line, then the
-//! object's queue as each request arrived, then the number of stored keys over time. Drawn with
-//! plotters like the timelines, on the same time axis, with the same mark shapes.
+//! The Durable Object lab's chart: each decision's latency against the labelled timeout line,
+//! then the object's queue as each request arrived, then the number of stored keys over time, on
+//! the same time axis and with the same mark shapes as the timelines. Each strip has its title
+//! and its scale on the canvas itself, so an exported picture reads on its own. Painted with the
+//! canvas's own 2D calls: a few paths and texts, every place worked out in `layout::latency`.
 
-use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
+use plotters::style::RGBColor;
 use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d;
 
 use crate::core::durable::{Outcome, SimReport};
-use crate::core::time::{Span, Time};
+use crate::core::time::Time;
 
 use crate::layout::latency::{
-    chart_height, latency_ceiling, y_latency, LatencyMarks, LatencyView, GAP, LATENCY_H, QUEUE_H,
-    STORED_H,
+    chart_height, y_queue, y_stored, Axes, LatencyMarks, LatencyView, AXIS_W, QUEUE_H, QUEUE_TOP,
+    STORED_H, STORED_TOP, TITLES,
 };
-use crate::layout::timeline::{dashed_ring, PAD_X};
 
 use super::draw::Palette;
 
 /// Drawing errors come from the browser's canvas; their detail tells a person nothing they could
 /// act on.
 fn err<E>(_: E) -> String {
-    "the timeline could not be drawn on this canvas".to_string()
+    "the Durable Object chart could not be drawn on this canvas".to_string()
 }
 
-/// Draws the chart: the scheduled faults, the timeout, `marks` (worked out for this report and
-/// view), the queue and the stored keys.
+fn css(c: RGBColor, alpha: f64) -> String {
+    format!("rgba({},{},{},{alpha})", c.0, c.1, c.2)
+}
+
+/// Draws the chart: the scheduled faults, the strips' titles and scales, the timeout, `marks`
+/// (worked out for this report and view), the queue, the stored keys, and a ring around `focus`.
 pub fn draw_latency(
     canvas: &web_sys::HtmlCanvasElement,
     report: &SimReport,
     view: &LatencyView,
     marks: &LatencyMarks,
+    axes: &Axes,
+    focus: Option<(f64, f64)>,
     palette: &Palette,
 ) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or("this browser gave no 2D canvas")?;
-    let area = backend.into_drawing_area();
+    let ctx: CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .map_err(err)?
+        .ok_or("this browser gave no 2D canvas")?
+        .unchecked_into();
+    // A text or an arc is refused only for a coordinate that is not finite, which these never
+    // are: what those calls return is not looked at.
     let d = view.dpr;
-    let p = |x: f64, y: f64| ((x * d).round() as i32, (y * d).round() as i32);
-    let stroke = |w: f64| (w * d).round().max(1.0) as u32;
-    area.fill(&palette.background).map_err(err)?;
+    // Device pixels, whole ones, so that lines stay crisp at any pixel ratio.
+    let dev = |v: f64| (v * d).round();
+    let (left, right) = (view.x(Time::ZERO), view.x(view.horizon));
     let height = chart_height();
+    let line = |points: &[(f64, f64)]| {
+        for (i, &(x, y)) in points.iter().enumerate() {
+            if i == 0 {
+                ctx.move_to(dev(x), dev(y));
+            } else {
+                ctx.line_to(dev(x), dev(y));
+            }
+        }
+    };
+    let stroke = |colour: String, width: f64| {
+        ctx.set_stroke_style_str(&colour);
+        ctx.set_line_width(dev(width).max(1.0));
+        ctx.stroke();
+    };
+    ctx.set_fill_style_str(&css(palette.background, 1.0));
+    ctx.fill_rect(0.0, 0.0, dev(view.width), dev(height));
 
     // The scheduled faults, across every strip: an outage, a slow period, an eviction.
     for (period, colour) in [
@@ -49,155 +75,160 @@ pub fn draw_latency(
     ] {
         if let Some((start, end)) = period {
             let (x0, x1) = (view.x(Time(start.micros())), view.x(Time(end.micros())));
-            area.draw(&Rectangle::new(
-                [p(x0, 0.0), p(x1, height)],
-                colour.mix(0.12).filled(),
-            ))
-            .map_err(err)?;
+            ctx.set_fill_style_str(&css(colour, 0.12));
+            ctx.fill_rect(dev(x0), 0.0, dev(x1) - dev(x0), dev(height));
         }
     }
     if let Some(at) = view.evict_at {
         let x = view.x(Time(at.micros()));
-        area.draw(&PathElement::new(
-            vec![p(x, 0.0), p(x, height)],
-            palette.rejected.stroke_width(stroke(1.5)),
-        ))
-        .map_err(err)?;
+        ctx.begin_path();
+        line(&[(x, 0.0), (x, height)]);
+        stroke(css(palette.rejected, 1.0), 1.5);
     }
 
-    // Latency strip.
-    let ceiling = latency_ceiling(report, view.timeout);
-    let y_lat = |l: Span| y_latency(l, ceiling);
-    area.draw(&PathElement::new(
-        vec![p(0.0, LATENCY_H), p(view.width, LATENCY_H)],
-        palette.grid.stroke_width(1),
-    ))
-    .map_err(err)?;
-    // The timeout as a dashed line.
-    let ty = y_lat(view.timeout);
-    let mut x = PAD_X;
-    while x < view.width - PAD_X {
-        let x2 = (x + 8.0).min(view.width - PAD_X);
-        area.draw(&PathElement::new(
-            vec![p(x, ty), p(x2, ty)],
-            palette.rejected.stroke_width(stroke(1.5)),
-        ))
-        .map_err(err)?;
+    // A faint line at each latency tick (the one at 0 is the latency strip's baseline), the
+    // other strips' baselines, a short tick at each of their scales' labels, and one under each time label.
+    ctx.begin_path();
+    for bottom in [QUEUE_TOP + QUEUE_H, STORED_TOP + STORED_H] {
+        line(&[(AXIS_W, bottom), (view.width, bottom)]);
+    }
+    for &(y, _) in &axes.latency {
+        line(&[(AXIS_W - 4.0, y), (view.width, y)]);
+    }
+    for &(y, _) in axes.queue.iter().chain(&axes.stored) {
+        line(&[(AXIS_W - 4.0, y), (AXIS_W, y)]);
+    }
+    for &(x, _) in &axes.time {
+        line(&[(x, STORED_TOP + STORED_H), (x, STORED_TOP + STORED_H + 3.0)]);
+    }
+    stroke(css(palette.grid, 1.0), 1.0);
+
+    // The titles, left above each strip, the time axis's labels under the strips, and the
+    // scales' labels right-aligned left of the plot.
+    ctx.set_font(&format!("{}px sans-serif", dev(12.0)));
+    ctx.set_fill_style_str(&css(palette.text, 0.85));
+    ctx.set_text_baseline("alphabetic");
+    ctx.set_text_align("left");
+    for (top, title) in TITLES {
+        let _ = ctx.fill_text(title, dev(2.0), dev(top - 5.0));
+    }
+    ctx.set_text_baseline("top");
+    ctx.set_text_align("center");
+    for (x, label) in &axes.time {
+        let _ = ctx.fill_text(label, dev(*x), dev(STORED_TOP + STORED_H + 4.0));
+    }
+    ctx.set_text_baseline("middle");
+    ctx.set_text_align("right");
+    for (y, label) in axes.latency.iter().chain(&axes.queue).chain(&axes.stored) {
+        let _ = ctx.fill_text(label, dev(AXIS_W - 7.0), dev(*y));
+    }
+
+    // The timeout: a dashed line in the text's colour (no mark's), labelled with its setting
+    // above its right end, on a halo of the background so that marks under it do not blur it.
+    let (ty, timeout_label) = (&axes.timeout.0, &axes.timeout.1);
+    ctx.begin_path();
+    let mut x = left;
+    while x < right {
+        line(&[(x, *ty), ((x + 8.0).min(right), *ty)]);
         x += 14.0;
     }
-    let r = 4.0;
-    let ctx: CanvasRenderingContext2d = canvas
-        .get_context("2d")
-        .map_err(err)?
-        .ok_or("this browser gave no 2D canvas")?
-        .unchecked_into();
-    let css = |c: RGBColor| format!("rgb({},{},{})", c.0, c.1, c.2);
-    let device = |(x, y): (f64, f64)| ((x * d).round(), (y * d).round());
+    stroke(css(palette.text, 0.6), 1.5);
+    ctx.set_text_baseline("alphabetic");
+    ctx.set_stroke_style_str(&css(palette.background, 1.0));
+    ctx.set_line_width(dev(3.0));
+    let _ = ctx.stroke_text(timeout_label, dev(right), dev(ty - 7.0));
+    let _ = ctx.fill_text(timeout_label, dev(right), dev(ty - 7.0));
+
+    // The marks, after the timeout line: fail-open and fail-closed answers sit on it.
+    let r = 4.5;
     let spots = &marks.spots;
-    let allowed = spots[Outcome::Allowed as usize]
-        .iter()
-        .chain(&spots[Outcome::Delayed as usize]);
+    let dot = |&(x, y): &(f64, f64), radius: f64| {
+        ctx.move_to(dev(x + radius), dev(y));
+        ctx.arc(dev(x), dev(y), dev(radius), 0.0, std::f64::consts::TAU)
+    };
     ctx.begin_path();
-    for &spot in allowed {
-        let (x, y) = device(spot);
-        ctx.move_to(x + r * d, y);
-        ctx.arc(x, y, (r * d).round(), 0.0, std::f64::consts::TAU)
-            .map_err(err)?;
+    for spot in spots[Outcome::Allowed as usize]
+        .iter()
+        .chain(&spots[Outcome::Delayed as usize])
+    {
+        let _ = dot(spot, r);
     }
-    ctx.set_fill_style_str(&css(palette.allowed));
+    ctx.set_fill_style_str(&css(palette.allowed, 1.0));
     ctx.fill();
     ctx.begin_path();
-    for &spot in &spots[Outcome::Rejected as usize] {
-        let (x, y) = device(spot);
-        let q = r * d;
-        ctx.move_to(x - q, y - q);
-        ctx.line_to(x + q, y + q);
-        ctx.move_to(x - q, y + q);
-        ctx.line_to(x + q, y - q);
+    for &(x, y) in &spots[Outcome::Rejected as usize] {
+        line(&[(x - r, y - r), (x + r, y + r)]);
+        line(&[(x - r, y + r), (x + r, y - r)]);
     }
-    ctx.set_stroke_style_str(&css(palette.rejected));
-    ctx.set_line_width(f64::from(stroke(2.0)));
-    ctx.stroke();
-    for &(x, y) in &spots[Outcome::DegradedAllowed as usize] {
-        let s = palette.degraded.stroke_width(stroke(2.0));
-        for arc in dashed_ring(x, y, r) {
-            let pts: Vec<(i32, i32)> = arc.into_iter().map(|(x, y)| p(x, y)).collect();
-            area.draw(&PathElement::new(pts, s)).map_err(err)?;
+    stroke(css(palette.rejected, 1.0), 2.0);
+    let (open, closed) = (
+        &spots[Outcome::DegradedAllowed as usize],
+        &spots[Outcome::FailedClosed as usize],
+    );
+    // A disc of background inside each, so the line never runs through a mark (and still shows
+    // between marks a few pixels apart).
+    ctx.begin_path();
+    for spot in open.iter().chain(closed) {
+        let _ = dot(spot, r);
+    }
+    ctx.set_fill_style_str(&css(palette.background, 1.0));
+    ctx.fill();
+    // Fail open: a dashed ring, eight arcs of a sixteenth of the circle each.
+    ctx.begin_path();
+    for &(x, y) in open {
+        for k in 0..8 {
+            let a = f64::from(k) * std::f64::consts::FRAC_PI_4;
+            ctx.move_to(dev(x + r * a.cos()), dev(y + r * a.sin()));
+            let _ = ctx.arc(dev(x), dev(y), dev(r), a, a + std::f64::consts::FRAC_PI_8);
         }
     }
-    for &(x, y) in &spots[Outcome::FailedClosed as usize] {
-        let s = palette.rejected.stroke_width(stroke(1.5));
-        let q = r + 1.0;
-        area.draw(&PathElement::new(
-            vec![
-                p(x - q, y - q),
-                p(x + q, y - q),
-                p(x + q, y + q),
-                p(x - q, y + q),
-                p(x - q, y - q),
-            ],
-            s,
-        ))
-        .map_err(err)?;
-        area.draw(&PathElement::new(
-            vec![p(x - r + 1.0, y - r + 1.0), p(x + r - 1.0, y + r - 1.0)],
-            s,
-        ))
-        .map_err(err)?;
+    stroke(css(palette.degraded, 1.0), 2.0);
+    // Fail closed: a cross in a square.
+    ctx.begin_path();
+    for &(x, y) in closed {
+        let (q, c) = (r + 1.0, r - 1.0);
+        ctx.rect(dev(x - q), dev(y - q), dev(2.0 * q), dev(2.0 * q));
+        line(&[(x - c, y - c), (x + c, y + c)]);
+        line(&[(x - c, y + c), (x + c, y - c)]);
     }
+    stroke(css(palette.rejected, 1.0), 1.5);
 
     // Queue strip: how many the object held when each request arrived, the tallest per device
     // pixel column, in one path.
-    let top = LATENCY_H + GAP;
-    let max_queue = f64::from(report.longest_queue.max(1));
-    area.draw(&PathElement::new(
-        vec![p(0.0, top + QUEUE_H), p(view.width, top + QUEUE_H)],
-        palette.grid.stroke_width(1),
-    ))
-    .map_err(err)?;
+    let most = report.longest_queue;
+    let bottom = dev(QUEUE_TOP + QUEUE_H);
     ctx.begin_path();
-    for (column, &depth) in marks
-        .tallest
-        .iter()
-        .enumerate()
-        .filter(|(_, &depth)| depth > 0)
-    {
-        let h = (f64::from(depth) / max_queue) * (QUEUE_H - 6.0);
-        ctx.move_to(column as f64, ((top + QUEUE_H) * d).round());
-        ctx.line_to(column as f64, ((top + QUEUE_H - h) * d).round());
+    for (column, &depth) in marks.tallest.iter().enumerate().filter(|(_, &n)| n > 0) {
+        ctx.move_to(column as f64, bottom);
+        ctx.line_to(column as f64, dev(y_queue(depth, most)));
     }
-    ctx.set_stroke_style_str(&css(palette.delayed));
-    ctx.set_line_width(f64::from(stroke(1.5)));
-    ctx.stroke();
+    stroke(css(palette.delayed, 1.0), 1.5);
 
-    // Stored keys strip, as steps.
-    let top = LATENCY_H + GAP + QUEUE_H + GAP;
-    let max_stored = f64::from(report.max_stored_keys.max(1));
-    let y_st = |n: u32| top + STORED_H - 4.0 - (f64::from(n) / max_stored) * (STORED_H - 8.0);
-    area.draw(&PathElement::new(
-        vec![p(0.0, top + STORED_H), p(view.width, top + STORED_H)],
-        palette.grid.stroke_width(1),
-    ))
-    .map_err(err)?;
+    // Stored keys strip, as steps. Changes after the end of the axis (alarms firing later) are
+    // not drawn at its edge.
+    let most = report.max_stored_keys;
     let mut points = Vec::new();
     let mut last = 0u32;
-    // Changes after the end of the axis (alarms firing later) are not drawn at its edge.
     for &(t, n) in report
         .stored_keys
         .iter()
         .filter(|(t, _)| *t <= view.horizon)
     {
         let x = view.x(t);
-        points.push(p(x, y_st(last)));
-        points.push(p(x, y_st(n)));
+        points.push((x, y_stored(last, most)));
+        points.push((x, y_stored(n, most)));
         last = n;
     }
-    points.push(p(view.width - PAD_X, y_st(last)));
-    area.draw(&PathElement::new(
-        points,
-        palette.gauge.stroke_width(stroke(1.5)),
-    ))
-    .map_err(err)?;
-    area.present().map_err(err)?;
+    points.push((right, y_stored(last, most)));
+    ctx.begin_path();
+    line(&points);
+    stroke(css(palette.gauge, 1.0), 1.5);
+
+    // A ring around the answer the readout reads, in the page's focus colour.
+    if let Some(spot) = focus {
+        ctx.begin_path();
+        let _ = dot(&spot, 9.0);
+        stroke(css(RGBColor(204, 121, 167), 1.0), 2.0);
+    }
     Ok(())
 }

@@ -16,11 +16,13 @@ use crate::core::url::parse_query;
 use super::controls::{NumberField, Slider};
 use crate::core::url::durable_fields::MAX_SHARDS;
 use crate::core::url::values::{millis_text, period_text, seconds_text};
-use crate::layout::latency::{chart_height, latency_ceiling, LatencyView};
+use crate::layout::latency::{
+    answer_text, chart_height, key_drag, key_step, latency_ceiling, nearest_answer, walk_answers,
+    Axes, LatencyView, MarksFor, Walk,
+};
 use crate::layout::scale::{
     span_at, span_position, EVICT_SCALE, JITTER_SCALE, SERVICE_SCALE, SLIDER_STEPS, TIMEOUT_SCALE,
 };
-use crate::layout::timeline::{tick_labels, ticks};
 
 use super::draw::Palette;
 use super::draw_latency::draw_latency;
@@ -363,7 +365,7 @@ pub fn DurableLab() -> impl IntoView {
                         <label class="algo-toggle"><input type="checkbox" data-testid="cache" prop:checked=move || state.with(|s| s.durable.cache) on:change=move |ev| { let on = event_target_checked(&ev); lab.change(|s| s.durable.cache = on) }/>"First-tier cache of known offenders"</label>
                     </div>
                     <div class="outage-row">
-                        <label>"Drag across the chart to schedule "
+                        <label>"Drag across the chart (or press Enter at a request on it, then at another) to schedule "
                             <select data-testid="drag-kind" on:change=move |ev| drag_kind.set(match event_target_value(&ev).as_str() {
                                 "slow" => DragKind::Slow,
                                 "evict" => DragKind::Evict,
@@ -374,7 +376,7 @@ pub fn DurableLab() -> impl IntoView {
                                 <option value="evict">"an eviction (at the drag's start)"</option>
                             </select>
                         </label>
-                        <span data-testid="outage">{move || state.with(|s| fault_text(&s.durable))}</span>
+                        <span data-testid="outage" aria-live="polite">{move || state.with(|s| fault_text(&s.durable))}</span>
                     </div>
                     // The same, typed: for a keyboard, and for exact times.
                     <div class="outage-row">
@@ -397,12 +399,23 @@ pub fn DurableLab() -> impl IntoView {
     }
 }
 
-/// What dragging across the latency chart schedules.
+/// What dragging across the latency chart, by pointer or by keyboard, schedules.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum DragKind {
     Outage,
     Slow,
     Evict,
+}
+
+impl DragKind {
+    /// Schedules the fault as a period (an eviction at its start), or removes it with `None`.
+    fn set(self, d: &mut DurableParams, period: Option<(Span, Span)>) {
+        match self {
+            DragKind::Outage => d.outage = period,
+            DragKind::Slow => d.slow = period,
+            DragKind::Evict => d.evict_at = period.map(|(at, _)| at),
+        }
+    }
 }
 
 /// The scheduled faults in words.
@@ -434,7 +447,23 @@ fn fault_text(d: &crate::core::durable::DurableParams) -> String {
     parts.join(" ")
 }
 
-/// The latency chart, with drag-to-schedule for outages, slow periods and evictions.
+/// What the readout says until a request is pointed at or walked to.
+const READOUT_HINT: &str =
+    "Point at a mark, or focus the chart and use the arrow keys, to read one request here.";
+
+/// What the chart's marks, lines and tints mean. Constant, so written once as HTML.
+const LEGEND: &str = r#"<li><span class="glyph allowed">●</span> allowed</li><li><span class="glyph rejected">✕</span> rejected (429)</li><li><span class="glyph degraded">◌</span> fail open: no answer in time, let through</li><li><span class="glyph failed">⊠</span> fail closed: no answer in time, 503</li><li><span class="glyph timeout">╌</span> timeout</li><li><span class="glyph delayed">▮</span> queue</li><li><span class="glyph gauge">━</span> stored keys</li><li><span class="glyph failed">▬</span> outage</li><li><span class="glyph degraded">▬</span> slow period</li><li><span class="glyph failed">│</span> eviction</li>"#;
+
+/// Schedules (or, with `None`, removes) a fault: one function for the pointer's drag and the
+/// keyboard's.
+#[inline(never)]
+fn set_fault(lab: Lab, kind: DragKind, period: Option<(Span, Span)>) {
+    lab.change(|s| kind.set(&mut s.durable, period));
+}
+
+/// The latency chart: drag across it to schedule an outage, a slow period or an eviction; point
+/// at a mark, or focus it and walk the answers with the arrow keys, to read one; by keyboard,
+/// Enter at one answer and Enter at another drag across it too.
 #[component]
 fn LatencyChart() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -444,6 +473,10 @@ fn LatencyChart() -> impl IntoView {
     // Where a drag started: read only by the handlers, so a plain cell, not a signal.
     let drag_from = std::rc::Rc::new(std::cell::Cell::new(None::<f64>));
     let drag_kind = expect_context::<RwSignal<DragKind>>();
+    // The answer under the pointer or at the keyboard's place: an index into the report's records.
+    let point = RwSignal::new(None::<usize>);
+    // Where a drag by keyboard started (Enter at a request), until Enter ends it.
+    let from = RwSignal::new(None::<Time>);
 
     let view_now = move || {
         let (timeout, outage, slow, evict_at, dark) = lab.state.with(|s| {
@@ -487,6 +520,11 @@ fn LatencyChart() -> impl IntoView {
         let Some(marks) = marks_cache.get(lab, &run, report, &view) else {
             return;
         };
+        // The answer the readout reads, ringed.
+        let focus = point
+            .get()
+            .and_then(|i| report.records.get(i))
+            .map(|r| MarksFor::new(&run, report, &view).spot(r));
         let paint = move || {
             let h = chart_height();
             canvas.set_width((view.width * view.dpr).round() as u32);
@@ -498,7 +536,11 @@ fn LatencyChart() -> impl IntoView {
                 Palette::light()
             };
             let _ = lab.run.with_untracked(|run| match &run.durable {
-                Some(Ok(report)) => draw_latency(&canvas, report, &view, &marks, &palette),
+                Some(Ok(report)) => {
+                    let axes = Axes::new(report, &view);
+                    let _ = canvas.set_attribute("data-axes", &axes.to_json(&view, &marks));
+                    draw_latency(&canvas, report, &view, &marks, &axes, focus, &palette)
+                }
                 _ => Ok(()),
             });
         };
@@ -520,13 +562,57 @@ fn LatencyChart() -> impl IntoView {
         let round = |t: Time| Span(t.micros() / (MICROS_PER_SEC / 10) * (MICROS_PER_SEC / 10));
         let (a, b) = (round(a), round(b));
         if a < b {
-            let kind = drag_kind.get_untracked();
-            lab.change(|s| match kind {
-                DragKind::Slow => s.durable.slow = Some((a, b)),
-                DragKind::Evict => s.durable.evict_at = Some(a),
-                DragKind::Outage => s.durable.outage = Some((a, b)),
-            });
+            set_fault(lab, drag_kind.get_untracked(), Some((a, b)));
         }
+    };
+    let on_move = move |ev: web_sys::MouseEvent| {
+        let (view, _) = view_now();
+        let at = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+        let run = lab.run.get_untracked();
+        if let Some(Ok(report)) = &run.durable {
+            let of = MarksFor::new(&run, report, &view);
+            point.set(nearest_answer(&report.records, &of, at, 10.0));
+        }
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let walk = match ev.key().as_str() {
+            "ArrowRight" => Walk::Next,
+            "ArrowLeft" => Walk::Previous,
+            "Home" => Walk::First,
+            "End" => Walk::Last,
+            "Escape" => {
+                from.set(None);
+                return point.set(None);
+            }
+            // The chosen fault removed, as the Clear button would (of that kind only).
+            "Delete" | "Backspace" => return set_fault(lab, drag_kind.get_untracked(), None),
+            // A drag by keyboard: Enter at one request starts it, Enter at another ends it.
+            "Enter" => {
+                let sent = point.get_untracked().and_then(|i| {
+                    lab.run.with_untracked(|run| {
+                        Some(run.durable.as_ref()?.as_ref().ok()?.records.get(i)?.sent)
+                    })
+                });
+                if let Some(sent) = sent {
+                    let kind = drag_kind.get_untracked();
+                    let step = key_step(lab.run.with_untracked(|r| r.horizon));
+                    let (pending, period) =
+                        key_drag(from.get_untracked(), sent, kind == DragKind::Evict, step);
+                    from.set(pending);
+                    if period.is_some() {
+                        set_fault(lab, kind, period);
+                    }
+                }
+                return;
+            }
+            _ => return,
+        };
+        ev.prevent_default();
+        let next = lab.run.with_untracked(|run| match &run.durable {
+            Some(Ok(report)) => walk_answers(&report.records, point.get_untracked(), walk),
+            _ => None,
+        });
+        point.set(next);
     };
 
     let summary = move || {
@@ -547,34 +633,35 @@ fn LatencyChart() -> impl IntoView {
             None => String::new(),
         })
     };
-    let axis = move || {
-        let horizon = lab.run.with(|r| r.horizon);
-        let w = width.get();
-        let (view, _) = view_now();
-        let ticks = ticks(horizon, w);
-        let labels = tick_labels(&ticks);
-        ticks
-            .into_iter()
-            .zip(labels)
-            .map(|(t, label)| view! { <span class="tick" style:left=format!("{}px", view.x(t).round() as i64)>{label}</span> }.into_any())
-            .collect::<Vec<_>>()
+    let readout = move || {
+        let read = point
+            .get()
+            .and_then(|i| {
+                lab.run.with(|run| match &run.durable {
+                    Some(Ok(report)) => answer_text(report, i),
+                    _ => None,
+                })
+            })
+            .unwrap_or_else(|| READOUT_HINT.into());
+        // While a drag by keyboard is under way, the readout says so first.
+        match from.get() {
+            Some(t) => format!(
+                "From {} s: walk to where it ends and press Enter. {read}",
+                seconds_text(Span(t.micros()))
+            ),
+            None => read,
+        }
     };
     view! {
         <div class="latency">
             <p class="hint" data-testid="latency-summary">{summary}</p>
-            <div class="latency-grid">
-                <div class="latency-labels" aria-hidden="true">
-                    <span class="lab-strip-latency">"latency"</span>
-                    <span class="lab-strip-queue">"queue at the object"</span>
-                    <span class="lab-strip-stored">"stored keys"</span>
-                </div>
-                <div class="canvas-wrap" node_ref=wrap_ref>
-                    <canvas node_ref=canvas_ref role="img" data-testid="latency-canvas"
-                        aria-label="Each request's latency against the timeout, the object's queue and the stored keys over time. Drag across it to schedule an outage."
-                        on:mousedown=on_down on:mouseup=on_up></canvas>
-                    <div class="axis" aria-hidden="true">{axis}</div>
-                </div>
+            <div class="canvas-wrap" node_ref=wrap_ref>
+                <canvas node_ref=canvas_ref tabindex="0" role="img" data-testid="latency-canvas"
+                    aria-label="Each request's latency against the timeout, the queue and the stored keys over time. The arrow keys read the requests; Enter at one and Enter at another schedule the fault chosen above between them, Delete removes it."
+                    on:mousedown=on_down on:mouseup=on_up on:mousemove=on_move on:keydown=on_key></canvas>
             </div>
+            <p class="do-readout" data-testid="do-readout" aria-live="polite">{readout}</p>
+            <ul class="legend" aria-label="Legend of the Durable Object chart" data-testid="do-legend" inner_html=LEGEND></ul>
         </div>
     }
 }
