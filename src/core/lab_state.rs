@@ -7,7 +7,7 @@ use super::durable::DurableParams;
 use super::embed::Control;
 use super::limiter::{Algorithm, Settings};
 use super::theme::Theme;
-use super::time::Span;
+use super::time::{Span, Time};
 use super::traffic::Pattern;
 
 /// The largest limit the lab takes (its slider, links, scenarios). The algorithms themselves take
@@ -18,6 +18,18 @@ pub const MIN_LAB_WINDOW: Span = Span::from_millis(1);
 /// The longest window the lab takes: a day, so that the time axis stays readable. The algorithms
 /// themselves take up to `config::MAX_WINDOW` (a year), which the product fields may use.
 pub const MAX_LAB_WINDOW: Span = Span::from_secs(86_400);
+/// The narrowest stretch of the time axis the timelines zoom to: a millisecond, a thousand
+/// microseconds across the canvas.
+pub const MIN_VIEW: Span = Span::from_millis(1);
+
+/// How a row shows a trace of several keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// Every request on one line.
+    One,
+    /// A lane per key (`layout::timeline::MAX_LANES` at most).
+    Key,
+}
 
 /// Everything the page shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +47,11 @@ pub struct LabState {
     /// The view's title in place of the lab's name, for an embed in documentation (empty: none).
     pub caption: String,
     pub theme: Theme,
+    /// The stretch of the time axis the timelines show (`view=`), from and to; `None` shows the
+    /// whole trace. Kept as given: the page fits it to the trace it runs (`layout::zoom`).
+    pub view: Option<(Time, Time)>,
+    /// One lane per row, or one per key.
+    pub lanes: Lanes,
     /// The person's trace is kept in this browser's storage, not yet read back.
     pub trace_in_storage: bool,
 }
@@ -61,6 +78,16 @@ impl LabState {
         Pattern::from_points(points)
     }
 
+    /// Whether `other` runs the same as this state and differs only in how it is looked at (the
+    /// zoom, the lanes, the theme): the page then redraws without running anything again.
+    pub fn same_run_as(&self, other: &LabState) -> bool {
+        let mut looked_at = other.clone();
+        looked_at.view = self.view;
+        looked_at.lanes = self.lanes;
+        looked_at.theme = self.theme;
+        looked_at == *self
+    }
+
     /// Sets the lab's seed, which the Durable Object's emulation and the Poisson pattern share.
     pub fn set_seed(&mut self, seed: u64) {
         self.durable.seed = seed;
@@ -83,6 +110,8 @@ impl Default for LabState {
             controls: Control::DEFAULT.to_vec(),
             caption: String::new(),
             theme: Theme::Auto,
+            view: None,
+            lanes: Lanes::One,
             trace_in_storage: false,
         }
     }
