@@ -73,3 +73,23 @@ fn every_rule_set_away_from_its_default_calls_for_the_complete_module() {
     }
     assert!(!parse_query("limit=3&window=2").state.settings.sets_rules());
 }
+
+/// Lanes by key are drawn by the complete module only: the loader sends a link asking for them
+/// there, by the name the URL table writes.
+#[test]
+fn the_loader_sends_a_link_with_a_lane_per_key_to_the_complete_module() {
+    use ratelab::core::lab_state::Lanes;
+    use ratelab::core::url::{parse_query, to_query};
+    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
+        .expect("web/loader.js is readable");
+    let mut state = parse_query("").state;
+    state.lanes = Lanes::Key;
+    let (name, value) = to_query(&state)
+        .split_once('=')
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .expect("a link with lanes");
+    assert!(
+        loader.contains(&format!("query.get(\"{name}\") == \"{value}\"")),
+        "web/loader.js checks {name}={value}"
+    );
+}

@@ -2,8 +2,9 @@
 // inline in index.html by scripts/two_modules.py, before the stylesheet, so nothing waits for it.
 // The first view's module has the six algorithms and everything else but the product profiles
 // and the controls of copies, a second limit and the counting rules; a view whose `algos=` names
-// any other row, or whose link sets one of those rules, gets the complete module, as does a page
-// the first module reloaded to open those controls (sessionStorage "ratelab-complete").
+// any other row, or whose link sets one of those rules or splits the rows by key (`lanes=key`),
+// gets the complete module, as does a page the first module reloaded to open those controls
+// (sessionStorage "ratelab-complete").
 // (docs/architecture.md, "Two modules".) FIRST_VIEW_ROWS is `Algorithm::CORE` and RULE_FIELDS
 // the URL table's fields of the rules (a test checks that they agree).
 (function () {
@@ -17,7 +18,7 @@
   } catch (e) {
     // No storage (a sandboxed frame): only the address decides.
   }
-  var complete = asked || RULE_FIELDS.some(function (field) {
+  var complete = asked || query.get("lanes") == "key" || RULE_FIELDS.some(function (field) {
     return query.has(field);
   }) || rows.some(function (row) {
     row = row.trim();

@@ -81,11 +81,30 @@ impl LabState {
     /// Whether `other` runs the same as this state and differs only in how it is looked at (the
     /// zoom, the lanes, the theme): the page then redraws without running anything again.
     pub fn same_run_as(&self, other: &LabState) -> bool {
-        let mut looked_at = other.clone();
-        looked_at.view = self.view;
-        looked_at.lanes = self.lanes;
-        looked_at.theme = self.theme;
-        looked_at == *self
+        // Every field named, so that a field added later is sorted into one kind or the other.
+        let LabState {
+            settings,
+            pattern,
+            compose,
+            algorithms,
+            durable,
+            embed,
+            controls,
+            caption,
+            theme: _,
+            view: _,
+            lanes: _,
+            trace_in_storage,
+        } = self;
+        *settings == other.settings
+            && *pattern == other.pattern
+            && *compose == other.compose
+            && *algorithms == other.algorithms
+            && *durable == other.durable
+            && *embed == other.embed
+            && *controls == other.controls
+            && *caption == other.caption
+            && *trace_in_storage == other.trace_in_storage
     }
 
     /// Sets the lab's seed, which the Durable Object's emulation and the Poisson pattern share.

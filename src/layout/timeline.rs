@@ -28,6 +28,9 @@ pub const LANE_H: f64 = 30.0;
 const LANE_MARK_Y: f64 = 21.0;
 /// Above a split row's first lane, and below its last.
 const LANES_PAD: f64 = 4.0;
+/// The line under the axis that holds the zoom's reset and the lanes' toggle, when either shows
+/// (an embed's suggested height counts it).
+pub const TOOLS_H: f64 = 34.0;
 /// The most lanes a row is split into: with more keys, the busiest `MAX_LANES - 1` keys have a
 /// lane each and the others share the last, so a trace of ten thousand addresses stays a chart.
 pub const MAX_LANES: usize = 12;
@@ -226,6 +229,15 @@ impl Layout {
         let start = requests.partition_point(|r| r.at < self.range.from);
         let end = requests.partition_point(|r| r.at <= self.range.to);
         start..end.max(start)
+    }
+
+    /// The rows' height and, when it shows, the line under the axis with the zoom's reset (a
+    /// stretch is shown) and the lanes' toggle (the trace has `keys` keys, more than one).
+    pub fn height_with_tools(&self, keys: usize) -> f64 {
+        match self.range.is_whole(self.horizon) && keys < 2 {
+            true => self.height,
+            false => self.height + TOOLS_H,
+        }
     }
 
     /// The axis's ticks for the stretch shown.
@@ -876,6 +888,17 @@ mod tests {
             marked(&columns.tracks()[..3])
                 >= marked(&MarkColumns::new(&run, &one, 1.0).tracks()[..1])
         );
+        // The line of tools under the axis holds the lanes' toggle for several keys, and the
+        // zoom's reset for a stretch.
+        assert_eq!(split.height_with_tools(3), split.height + TOOLS_H);
+        assert_eq!(one.height_with_tools(1), one.height);
+        let zoomed = Layout::viewed(
+            &run,
+            800.0,
+            Some((Time::ZERO, Time::from_secs(1))),
+            Lanes::One,
+        );
+        assert_eq!(zoomed.height_with_tools(1), zoomed.height + TOOLS_H);
         // A point's lane, for a click: by its height in whichever row it is in.
         let second = &split.rows[1];
         assert_eq!(split.lane_at(split.mark_y(second, 1)), 1);

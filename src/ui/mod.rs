@@ -36,6 +36,7 @@ mod snippets {
 mod state;
 mod tables;
 mod timeline;
+mod timeline_input;
 mod workbench;
 
 /// The whole page, for tests that mount it.
@@ -177,9 +178,14 @@ pub(crate) fn device_pixel_ratio() -> f64 {
 /// Runs `f` as soon as the page has handled what is waiting (a zero-delay timer), so long work
 /// can continue in slices while the page stays responsive.
 pub(crate) fn soon(f: impl FnOnce() + 'static) {
+    after(0, f);
+}
+
+/// Runs `f` after `ms` milliseconds.
+pub(crate) fn after(ms: i32, f: impl FnOnce() + 'static) {
     let Some(w) = window() else { return };
     let callback = Closure::once_into_js(f);
-    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
+    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), ms);
 }
 
 /// Remembers which run a chart last drew, so that the first drawing of a large run gets a task

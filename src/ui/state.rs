@@ -14,7 +14,7 @@ use leptos::prelude::*;
 
 use crate::core::job::Job;
 use crate::core::lab::{Computation, LabRun};
-use crate::core::lab_state::LabState;
+use crate::core::lab_state::{LabState, Lanes};
 use crate::core::theme::Theme;
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
@@ -29,6 +29,8 @@ const STORAGE_KEY: &str = "ratelab-trace";
 /// million characters, and writing the text must fit in a frame's work.
 pub const MAX_STORED_REQUESTS: usize = 200_000;
 pub const MAX_STORED_CHARS: usize = 4_000_000;
+/// How long after a change of the view alone the address bar is written.
+const URL_PAUSE_MS: i32 = 200;
 
 #[derive(Clone, Copy)]
 pub struct Lab {
@@ -58,6 +60,8 @@ pub struct Lab {
     pub first_view_shown: RwSignal<bool>,
     /// The latest computation; an older one still running stops when it sees a newer number.
     job: RwSignal<u32>,
+    /// Whether the address bar is due to be written after a change of how the view is looked at.
+    url_due: StoredValue<bool>,
 }
 
 impl Lab {
@@ -78,6 +82,7 @@ impl Lab {
             progress: RwSignal::new(None),
             first_view_shown: RwSignal::new(false),
             job: RwSignal::new(0),
+            url_due: StoredValue::new(false),
         }
     }
 
@@ -120,7 +125,7 @@ impl Lab {
             return;
         }
         let needs_products = next.algorithms.iter().any(|a| a.is_product());
-        let needs_rules = next.settings.sets_rules();
+        let needs_rules = next.settings.sets_rules() || next.lanes == Lanes::Key;
         if (!cfg!(feature = "products") && needs_products)
             || (!cfg!(feature = "workbench") && needs_rules)
         {
@@ -129,6 +134,19 @@ impl Lab {
             // picks from the address.
             super::write_url(&to_query(&next), remember);
             super::reload();
+            return;
+        }
+        if !remember && self.state.with_untracked(|s| s.same_run_as(&next)) {
+            // Zoomed, panned, split by key or themed: the run stands, and only the drawing
+            // changes. A wheel or a drag changes the view sixty times a second; the address
+            // bar follows once the gesture pauses.
+            let zoomed = self.state.with_untracked(|s| s.view != next.view);
+            let query = to_query(&next);
+            self.state.set(next);
+            match zoomed {
+                true => self.write_url_soon(),
+                false => super::write_url(&query, false),
+            }
             return;
         }
         let job = self.job.get_untracked().wrapping_add(1);
@@ -151,6 +169,20 @@ impl Lab {
             move || lab.job.get_untracked() == job,
             move |run| lab.apply(next, run, remember),
         );
+    }
+
+    /// Writes the address bar (in place) a moment from now, once for any number of changes
+    /// before then: browsers refuse an address rewritten too often.
+    fn write_url_soon(&self) {
+        if self.url_due.get_value() {
+            return;
+        }
+        self.url_due.set_value(true);
+        let lab = *self;
+        super::after(URL_PAUSE_MS, move || {
+            lab.url_due.set_value(false);
+            super::write_url(&lab.state.with_untracked(to_query), false);
+        });
     }
 
     /// Sets the colour theme, whether a person picked it or the page that frames an embed sent it.
