@@ -10,7 +10,7 @@ use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::time::{Span, Time};
 
-use super::timeline::{time_of, x_of};
+use super::zoom::Range;
 
 pub const LATENCY_H: f64 = 200.0;
 pub const QUEUE_H: f64 = 60.0;
@@ -37,7 +37,8 @@ pub fn y_latency(latency: Span, ceiling: Span) -> f64 {
 
 pub struct LatencyView {
     pub width: f64,
-    pub horizon: Time,
+    /// The stretch of time shown: the timelines' (`view=`).
+    pub range: Range,
     pub timeout: Span,
     pub outage: Option<(Span, Span)>,
     /// A slow period, tinted like degraded answers.
@@ -49,11 +50,11 @@ pub struct LatencyView {
 
 impl LatencyView {
     pub fn x(&self, t: Time) -> f64 {
-        x_of(t, self.horizon, self.width)
+        self.range.x(t, self.width)
     }
 
     pub fn time_at(&self, x: f64) -> Time {
-        time_of(x, self.horizon, self.width)
+        self.range.time_at(x, self.width)
     }
 }
 
@@ -62,7 +63,7 @@ impl LatencyView {
 pub struct MarksFor {
     pub run: usize,
     pub width: f64,
-    pub horizon: Time,
+    pub range: Range,
     pub ceiling: Span,
     pub dpr: f64,
 }
@@ -72,7 +73,7 @@ impl MarksFor {
         MarksFor {
             run: Arc::as_ptr(run) as usize,
             width: view.width,
-            horizon: view.horizon,
+            range: view.range,
             ceiling: latency_ceiling(report, view.timeout),
             dpr: view.dpr,
         }
@@ -117,9 +118,14 @@ impl LatencyMarksBuilder {
     pub fn walk(&mut self, records: &[RequestRecord], budget: usize) -> bool {
         let of = self.of;
         let to = self.next.saturating_add(budget).min(records.len());
-        for record in records.get(self.next..to).unwrap_or_default() {
+        let shown = records
+            .get(self.next..to)
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| of.range.contains(r.sent));
+        for record in shown {
             let (x, y) = (
-                x_of(record.sent, of.horizon, of.width),
+                of.range.x(record.sent, of.width),
                 y_latency(record.latency(), of.ceiling),
             );
             let bit = 1u8 << record.outcome as u8;
@@ -132,7 +138,7 @@ impl LatencyMarksBuilder {
                 }
             }
             if let (true, Some(arrived)) = (record.queue_depth > 0, record.arrived) {
-                let column = (x_of(arrived, of.horizon, of.width) * of.dpr + 0.5).max(0.0) as usize;
+                let column = (of.range.x(arrived, of.width) * of.dpr + 0.5).max(0.0) as usize;
                 if let Some(tallest) = self.marks.tallest.get_mut(column) {
                     *tallest = (*tallest).max(record.queue_depth);
                 }
@@ -240,7 +246,7 @@ mod tests {
         MarksFor {
             run: 1,
             width: 12_000.0,
-            horizon: Time::from_secs(50),
+            range: Range::whole(Time::from_secs(50)),
             ceiling: Span::from_millis(100),
             dpr: 1.0,
         }
@@ -295,6 +301,32 @@ mod tests {
         assert_eq!(marks.spots[Outcome::Rejected as usize].len(), 1);
     }
 
+    /// Zoomed in with the timelines, the chart marks only the answers sent inside the stretch,
+    /// across the whole width, and none piled at its edges.
+    #[test]
+    fn answers_outside_the_stretch_shown_leave_no_mark() {
+        let records = [
+            answer(1_000, 50, Outcome::Allowed),
+            answer(20_000, 50, Outcome::Allowed),
+            answer(25_000, 50, Outcome::Rejected),
+            answer(40_000, 10, Outcome::Allowed),
+        ];
+        let zoomed = MarksFor {
+            range: Range {
+                from: Time::from_secs(10),
+                to: Time::from_secs(30),
+            },
+            ..latency_geometry()
+        };
+        let mut builder = LatencyMarksBuilder::new(zoomed);
+        builder.walk(&records, usize::MAX);
+        let marks = builder.finish();
+        let xs: Vec<f64> = marks.spots.iter().flatten().map(|&(x, _)| x).collect();
+        // 20 s over 12,000 px: 10 s to the left edge, 20 s half way, 25 s three quarters.
+        assert_eq!(xs.len(), 2);
+        assert!(xs.contains(&6_000.0) && xs.contains(&8_992.0), "{xs:?}");
+    }
+
     #[test]
     fn a_runs_latency_marks_worked_out_a_record_a_step_are_those_worked_out_at_once() {
         use crate::core::job::{run_to_end, tests::run_in_steps};
@@ -307,7 +339,7 @@ mod tests {
         };
         let view = LatencyView {
             width: 900.0,
-            horizon: run.horizon,
+            range: Range::whole(run.horizon),
             timeout: Span::from_millis(50),
             outage: None,
             slow: None,

@@ -185,7 +185,7 @@ pub fn draw_latency(
     for &(t, n) in report
         .stored_keys
         .iter()
-        .filter(|(t, _)| *t <= view.horizon)
+        .filter(|(t, _)| *t <= view.range.to)
     {
         let x = view.x(t);
         points.push(p(x, y_st(last)));

@@ -20,7 +20,7 @@ use crate::layout::latency::{chart_height, latency_ceiling, LatencyView};
 use crate::layout::scale::{
     span_at, span_position, EVICT_SCALE, JITTER_SCALE, SERVICE_SCALE, SLIDER_STEPS, TIMEOUT_SCALE,
 };
-use crate::layout::timeline::{tick_labels, ticks};
+use crate::layout::timeline::{tick_labels, ticks_in, Range};
 
 use super::draw::Palette;
 use super::draw_latency::draw_latency;
@@ -446,20 +446,22 @@ fn LatencyChart() -> impl IntoView {
     let drag_kind = expect_context::<RwSignal<DragKind>>();
 
     let view_now = move || {
-        let (timeout, outage, slow, evict_at, dark) = lab.state.with(|s| {
+        let (timeout, outage, slow, evict_at, dark, shown) = lab.state.with(|s| {
             (
                 s.durable.timeout,
                 s.durable.outage,
                 s.durable.slow,
                 s.durable.evict_at,
                 dark_theme(s.theme),
+                s.view,
             )
         });
-        let horizon = lab.run.with(|r| r.horizon);
+        // The timelines' stretch of time, so the chart lines up with them.
+        let range = lab.run.with(|r| Range::fit(shown, r.horizon));
         (
             LatencyView {
                 width: width.get(),
-                horizon,
+                range,
                 timeout,
                 outage,
                 slow,
@@ -548,10 +550,9 @@ fn LatencyChart() -> impl IntoView {
         })
     };
     let axis = move || {
-        let horizon = lab.run.with(|r| r.horizon);
         let w = width.get();
         let (view, _) = view_now();
-        let ticks = ticks(horizon, w);
+        let ticks = ticks_in(view.range, w);
         let labels = tick_labels(&ticks);
         ticks
             .into_iter()
