@@ -14,11 +14,10 @@ use crate::core::limiter::Algorithm;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Request, Trace};
 
-pub use super::zoom::Range;
+pub use super::zoom::{Range, PAD_X};
 
 pub const ROW_H: f64 = 58.0;
 pub const GAUGE_H: f64 = 30.0;
-pub const PAD_X: f64 = 16.0;
 /// Mark radius in CSS pixels (a 9 px mark, above the 6 px minimum).
 pub const MARK_R: f64 = 4.5;
 /// A key's lane, when rows are split by key: a line for the key's name (12 px text), then the

@@ -7,7 +7,9 @@
 use crate::core::lab_state::MIN_VIEW;
 use crate::core::time::Time;
 
-use super::timeline::PAD_X;
+/// The space left and right of the time axis on every chart, in CSS pixels: a mark at either
+/// end of the stretch shown is drawn whole.
+pub const PAD_X: f64 = 16.0;
 
 /// A stretch of the time axis, `from` before `to`, in microseconds of the trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
