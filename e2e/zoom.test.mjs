@@ -3,6 +3,8 @@
 // page and the link say afterwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
@@ -194,6 +196,112 @@ test('several keys get a toggle that splits every row into a lane per key, label
   for (const theme of ['light', 'dark']) {
     await gotoLab(page, `pattern=several-keys&algos=fixed,token-bucket,leaky-bucket&lanes=key&view=2-14&theme=${theme}`);
     await page.locator('section.timelines').screenshot({ path: `${SCREENSHOT_DIR}/lanes-${theme}.png` });
+    // The picture carries the lanes too, each labelled.
+    const bytes = await downloadPng(page);
+    await writeFile(join(SCREENSHOT_DIR, `export-lanes-${theme}.png`), bytes);
+    assert.ok(bytes.readUInt32BE(20) > (await layoutOf(page)).height, 'the lanes are in the picture');
   }
+  await page.close();
+});
+
+/** Clicks the PNG export and reads the file; the first view's module reloads the page into the
+ * complete one, which downloads it. */
+async function downloadPng(page) {
+  const [file] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), page.click('[data-testid="export-png"]')]);
+  assert.equal(file.suggestedFilename(), 'ratelab-timelines.png');
+  return readFile(await file.path());
+}
+
+/** What the PNG holds, decoded in the page: its size, its background, how many pixels differ
+ * from the background in its top, its bottom and its names' column, and the centres of the
+ * allowed marks (their colour) along the first row and across the Durable Object's chart. */
+async function readPng(page, bytes, { rowY, chartTop, chartBottom, allowed }) {
+  return page.evaluate(async ({ b64, rowY, chartTop, chartBottom, allowed }) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const px = (x, y) => ctx.getImageData(x, y, 1, 1).data;
+    const bg = px(1, 1);
+    const inked = (x0, y0, x1, y1) => {
+      const d = ctx.getImageData(x0, y0, x1 - x0, y1 - y0).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - bg[0]) + Math.abs(d[i + 1] - bg[1]) + Math.abs(d[i + 2] - bg[2]) > 80) n++;
+      return n;
+    };
+    const isAllowed = (d) => Math.abs(d[0] - allowed[0]) + Math.abs(d[1] - allowed[1]) + Math.abs(d[2] - allowed[2]) < 60;
+    // Runs of allowed-coloured columns, as their centres.
+    const centres = (columns) => {
+      const out = [];
+      let start = -1;
+      for (let x = 0; x <= columns.length; x++) {
+        if (columns[x] && start < 0) start = x;
+        if (!columns[x] && start >= 0) {
+          out.push((start + x - 1) / 2);
+          start = -1;
+        }
+      }
+      return out;
+    };
+    const rowColumns = [];
+    const chartColumns = [];
+    for (let x = 0; x < img.width; x++) {
+      rowColumns.push(isAllowed(px(x, rowY)));
+      let any = false;
+      if (chartTop != null) for (let y = chartTop; y < chartBottom && !any; y += 1) any = isAllowed(px(x, y));
+      chartColumns.push(any);
+    }
+    return {
+      width: img.width,
+      height: img.height,
+      background: [bg[0], bg[1], bg[2]],
+      title: inked(0, 0, img.width, 40),
+      names: inked(0, 40, 200, 160),
+      bottom: inked(0, img.height - 90, img.width, img.height),
+      row: centres(rowColumns),
+      chart: chartTop == null ? [] : centres(chartColumns),
+    };
+  }, { b64: bytes.toString('base64'), rowY, chartTop, chartBottom, allowed });
+}
+
+test('the PNG stands alone: title, named rows, axis, the Durable Object chart lined up with them, legend and caption, in both themes', async () => {
+  const { page } = await openPage(shared.browser);
+  const heights = {};
+  for (const [theme, allowed] of [['light', [0, 158, 115]], ['dark', [60, 207, 158]]]) {
+    await gotoLab(page, `pattern=edge&algos=fixed,sliding-log&do=1&view=5-15&theme=${theme}`);
+    const timeline = await page.$eval('[data-testid="timeline-canvas"]', (c) => ({ w: c.width, h: c.height }));
+    const layout = await layoutOf(page);
+    const bytes = await downloadPng(page);
+    await writeFile(join(SCREENSHOT_DIR, `export-${theme}.png`), bytes);
+    assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
+    // Beside the charts, the margins and the names' column (16 + 190 + 16 CSS px at scale 1).
+    assert.equal(bytes.readUInt32BE(16), timeline.w + 222);
+    const height = bytes.readUInt32BE(20);
+    // Under the timelines: their axis, the Durable Object's chart (330 px) and its axis, the
+    // legend and the caption.
+    assert.ok(height > 48 + timeline.h + 22 + 330 + 22 + 18 + 4 * 18, `${height} px tall`);
+    heights[theme] = height;
+    // The rows start 48 px down, the Durable Object's chart 10 px under the timelines' axis.
+    const chartTop = 48 + layout.height + 22 + 10;
+    const png = await readPng(page, bytes, { rowY: 48 + layout.rows[0].markY, chartTop, chartBottom: chartTop + 200, allowed });
+    const dark = png.background.reduce((a, b) => a + b) < 200;
+    assert.equal(dark, theme === 'dark', `the ${theme} theme's background (${png.background})`);
+    assert.ok(png.title > 150, `the title is written (${png.title})`);
+    assert.ok(png.names > 300, `the rows are named (${png.names})`);
+    assert.ok(png.bottom > 800, `the caption and the link are written (${png.bottom})`);
+    // The ten requests, allowed by the fixed window; the object allows some of them, each
+    // exactly where the timelines have it.
+    assert.equal(png.row.length, 10, `ten marks in the first row: ${png.row}`);
+    assert.ok(png.chart.length >= 3, `the object's allowed answers: ${png.chart}`);
+    for (const x of png.chart) assert.ok(png.row.some((r) => Math.abs(r - x) <= 2), `${x} lines up with one of ${png.row}`);
+  }
+  // The caption grows with what it says: the whole trace has no "Showing 5 s to 15 s" line.
+  await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log&do=1&theme=light');
+  const whole = await downloadPng(page);
+  assert.equal(whole.readUInt32BE(20), heights.light - 18);
   await page.close();
 });

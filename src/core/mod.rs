@@ -31,3 +31,4 @@ pub mod theme;
 pub mod time;
 pub mod traffic;
 pub mod url;
+pub mod view_text;

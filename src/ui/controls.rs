@@ -546,6 +546,14 @@ pub fn ShareEmbed() -> impl IntoView {
             crate::core::embed::suggested_height(timelines_px, &controls, caption),
         )
     };
+    // The first view's module reloaded the page into this one to draw the charts' picture: it
+    // is downloaded once the charts below the first view are drawn too.
+    #[cfg(feature = "workbench")]
+    if super::workbench::asked_to_open(super::workbench::DOWNLOAD_PNG) {
+        super::next_frame(move || {
+            super::soon(move || super::export::failed(super::export_png::download_png(lab)))
+        });
+    }
     let copied = RwSignal::new(false);
     let copy = move |_| {
         if let Some(w) = web_sys::window() {
@@ -563,7 +571,7 @@ pub fn ShareEmbed() -> impl IntoView {
             <div class="share-row">
                 <span>"Download"</span>
                 <button data-testid="export-csv" on:click=move |_| super::export::download_csv(lab, lab.run.get_untracked())>"Every decision (CSV)"</button>
-                <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| super::export::failed(super::export::download_png(run)))>"The charts (PNG)"</button>
+                <button data-testid="export-png" on:click=move |_| super::export::failed(super::export_png::download_png(lab))>"The charts (PNG)"</button>
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>

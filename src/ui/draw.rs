@@ -163,6 +163,25 @@ impl Painter {
     }
 }
 
+/// Draws one mark of `kind` at (`x`, `y`) CSS pixels on `canvas`, `dpr` device pixels to one: an
+/// exported picture's legend draws the very marks the timelines do.
+#[cfg(feature = "workbench")]
+pub fn draw_mark(
+    canvas: &web_sys::HtmlCanvasElement,
+    kind: Mark,
+    (x, y): (f64, f64),
+    dpr: f64,
+    palette: &Palette,
+) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or("this browser gave no 2D canvas")?;
+    let painter = Painter {
+        area: backend.into_drawing_area(),
+        dpr,
+    };
+    painter.mark(kind, x, y, palette)
+}
+
 /// Draws the marks of one row from its columns (the whole timeline, no playhead), in batched
 /// paths on the canvas's own 2D context: one path per kind of mark per row instead of one
 /// plotters call per mark, which is what keeps a redraw of thousands of marks within a frame.

@@ -11,6 +11,24 @@ mod durable_lab;
 mod embed;
 mod explain;
 mod export;
+#[cfg(feature = "workbench")]
+mod export_png;
+/// The first view's module does not draw the charts' picture (its caption, its legend and the
+/// Durable Object chart redrawn to line up cost more room than the module has): it reloads the
+/// page into the complete module, which downloads the picture once its charts are drawn
+/// (`controls::ShareEmbed`). Without storage (a sandboxed frame), it says where to go instead.
+#[cfg(not(feature = "workbench"))]
+mod export_png {
+    pub(crate) fn download_png(lab: super::state::Lab) -> Result<(), wasm_bindgen::JsValue> {
+        if !super::workbench::reload_into_complete(super::workbench::DOWNLOAD_PNG) {
+            lab.notice(
+                "The charts' picture is drawn in a full page: open the lab in a tab of its own."
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
 mod import_panel;
 mod inspector;
 mod latency_marks;
