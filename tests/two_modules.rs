@@ -110,3 +110,23 @@ fn the_loader_sends_every_link_naming_or_carrying_a_long_trace_to_the_complete_m
         assert!(parse_query(query).state.kept.is_named(), "{query}");
     }
 }
+
+/// Lanes by key are drawn by the complete module only: the loader sends a link asking for them
+/// there, by the name the URL table writes.
+#[test]
+fn the_loader_sends_a_link_with_a_lane_per_key_to_the_complete_module() {
+    use ratelab::core::lab_state::Lanes;
+    use ratelab::core::url::{parse_query, to_query};
+    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
+        .expect("web/loader.js is readable");
+    let mut state = parse_query("").state;
+    state.lanes = Lanes::Key;
+    let (name, value) = to_query(&state)
+        .split_once('=')
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .expect("a link with lanes");
+    assert!(
+        loader.contains(&format!("query.get(\"{name}\") == \"{value}\"")),
+        "web/loader.js checks {name}={value}"
+    );
+}

@@ -2,10 +2,10 @@
 // inline in index.html by scripts/two_modules.py, before the stylesheet, so nothing waits for it.
 // The first view's module has the six algorithms and everything else but the product profiles
 // and the controls of copies, a second limit, the counting rules and obeying clients; a view
-// whose `algos=` names any other row, or whose link sets one of those rules or opens a question
-// (`q=`), gets the complete module, as does a link naming a trace this browser keeps
-// (`trace=stored:<id>`, or `stored` alone in earlier links), or carrying more requests than the
-// links the page writes (LINK_REQUESTS, `MAX_REQUESTS_IN_LINK`: the page keeps that trace and
+// whose `algos=` names any other row, or whose link sets one of those rules, opens a question
+// (`q=`) or splits the rows by key (`lanes=key`), gets the complete module, as does a link
+// naming a trace this browser keeps (`trace=stored:<id>`, or `stored` alone in earlier links),
+// or carrying more requests than the links the page writes (LINK_REQUESTS, `MAX_REQUESTS_IN_LINK`: the page keeps that trace and
 // names it instead; only the complete module keeps and reads traces), and a page the first
 // module reloaded to open those controls (sessionStorage "ratelab-complete").
 // (docs/architecture.md, "Two modules".) FIRST_VIEW_ROWS is `Algorithm::CORE`, RULE_FIELDS the
@@ -26,7 +26,8 @@
   } catch (e) {
     // No storage (a sandboxed frame): only the address decides.
   }
-  var complete = asked || trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0
+  var complete = asked || query.get("lanes") == "key"
+    || trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0
     || trace.split(",").length > LINK_REQUESTS || RULE_FIELDS.concat(QUESTION_FIELDS).some(function (field) {
     return query.has(field);
   }) || rows.some(function (row) {

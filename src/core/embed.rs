@@ -128,10 +128,10 @@ fn control_px(control: Control) -> u32 {
 const CAPTION_CHARS_PER_LINE: usize = 34;
 const CAPTION_LINE_PX: u32 = 24;
 
-/// A frame height that fits an embed whose timelines' rows are `timelines_px` tall
-/// (`layout::timeline::Layout::height`), with `controls` and a caption of `caption_chars`
-/// characters, at desktop and phone widths: the snippet's `height` (embed.js then sets the
-/// exact height).
+/// A frame height that fits an embed whose timelines' rows (and the line of tools under them)
+/// are `timelines_px` tall (`layout::timeline::Layout::height_with_tools`), with `controls` and
+/// a caption of `caption_chars` characters, at desktop and phone widths: the snippet's `height`
+/// (embed.js then sets the exact height).
 pub fn suggested_height(timelines_px: f64, controls: &[Control], caption_chars: usize) -> u32 {
     let controls: u32 = controls.iter().map(|&c| control_px(c)).sum();
     let timelines = timelines_px.clamp(0.0, 10_000.0).ceil() as u32;

@@ -7,7 +7,7 @@ use super::durable::DurableParams;
 use super::embed::Control;
 use super::limiter::{Algorithm, Settings};
 use super::theme::Theme;
-use super::time::Span;
+use super::time::{Span, Time};
 use super::traffic::Pattern;
 
 /// The largest limit the lab takes (its slider, links, scenarios). The algorithms themselves take
@@ -18,6 +18,18 @@ pub const MIN_LAB_WINDOW: Span = Span::from_millis(1);
 /// The longest window the lab takes: a day, so that the time axis stays readable. The algorithms
 /// themselves take up to `config::MAX_WINDOW` (a year), which the product fields may use.
 pub const MAX_LAB_WINDOW: Span = Span::from_secs(86_400);
+/// The narrowest stretch of the time axis the timelines zoom to: a millisecond, a thousand
+/// microseconds across the canvas.
+pub const MIN_VIEW: Span = Span::from_millis(1);
+
+/// How a row shows a trace of several keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// Every request on one line.
+    One,
+    /// A lane per key (`layout::timeline::MAX_LANES` at most).
+    Key,
+}
 
 /// Everything the page shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +47,11 @@ pub struct LabState {
     /// The view's title in place of the lab's name, for an embed in documentation (empty: none).
     pub caption: String,
     pub theme: Theme,
+    /// The stretch of the time axis the timelines show (`view=`), from and to; `None` shows the
+    /// whole trace. Kept as given: the page fits it to the trace it runs (`layout::zoom`).
+    pub view: Option<(Time, Time)>,
+    /// One lane per row, or one per key.
+    pub lanes: Lanes,
     /// Where a trace too long for a link is kept, as the link names it (`trace=stored:<id>`).
     pub kept: KeptTrace,
     /// The question the view answers (`q=`, a slug of `core::questions`), shown above the
@@ -89,6 +106,37 @@ impl LabState {
         Pattern::from_points(points)
     }
 
+    /// Whether `other` runs the same as this state and differs only in how it is looked at (the
+    /// zoom, the lanes, the theme): the page then redraws without running anything again.
+    pub fn same_run_as(&self, other: &LabState) -> bool {
+        // Every field named, so that a field added later is sorted into one kind or the other.
+        let LabState {
+            settings,
+            pattern,
+            compose,
+            algorithms,
+            durable,
+            embed,
+            controls,
+            caption,
+            theme: _,
+            view: _,
+            lanes: _,
+            kept,
+            question,
+        } = self;
+        *settings == other.settings
+            && *pattern == other.pattern
+            && *compose == other.compose
+            && *algorithms == other.algorithms
+            && *durable == other.durable
+            && *embed == other.embed
+            && *controls == other.controls
+            && *caption == other.caption
+            && *kept == other.kept
+            && *question == other.question
+    }
+
     /// Sets the lab's seed, which the Durable Object's emulation and the Poisson pattern share.
     pub fn set_seed(&mut self, seed: u64) {
         self.durable.seed = seed;
@@ -111,6 +159,8 @@ impl Default for LabState {
             controls: Control::DEFAULT.to_vec(),
             caption: String::new(),
             theme: Theme::Auto,
+            view: None,
+            lanes: Lanes::One,
             kept: KeptTrace::No,
             question: None,
         }

@@ -38,3 +38,4 @@ pub mod theme;
 pub mod time;
 pub mod traffic;
 pub mod url;
+pub mod view_text;

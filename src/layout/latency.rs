@@ -12,7 +12,8 @@ use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::time::{format_seconds, Span, Time};
 
-use super::timeline::{tick_labels, ticks, time_of, x_of};
+use super::timeline::{tick_labels, ticks_in};
+use super::zoom::Range;
 
 /// Room left of the plot for the latency axis's labels, in CSS pixels: "20000" at 12 px.
 pub const AXIS_W: f64 = 44.0;
@@ -66,9 +67,11 @@ pub fn y_stored(n: u32, most: u32) -> f64 {
     STORED_TOP + STORED_H - 4.0 - f64::from(n) / f64::from(most.max(1)) * (STORED_H - 8.0)
 }
 
-/// Where time `t` sits across the chart: the plot starts right of the latency axis's labels.
-pub fn x_at(t: Time, horizon: Time, width: f64) -> f64 {
-    AXIS_W + x_of(t, horizon, width - AXIS_W)
+/// Where time `t` sits across a chart `width` wide showing the stretch `range`: the plot starts
+/// right of the latency axis's labels and is laid out as a timeline `width - AXIS_W` wide, so a
+/// chart drawn `AXIS_W` left of a timeline lines up with it.
+pub fn x_at(t: Time, range: Range, width: f64) -> f64 {
+    AXIS_W + range.x(t, width - AXIS_W)
 }
 
 /// The latency axis's ticks: 0 and every multiple of a round step (1, 2 or 5 times a power of
@@ -102,7 +105,7 @@ impl Axes {
         let timeout = view.timeout;
         let ceiling = latency_ceiling(report, timeout);
         let (queue, stored) = (report.longest_queue.max(1), report.max_stored_keys.max(1));
-        let times = ticks(view.horizon, view.width - AXIS_W);
+        let times = ticks_in(view.range, view.width - AXIS_W);
         Axes {
             time: tick_labels(&times)
                 .into_iter()
@@ -136,10 +139,11 @@ impl Axes {
             quoted.join(",")
         };
         format!(
-            "{{\"plotLeft\":{},\"plotRight\":{},\"horizonUs\":{},\"timeTicks\":[{}],\"latencyTicks\":[{}],\"timeoutY\":{},\"timeoutLabel\":\"{}\",\"queueScale\":[{}],\"storedScale\":[{}],\"failOpen\":{},\"failClosed\":{}}}",
-            view.x(Time::ZERO),
-            view.x(view.horizon),
-            view.horizon.micros(),
+            "{{\"plotLeft\":{},\"plotRight\":{},\"fromUs\":{},\"horizonUs\":{},\"timeTicks\":[{}],\"latencyTicks\":[{}],\"timeoutY\":{},\"timeoutLabel\":\"{}\",\"queueScale\":[{}],\"storedScale\":[{}],\"failOpen\":{},\"failClosed\":{}}}",
+            view.x(view.range.from),
+            view.x(view.range.to),
+            view.range.from.micros(),
+            view.range.to.micros(),
             list(&self.time),
             list(&self.latency),
             self.timeout.0,
@@ -154,7 +158,8 @@ impl Axes {
 
 pub struct LatencyView {
     pub width: f64,
-    pub horizon: Time,
+    /// The stretch of time shown: the timelines' (`view=`).
+    pub range: Range,
     pub timeout: Span,
     pub outage: Option<(Span, Span)>,
     /// A slow period, tinted like degraded answers.
@@ -166,11 +171,11 @@ pub struct LatencyView {
 
 impl LatencyView {
     pub fn x(&self, t: Time) -> f64 {
-        x_at(t, self.horizon, self.width)
+        x_at(t, self.range, self.width)
     }
 
     pub fn time_at(&self, x: f64) -> Time {
-        time_of(x - AXIS_W, self.horizon, self.width - AXIS_W)
+        self.range.time_at(x - AXIS_W, self.width - AXIS_W)
     }
 }
 
@@ -179,7 +184,7 @@ impl LatencyView {
 pub struct MarksFor {
     pub run: usize,
     pub width: f64,
-    pub horizon: Time,
+    pub range: Range,
     pub ceiling: Span,
     pub dpr: f64,
 }
@@ -189,7 +194,7 @@ impl MarksFor {
         MarksFor {
             run: Arc::as_ptr(run) as usize,
             width: view.width,
-            horizon: view.horizon,
+            range: view.range,
             ceiling: latency_ceiling(report, view.timeout),
             dpr: view.dpr,
         }
@@ -198,7 +203,7 @@ impl MarksFor {
     /// Where an answer's mark sits: when it was sent, across; its latency, up.
     pub fn spot(&self, record: &RequestRecord) -> (f64, f64) {
         (
-            x_at(record.sent, self.horizon, self.width),
+            x_at(record.sent, self.range, self.width),
             y_latency(record.latency(), self.ceiling),
         )
     }
@@ -245,7 +250,12 @@ impl LatencyMarksBuilder {
     pub fn walk(&mut self, records: &[RequestRecord], budget: usize) -> bool {
         let of = self.of;
         let to = self.next.saturating_add(budget).min(records.len());
-        for record in records.get(self.next..to).unwrap_or_default() {
+        let shown = records
+            .get(self.next..to)
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| of.range.contains(r.sent));
+        for record in shown {
             let (x, y) = of.spot(record);
             let bit = 1u8 << record.outcome as u8;
             let at =
@@ -257,7 +267,7 @@ impl LatencyMarksBuilder {
                 }
             }
             if let (true, Some(arrived)) = (record.queue_depth > 0, record.arrived) {
-                let column = (x_at(arrived, of.horizon, of.width) * of.dpr + 0.5).max(0.0) as usize;
+                let column = (x_at(arrived, of.range, of.width) * of.dpr + 0.5).max(0.0) as usize;
                 if let Some(tallest) = self.marks.tallest.get_mut(column) {
                     *tallest = (*tallest).max(record.queue_depth);
                 }
@@ -483,7 +493,7 @@ mod tests {
         MarksFor {
             run: 1,
             width: 12_000.0,
-            horizon: Time::from_secs(50),
+            range: Range::whole(Time::from_secs(50)),
             ceiling: Span::from_millis(100),
             dpr: 1.0,
         }
@@ -538,6 +548,33 @@ mod tests {
         assert_eq!(marks.spots[Outcome::Rejected as usize].len(), 1);
     }
 
+    /// Zoomed in with the timelines, the chart marks only the answers sent inside the stretch,
+    /// across the whole width, and none piled at its edges.
+    #[test]
+    fn answers_outside_the_stretch_shown_leave_no_mark() {
+        let records = [
+            answer(1_000, 50, Outcome::Allowed),
+            answer(20_000, 50, Outcome::Allowed),
+            answer(25_000, 50, Outcome::Rejected),
+            answer(40_000, 10, Outcome::Allowed),
+        ];
+        let zoomed = MarksFor {
+            range: Range {
+                from: Time::from_secs(10),
+                to: Time::from_secs(30),
+            },
+            ..latency_geometry()
+        };
+        let mut builder = LatencyMarksBuilder::new(zoomed);
+        builder.walk(&records, usize::MAX);
+        let marks = builder.finish();
+        let xs: Vec<f64> = marks.spots.iter().flatten().map(|&(x, _)| x).collect();
+        // 20 s over the plot's 11,924 px (12,000 less the axis's 44 and 16 each side): 10 s at
+        // its left edge, 20 s half way, 25 s three quarters.
+        assert_eq!(xs.len(), 2);
+        assert!(xs.contains(&6_022.0) && xs.contains(&9_003.0), "{xs:?}");
+    }
+
     #[test]
     fn a_runs_latency_marks_worked_out_a_record_a_step_are_those_worked_out_at_once() {
         use crate::core::job::{run_to_end, tests::run_in_steps};
@@ -550,7 +587,7 @@ mod tests {
         };
         let view = LatencyView {
             width: 900.0,
-            horizon: run.horizon,
+            range: Range::whole(run.horizon),
             timeout: Span::from_millis(50),
             outage: None,
             slow: None,
@@ -598,7 +635,7 @@ mod tests {
         };
         let view = |timeout| LatencyView {
             width: 900.0,
-            horizon: run.horizon,
+            range: Range::whole(run.horizon),
             timeout,
             outage: None,
             slow: None,
@@ -649,7 +686,7 @@ mod tests {
         assert!(chart_height() >= STORED_TOP + STORED_H + TIME_H);
         let view = LatencyView {
             width: 900.0,
-            horizon: Time::from_secs(60),
+            range: Range::whole(Time::from_secs(60)),
             timeout: Span::from_millis(120),
             outage: None,
             slow: None,

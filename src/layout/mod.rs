@@ -1,8 +1,10 @@
-//! The charts' geometry, pure and native: where each row, time and mark of the timelines sits
-//! ([`timeline`]), the Durable Object chart's strips and marks ([`latency`]), and the limit and
-//! window sliders' logarithmic scales ([`scale`]). Nothing here
+//! The charts' geometry, pure and native: where each row, lane, time and mark of the timelines
+//! sits ([`timeline`]), the stretch of time they show and how it zooms and pans ([`zoom`]), the
+//! Durable Object chart's strips and marks ([`latency`]), and the limit and window sliders'
+//! logarithmic scales ([`scale`]). Nothing here
 //! knows of a browser, a canvas or plotters; the page (`ui`) paints what is worked out here.
 
 pub mod latency;
 pub mod scale;
 pub mod timeline;
+pub mod zoom;

@@ -1,6 +1,7 @@
-//! The timelines' geometry, with no browser in it: where each row and each time sits on the
-//! canvas, the axis ticks and time labels, and which marks each device-pixel column shows. The
-//! page (`ui::draw`) only paints what is worked out here, so all of it is tested natively.
+//! The timelines' geometry, with no browser in it: where each row (and each key's lane in it)
+//! and each time of the stretch shown ([`Range`]) sits on the canvas, the axis ticks and time
+//! labels, and which marks each device-pixel column shows. The page (`ui::draw`) only paints
+//! what is worked out here, so all of it is tested natively.
 
 use crate::core::decision::Verdict;
 use std::sync::Arc;
@@ -8,14 +9,33 @@ use std::sync::Arc;
 use crate::core::durable::Outcome;
 use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
+use crate::core::lab_state::Lanes;
 use crate::core::limiter::Algorithm;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
+use crate::core::traffic::{Request, Trace};
+
+pub use super::zoom::{Range, PAD_X};
 
 pub const ROW_H: f64 = 58.0;
 pub const GAUGE_H: f64 = 30.0;
-pub const PAD_X: f64 = 16.0;
 /// Mark radius in CSS pixels (a 9 px mark, above the 6 px minimum).
 pub const MARK_R: f64 = 4.5;
+/// A key's lane, when rows are split by key: a line for the key's name (12 px text), then the
+/// line its marks sit on.
+pub const LANE_H: f64 = 30.0;
+/// From a lane's top to its marks' line.
+const LANE_MARK_Y: f64 = 21.0;
+/// How far under a line of marks obeying clients' retries are drawn (`ui::draw_retries`); a
+/// key's lane is this much taller when clients obey, so its retries stay clear of the next lane.
+pub const RETRY_LANE: f64 = 15.0;
+/// Above a split row's first lane, and below its last.
+const LANES_PAD: f64 = 4.0;
+/// The line under the axis that holds the zoom's reset and the lanes' toggle, when either shows
+/// (an embed's suggested height counts it).
+pub const TOOLS_H: f64 = 34.0;
+/// The most lanes a row is split into: with more keys, the busiest `MAX_LANES - 1` keys have a
+/// lane each and the others share the last, so a trace of ten thousand addresses stays a chart.
+pub const MAX_LANES: usize = 12;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowKind {
@@ -37,9 +57,77 @@ pub struct RowLayout {
     pub kind: RowKind,
     pub top: f64,
     pub height: f64,
+    /// The height of the marks' part of the row (its lanes), above its level strip.
+    pub body: f64,
+    /// The line the marks sit on (the first lane's, when the row is split by key).
     pub mark_y: f64,
     /// Top and height of the level strip under the row, when it has one.
     pub gauge: Option<(f64, f64)>,
+}
+
+/// Which lane each key's marks go in, when rows are split by key.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyLanes {
+    /// Each lane's label, top to bottom; empty when the rows are not split.
+    pub names: Vec<String>,
+    /// Each key's lane, by its index in the trace's key table.
+    of_key: Vec<u8>,
+}
+
+impl KeyLanes {
+    /// A lane per key of `trace`, in the order the trace names them; with more than
+    /// [`MAX_LANES`] keys, the busiest (most requests; the first named, between equals) have a
+    /// lane each and the others share the last, "N other keys". One key needs no split.
+    pub fn of(trace: &Trace) -> KeyLanes {
+        let keys = trace.keys();
+        if keys.len() <= 1 {
+            return KeyLanes::default();
+        }
+        if keys.len() <= MAX_LANES {
+            return KeyLanes {
+                names: keys.to_vec(),
+                of_key: (0..keys.len() as u8).collect(),
+            };
+        }
+        let mut counts = vec![0u64; keys.len()];
+        for r in trace.requests() {
+            if let Some(n) = counts.get_mut(r.key as usize) {
+                *n += 1;
+            }
+        }
+        let mut busiest: Vec<usize> = (0..keys.len()).collect();
+        busiest.sort_by_key(|&k| (std::cmp::Reverse(counts[k]), k));
+        busiest.truncate(MAX_LANES - 1);
+        busiest.sort_unstable();
+        let others = MAX_LANES as u8 - 1;
+        let mut of_key = vec![others; keys.len()];
+        let mut names = Vec::with_capacity(MAX_LANES);
+        for (lane, &k) in busiest.iter().enumerate() {
+            of_key[k] = lane as u8;
+            names.push(keys[k].clone());
+        }
+        names.push(format!("{} other keys", keys.len() - busiest.len()));
+        KeyLanes { names, of_key }
+    }
+
+    /// How many lanes a row has: one when not split.
+    pub fn count(&self) -> usize {
+        // Only the complete module splits rows (`Layout::viewed`): knowing that, the first
+        // view's module carries no code for more than one lane.
+        if cfg!(feature = "workbench") {
+            self.names.len().max(1)
+        } else {
+            1
+        }
+    }
+
+    /// The lane of the key with index `key`.
+    pub fn lane(&self, key: u32) -> usize {
+        match cfg!(feature = "workbench") {
+            true => self.of_key.get(key as usize).map_or(0, |&l| usize::from(l)),
+            false => 0,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -47,21 +135,50 @@ pub struct Layout {
     pub rows: Vec<RowLayout>,
     pub width: f64,
     pub height: f64,
+    /// The end of the whole time axis.
     pub horizon: Time,
+    /// The stretch of the axis shown.
+    pub range: Range,
+    pub lanes: KeyLanes,
+    /// One key's lane's height, when the rows are split by key: `LANE_H`, and `RETRY_LANE` more
+    /// when clients obey.
+    pub lane_h: f64,
 }
 
 impl Layout {
+    /// The whole trace, every row on one line.
     pub fn new(run: &LabRun, width: f64) -> Layout {
+        Layout::viewed(run, width, None, Lanes::One)
+    }
+
+    /// The stretch a link's `view` names (fitted to the trace), the rows split by key when
+    /// `lanes` asks and the trace has several.
+    pub fn viewed(run: &LabRun, width: f64, view: Option<(Time, Time)>, lanes: Lanes) -> Layout {
+        // Lanes by key are drawn by the complete module (the first view's reloads into it for
+        // them: `ui::state::Lab::show`), which has the workbench.
+        let lanes = match lanes {
+            Lanes::Key if cfg!(feature = "workbench") => KeyLanes::of(&run.trace),
+            _ => KeyLanes::default(),
+        };
+        let lane_h = match run.settings.obeying_clients() {
+            true => LANE_H + RETRY_LANE,
+            false => LANE_H,
+        };
+        let (body, first_mark) = match lanes.names.len() {
+            0 => (ROW_H, ROW_H / 2.0),
+            n => (2.0 * LANES_PAD + n as f64 * lane_h, LANES_PAD + LANE_MARK_Y),
+        };
         let mut rows = Vec::new();
         let mut top = 0.0;
         let mut push = |kind: RowKind, has_gauge: bool, rows: &mut Vec<RowLayout>| {
-            let gauge = has_gauge.then_some((top + ROW_H, GAUGE_H));
-            let height = ROW_H + if has_gauge { GAUGE_H } else { 0.0 };
+            let gauge = has_gauge.then_some((top + body, GAUGE_H));
+            let height = body + if has_gauge { GAUGE_H } else { 0.0 };
             rows.push(RowLayout {
                 kind,
                 top,
                 height,
-                mark_y: top + ROW_H / 2.0,
+                body,
+                mark_y: top + first_mark,
                 gauge,
             });
             top += height;
@@ -81,15 +198,61 @@ impl Layout {
             width: width.max(2.0 * PAD_X + 10.0),
             height: top.max(ROW_H),
             horizon: run.horizon,
+            range: Range::fit(view, run.horizon),
+            lanes,
+            lane_h,
         }
     }
 
     pub fn x(&self, t: Time) -> f64 {
-        x_of(t, self.horizon, self.width)
+        self.range.x(t, self.width)
     }
 
     pub fn time_at(&self, x: f64) -> Time {
-        time_of(x, self.horizon, self.width)
+        self.range.time_at(x, self.width)
+    }
+
+    /// The line the marks of lane `lane` of `row` sit on.
+    pub fn mark_y(&self, row: &RowLayout, lane: usize) -> f64 {
+        row.mark_y + lane as f64 * self.lane_h
+    }
+
+    /// The top of lane `lane` of `row`, where its key's name is written, when the rows are split.
+    pub fn lane_top(&self, row: &RowLayout, lane: usize) -> f64 {
+        self.mark_y(row, lane) - LANE_MARK_Y
+    }
+
+    /// The lane at height `y` (a lane's strip reaches from its top to the next lane's).
+    pub fn lane_at(&self, y: f64) -> usize {
+        let row = self.rows.iter().find(|r| y < r.top + r.height);
+        let lane = row.map_or(0.0, |r| ((y - r.top - LANES_PAD) / self.lane_h).floor());
+        (lane.max(0.0) as usize).min(self.lanes.count() - 1)
+    }
+
+    /// The line a request's marks sit on in `row`: its key's lane's.
+    pub fn request_y(&self, row: &RowLayout, request: &Request) -> f64 {
+        self.mark_y(row, self.lanes.lane(request.key))
+    }
+
+    /// The requests of `requests` (in arrival order) inside the stretch shown.
+    pub fn shown(&self, requests: &[Request]) -> std::ops::Range<usize> {
+        let start = requests.partition_point(|r| r.at < self.range.from);
+        let end = requests.partition_point(|r| r.at <= self.range.to);
+        start..end.max(start)
+    }
+
+    /// The rows' height and, when it shows, the line under the axis with the zoom's reset (a
+    /// stretch is shown) and the lanes' toggle (the trace has `keys` keys, more than one).
+    pub fn height_with_tools(&self, keys: usize) -> f64 {
+        match self.range.is_whole(self.horizon) && keys < 2 {
+            true => self.height,
+            false => self.height + TOOLS_H,
+        }
+    }
+
+    /// The axis's ticks for the stretch shown.
+    pub fn ticks(&self) -> Vec<Time> {
+        ticks_in(self.range, self.width)
     }
 
     /// The layout as JSON, published on the canvas for tests and tools that read its pixels.
@@ -100,58 +263,54 @@ impl Layout {
             .rows
             .iter()
             .map(|r| {
+                let lanes: Vec<String> = (0..self.lanes.count())
+                    .map(|lane| int(self.mark_y(r, lane)).to_string())
+                    .collect();
                 format!(
-                    "{{\"id\":\"{}\",\"top\":{},\"markY\":{},\"height\":{}}}",
+                    "{{\"id\":\"{}\",\"top\":{},\"markY\":{},\"height\":{},\"laneY\":[{}]}}",
                     r.kind.id(),
                     int(r.top),
                     int(r.mark_y),
-                    int(r.height)
+                    int(r.height),
+                    lanes.join(",")
                 )
             })
             .collect();
         format!(
-            "{{\"padX\":{},\"width\":{},\"height\":{},\"horizonUs\":{},\"rows\":[{}]}}",
+            "{{\"padX\":{},\"width\":{},\"height\":{},\"horizonUs\":{},\"fromUs\":{},\"toUs\":{},\"rows\":[{}]}}",
             int(PAD_X),
             int(self.width),
             int(self.height),
             self.horizon.micros(),
+            self.range.from.micros(),
+            self.range.to.micros(),
             rows.join(",")
         )
     }
 }
 
-/// Where time `t` sits on a canvas `width` wide showing `0..=horizon` (shared by every chart).
-pub fn x_of(t: Time, horizon: Time, width: f64) -> f64 {
-    PAD_X + (t.micros() as f64 / horizon.micros().max(1) as f64) * (width - 2.0 * PAD_X)
-}
-
-/// The time at `x` on such a canvas, clamped to the axis.
-pub fn time_of(x: f64, horizon: Time, width: f64) -> Time {
-    let frac = ((x - PAD_X) / (width - 2.0 * PAD_X)).clamp(0.0, 1.0);
-    Time((frac * horizon.micros() as f64).round() as u64)
-}
-
-/// Tick times for the time axis: a round step giving at most about one tick per 90 px.
-pub fn ticks(horizon: Time, width: f64) -> Vec<Time> {
-    const STEPS_MS: [u64; 16] = [
-        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000,
+/// Tick times for the stretch `range` of the axis: the multiples, inside it, of a round step
+/// giving at most about one tick per 90 px (from a microsecond to whole minutes).
+pub fn ticks_in(range: Range, width: f64) -> Vec<Time> {
+    const STEPS_US: [u64; 25] = [
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
+        200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000, 15_000_000, 30_000_000,
+        60_000_000,
     ];
     let max_ticks = (width / 90.0).floor().max(2.0) as u64;
-    let horizon_ms = horizon.micros() / 1_000;
-    let mut step_ms = STEPS_MS
-        .iter()
-        .copied()
-        .find(|s| horizon_ms / s <= max_ticks)
-        .unwrap_or(0);
-    if step_ms == 0 {
+    let span = range.span();
+    let fits = |step: u64| span / step <= max_ticks;
+    let mut step = STEPS_US.iter().copied().find(|&s| fits(s)).unwrap_or(0);
+    if step == 0 {
         // Beyond the table: whole minutes, doubled until few enough.
-        step_ms = 120_000;
-        while horizon_ms / step_ms > max_ticks {
-            step_ms *= 2;
+        step = 120_000_000;
+        while !fits(step) {
+            step *= 2;
         }
     }
-    (0..=horizon_ms / step_ms)
-        .map(|i| Time::from_millis(i * step_ms))
+    let first = range.from.micros().div_ceil(step);
+    (first..=range.to.micros() / step)
+        .map(|i| Time(i * step))
         .collect()
 }
 
@@ -216,24 +375,29 @@ impl Drawn {
     }
 }
 
-/// Which marks each device-pixel column of each row shows, worked out once per run and layout
-/// (one pass over the decisions), so that a redraw while the pointer moves costs one look per
-/// column instead of one per request: a million requests redraw as fast as a hundred.
+/// Which marks each device-pixel column of each row (and each key's lane in it) shows, worked
+/// out once per run and layout (one pass over the decisions shown), so that a redraw while the
+/// pointer moves costs one look per column instead of one per request: a million requests
+/// redraw as fast as a hundred.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MarkColumns {
-    /// Per row of the layout: a bit per `Mark` for each column (bit 7: a delayed request is
-    /// released here), and for delayed requests the farthest release (CSS x) from each column.
-    rows: Vec<(Vec<u8>, Vec<f32>)>,
+    /// Per lane of each row of the layout, row after row: a bit per `Mark` for each column (bit
+    /// 7: a delayed request is released here), and for delayed requests the farthest release
+    /// (CSS x) from each column.
+    tracks: Vec<Track>,
 }
+
+/// One lane's columns: a bit per [`Mark`] for each device-pixel column (and [`RELEASED`]), and
+/// for delayed requests the farthest release (CSS x) from each column (empty when none is).
+pub type Track = (Vec<u8>, Vec<f32>);
 
 /// The bit of a column saying a delayed request is released there.
 pub const RELEASED: u8 = 1 << 7;
 
 impl MarkColumns {
-    /// Per row of the layout: a bit per [`Mark`] for each device-pixel column (and [`RELEASED`]),
-    /// and for delayed requests the farthest release (CSS x) from each column.
-    pub fn rows(&self) -> &[(Vec<u8>, Vec<f32>)] {
-        &self.rows
+    /// Every lane of every row of the layout, row after row (a row's lanes top to bottom).
+    pub fn tracks(&self) -> &[Track] {
+        &self.tracks
     }
 
     pub fn new(run: &LabRun, layout: &Layout, dpr: f64) -> MarkColumns {
@@ -248,85 +412,113 @@ impl MarkColumns {
 pub struct MarkColumnsBuilder {
     columns: usize,
     dpr: f64,
+    /// The requests shown: their indices in the trace.
+    shown: std::ops::Range<usize>,
     /// Each request's column, worked out once for every row: a row is then one pass of
     /// look-ups, not a million conversions of time to pixels.
     request_columns: Vec<u32>,
-    rows: Vec<(Vec<u8>, Vec<f32>)>,
+    /// Each request's lane, when the rows are split by key (else empty).
+    request_lanes: Vec<u8>,
+    tracks: Vec<Track>,
+    rows_done: usize,
 }
 
 impl MarkColumnsBuilder {
     pub fn new(run: &LabRun, layout: &Layout, dpr: f64) -> MarkColumnsBuilder {
         let columns = (layout.width * dpr).ceil() as usize + 2;
         let column = |x: f64| column_at(x, dpr, columns);
-        let request_columns = run
-            .trace
-            .requests()
+        let requests = run.trace.requests();
+        let shown = layout.shown(requests);
+        let shown_requests = requests.get(shown.clone()).unwrap_or_default();
+        let request_columns = shown_requests
             .iter()
             .map(|r| column(layout.x(r.at)) as u32)
             .collect();
+        let request_lanes = match layout.lanes.count() {
+            1 => Vec::new(),
+            _ => shown_requests
+                .iter()
+                .map(|r| layout.lanes.lane(r.key) as u8)
+                .collect(),
+        };
         MarkColumnsBuilder {
             columns,
             dpr,
+            shown,
             request_columns,
-            rows: Vec::with_capacity(layout.rows.len()),
+            request_lanes,
+            tracks: Vec::with_capacity(layout.rows.len() * layout.lanes.count()),
+            rows_done: 0,
         }
     }
 
     /// Works out the next row; false once every row of `layout` is done.
     pub fn add_row(&mut self, run: &LabRun, layout: &Layout) -> bool {
-        let Some(row) = layout.rows.get(self.rows.len()) else {
+        let Some(row) = layout.rows.get(self.rows_done) else {
             return false;
         };
         let (columns, dpr) = (self.columns, self.dpr);
         let column = |x: f64| column_at(x, dpr, columns);
         let requests = run.trace.requests();
-        let mut kinds = vec![0u8; columns];
-        let mut reach = Vec::new();
+        let lanes = layout.lanes.count();
+        let mut kinds = vec![vec![0u8; columns]; lanes];
+        let mut reach = vec![Vec::new(); lanes];
+        let lane_of = |j: usize| self.request_lanes.get(j).map_or(0, |&l| usize::from(l));
         match row.kind {
             RowKind::Algo(a) => {
                 if let Some(r) = run.run(a) {
                     if r.delayed > 0 {
-                        reach = vec![0f32; columns];
+                        reach = vec![vec![0f32; columns]; lanes];
                     }
                     // The request itself is read only for a delayed one, to find its release.
-                    for (i, (verdict, &c)) in
-                        r.verdicts.iter().zip(&self.request_columns).enumerate()
-                    {
-                        let c = c as usize;
+                    let verdicts = self.shown.clone().filter_map(|i| r.verdicts.get(i));
+                    for (j, (verdict, &c)) in verdicts.zip(&self.request_columns).enumerate() {
+                        let (c, lane) = (c as usize, lane_of(j));
                         let mark = match verdict {
                             Verdict::Allowed => Mark::Allowed,
                             Verdict::Rejected => Mark::Rejected,
                             Verdict::Delayed { by } => {
-                                let release = layout.x(requests[i].at.plus(by));
-                                kinds[column(release)] |= RELEASED;
-                                reach[c] = reach[c].max(release as f32);
+                                let released = requests[self.shown.start + j].at.plus(by);
+                                let release = layout.x(released);
+                                // A release past the stretch shown is not marked at its edge.
+                                if layout.range.contains(released) {
+                                    kinds[lane][column(release)] |= RELEASED;
+                                }
+                                reach[lane][c] = reach[lane][c].max(release as f32);
                                 Mark::Delayed
                             }
                         };
-                        kinds[c] |= 1 << mark as u8;
+                        kinds[lane][c] |= 1 << mark as u8;
                     }
                 }
             }
             RowKind::Durable => {
                 if let Some(Ok(report)) = &run.durable {
-                    for record in report.records.iter().filter(|r| r.attempt == 0) {
-                        kinds[column(layout.x(record.sent))] |=
+                    let shown = report
+                        .records
+                        .iter()
+                        .filter(|r| r.attempt == 0 && layout.range.contains(r.sent));
+                    for record in shown {
+                        kinds[layout.lanes.lane(record.key)][column(layout.x(record.sent))] |=
                             1 << outcome_mark(record.outcome) as u8;
                     }
                 }
             }
         }
-        self.rows.push((kinds, reach));
-        self.rows.len() < layout.rows.len()
+        self.tracks.extend(kinds.into_iter().zip(reach));
+        self.rows_done += 1;
+        self.rows_done < layout.rows.len()
     }
 
     /// Rows done so far.
     pub fn rows_done(&self) -> usize {
-        self.rows.len()
+        self.rows_done
     }
 
     pub fn finish(self) -> MarkColumns {
-        MarkColumns { rows: self.rows }
+        MarkColumns {
+            tracks: self.tracks,
+        }
     }
 }
 
@@ -538,20 +730,6 @@ mod tests {
     }
 
     #[test]
-    fn a_time_and_its_x_map_back_to_each_other_within_the_padding() {
-        let horizon = Time::from_secs(20);
-        assert_eq!(x_of(Time::ZERO, horizon, 500.0), PAD_X);
-        assert_eq!(x_of(horizon, horizon, 500.0), 500.0 - PAD_X);
-        assert_eq!(
-            time_of(x_of(Time::from_secs(5), horizon, 500.0), horizon, 500.0),
-            Time::from_secs(5)
-        );
-        // Outside the axis, the time is clamped to it.
-        assert_eq!(time_of(0.0, horizon, 500.0), Time::ZERO);
-        assert_eq!(time_of(10_000.0, horizon, 500.0), horizon);
-    }
-
-    #[test]
     fn an_axis_labels_every_tick_in_one_unit() {
         let secs = |list: &[u64]| list.iter().map(|&s| Time::from_secs(s)).collect::<Vec<_>>();
         assert_eq!(
@@ -576,12 +754,169 @@ mod tests {
 
     #[test]
     fn ticks_take_a_round_step_with_about_one_per_ninety_pixels() {
+        let ticks = |horizon: Time, width: f64| ticks_in(Range::whole(horizon), width);
         let ticks_20s = ticks(Time::from_secs(20), 900.0);
         assert_eq!(ticks_20s.len(), 11);
         assert_eq!(ticks_20s[1], Time::from_secs(2));
         // Past the table's hour-long steps: whole minutes, doubled until few enough.
         let day = ticks(Time::from_secs(86_400), 900.0);
         assert!(day.len() <= 11 && day[1].micros().is_multiple_of(60_000_000));
+    }
+
+    #[test]
+    fn ticks_follow_the_stretch_shown_down_to_microseconds() {
+        let range = |from: u64, to: u64| Range {
+            from: Time(from),
+            to: Time(to),
+        };
+        // 8 s to 12 s over 900 px: half-second ticks, from the first inside the stretch.
+        let zoomed = ticks_in(range(8_000_000, 12_000_000), 900.0);
+        assert_eq!(zoomed.first(), Some(&Time::from_secs(8)));
+        assert_eq!(zoomed.last(), Some(&Time::from_secs(12)));
+        assert_eq!(zoomed[1], Time::from_millis(8_500));
+        assert_eq!(tick_labels(&zoomed)[1], "8.5 s");
+        let offset = ticks_in(range(8_250_000, 9_250_000), 900.0);
+        assert_eq!(
+            offset[0],
+            Time::from_millis(8_300),
+            "none before the stretch"
+        );
+        // A millisecond wide: ticks a tenth of a millisecond apart, in seconds to the microsecond.
+        let narrow = ticks_in(range(10_000_000, 10_001_000), 900.0);
+        assert_eq!(narrow.len(), 11);
+        assert_eq!(tick_labels(&narrow)[1], "10.0001 s");
+        let early = ticks_in(range(200, 900), 900.0);
+        assert_eq!(
+            tick_labels(&early),
+            ["0.2 ms", "0.3 ms", "0.4 ms", "0.5 ms", "0.6 ms", "0.7 ms", "0.8 ms", "0.9 ms"]
+        );
+    }
+
+    #[test]
+    fn a_zoomed_layout_places_its_stretch_across_the_canvas_and_shows_only_its_requests() {
+        let run = run("algos=fixed");
+        // The edge pattern: 8, 8.398, ..., 11.592 s.
+        let layout = Layout::viewed(
+            &run,
+            1032.0,
+            Some((Time::from_secs(9), Time::from_secs(11))),
+            Lanes::One,
+        );
+        assert_eq!(layout.x(Time::from_secs(9)), PAD_X);
+        assert_eq!(layout.x(Time::from_secs(10)), PAD_X + 500.0);
+        let shown = layout.shown(run.trace.requests());
+        let times: Vec<u64> = run.trace.requests()[shown]
+            .iter()
+            .map(|r| r.at.micros() / 1000)
+            .collect();
+        assert_eq!(times, [9_194, 9_592, 10_000, 10_398, 10_796]);
+        assert!(layout
+            .to_json()
+            .contains("\"fromUs\":9000000,\"toUs\":11000000"));
+        // Only the requests shown leave marks: five columns, none piled at the edges.
+        let columns = MarkColumns::new(&run, &layout, 1.0);
+        let (kinds, _) = &columns.tracks()[0];
+        assert_eq!(kinds.iter().filter(|&&bits| bits != 0).count(), 5);
+        assert_eq!((kinds[0], kinds[kinds.len() - 1]), (0, 0));
+    }
+
+    #[test]
+    fn key_lanes_give_each_key_a_lane_in_every_row_and_its_marks_go_there() {
+        let run = run("pattern=several-keys&algos=fixed,token-bucket&do=1");
+        let one = Layout::new(&run, 800.0);
+        let split = Layout::viewed(&run, 800.0, None, Lanes::Key);
+        assert_eq!(
+            split.lanes.names,
+            ["tenant:a", "tenant:b", "ip:203.0.113.7"]
+        );
+        assert_eq!(split.lanes.count(), 3);
+        let row = &split.rows[0];
+        assert_eq!(row.body, 2.0 * LANES_PAD + 3.0 * LANE_H);
+        assert_eq!(split.mark_y(row, 2) - split.mark_y(row, 0), 2.0 * LANE_H);
+        // The token bucket's level strip sits under its lanes.
+        assert_eq!(
+            split.rows[1].gauge,
+            Some((split.rows[1].top + row.body, GAUGE_H))
+        );
+        assert!(split.height > one.height);
+        let columns = MarkColumns::new(&run, &split, 1.0);
+        assert_eq!(columns.tracks().len(), 3 * 3, "three rows of three lanes");
+        for (k, key) in ["tenant:a", "tenant:b", "ip:203.0.113.7"]
+            .iter()
+            .enumerate()
+        {
+            let sent = run
+                .trace
+                .requests()
+                .iter()
+                .filter(|r| run.trace.key_name(r.key) == *key);
+            for request in sent {
+                let c = column_at(split.x(request.at), 1.0, columns.tracks()[k].0.len());
+                assert!(columns.tracks()[k].0[c] != 0, "{key} at {:?}", request.at);
+            }
+        }
+        // Every request is in exactly one lane of a row: the lanes' marks add up to the row's.
+        let marked = |tracks: &[Track]| {
+            tracks
+                .iter()
+                .map(|(k, _)| k.iter().filter(|&&b| b != 0).count())
+                .sum::<usize>()
+        };
+        assert!(
+            marked(&columns.tracks()[..3])
+                >= marked(&MarkColumns::new(&run, &one, 1.0).tracks()[..1])
+        );
+        // The line of tools under the axis holds the lanes' toggle for several keys, and the
+        // zoom's reset for a stretch.
+        assert_eq!(split.height_with_tools(3), split.height + TOOLS_H);
+        assert_eq!(one.height_with_tools(1), one.height);
+        let zoomed = Layout::viewed(
+            &run,
+            800.0,
+            Some((Time::ZERO, Time::from_secs(1))),
+            Lanes::One,
+        );
+        assert_eq!(zoomed.height_with_tools(1), zoomed.height + TOOLS_H);
+        // A point's lane, for a click: by its height in whichever row it is in.
+        let second = &split.rows[1];
+        assert_eq!(split.lane_at(split.mark_y(second, 1)), 1);
+        assert_eq!(split.lane_at(split.lane_top(second, 2) + 1.0), 2);
+        assert_eq!(
+            split.lane_at(second.top + second.height - 1.0),
+            2,
+            "the level strip: the last lane"
+        );
+        assert_eq!(one.lane_at(one.rows[1].mark_y), 0);
+        // A trace of one key is never split.
+        assert_eq!(
+            Layout::viewed(&self::run("algos=fixed"), 800.0, None, Lanes::Key)
+                .lanes
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn past_twelve_keys_the_busiest_eleven_have_lanes_and_the_rest_share_one() {
+        // Key k sends k + 1 requests: k19 is the busiest, k0 the quietest.
+        let trace: Vec<String> = (0..20)
+            .flat_map(|k| (0..=k).map(move |i| format!("{}@k{k}", i * 20 + k)))
+            .collect();
+        let run = run(&format!("trace={}&algos=fixed", trace.join(",")));
+        let lanes = KeyLanes::of(&run.trace);
+        assert_eq!(lanes.count(), MAX_LANES);
+        let names: Vec<&str> = lanes.names.iter().map(String::as_str).collect();
+        // The busiest eleven, in the order the trace names them, then the others together.
+        let busiest: Vec<String> = (9..20).map(|k| format!("k{k}")).collect();
+        assert_eq!(
+            names[..11],
+            busiest.iter().map(String::as_str).collect::<Vec<_>>()[..]
+        );
+        assert_eq!(names[11], "9 other keys");
+        let key = |name: &str| run.trace.keys().iter().position(|k| k == name).unwrap() as u32;
+        assert_eq!(lanes.lane(key("k0")), 11);
+        assert_eq!(lanes.lane(key("k19")), 10);
+        assert_eq!(lanes.lane(999), 0, "an unknown key goes to the first lane");
     }
 
     #[test]
@@ -598,8 +933,8 @@ mod tests {
         let run = run("algos=fixed,leaky-bucket");
         let layout = Layout::new(&run, 600.0);
         let columns = MarkColumns::new(&run, &layout, 2.0);
-        assert_eq!(columns.rows().len(), 2);
-        let (fixed, reach) = &columns.rows()[0];
+        assert_eq!(columns.tracks().len(), 2);
+        let (fixed, reach) = &columns.tracks()[0];
         assert!(reach.is_empty(), "the fixed window delays nothing");
         let fixed_run = run.run(Algorithm::FixedWindow).unwrap();
         for (request, verdict) in run.trace.requests().iter().zip(fixed_run.verdicts.iter()) {
@@ -611,7 +946,7 @@ mod tests {
             assert!(fixed[column] & (1 << mark as u8) != 0);
         }
         // The leaky bucket delays: its releases are marked, and reach right of their request.
-        let (leaky, reach) = &columns.rows()[1];
+        let (leaky, reach) = &columns.tracks()[1];
         assert!(leaky.iter().any(|bits| bits & RELEASED != 0));
         assert!(reach.iter().any(|&x| x > 0.0));
     }
@@ -658,7 +993,7 @@ mod tests {
         ));
         let layout = Layout::new(&run, 700.0);
         let whole = MarkColumns::new(&run, &layout, 1.5);
-        assert_eq!(whole.rows().len(), 4);
+        assert_eq!(whole.tracks().len(), 4);
         let job = || MarkColumnsJob::new(run.clone(), layout.clone(), 1.5);
         assert_eq!(run_to_end(job()), whole);
         let (sliced, steps) = run_in_steps(job(), 1);

@@ -543,7 +543,9 @@ pub fn ShareEmbed() -> impl IntoView {
             return String::new();
         }
         let (timelines_px, controls, caption) = lab.run.with(|run| {
-            let timelines = crate::layout::timeline::Layout::new(run, 0.0).height;
+            let (view, lanes) = lab.state.with(|s| (s.view, s.lanes));
+            let timelines = crate::layout::timeline::Layout::viewed(run, 0.0, view, lanes)
+                .height_with_tools(run.trace.keys().len());
             lab.state
                 .with(|s| (timelines, s.controls.clone(), s.caption.chars().count()))
         });
@@ -553,6 +555,14 @@ pub fn ShareEmbed() -> impl IntoView {
             crate::core::embed::suggested_height(timelines_px, &controls, caption),
         )
     };
+    // The first view's module reloaded the page into this one to draw the charts' picture: it
+    // is downloaded once the charts below the first view are drawn too.
+    #[cfg(feature = "workbench")]
+    if super::workbench::asked_to_open(super::workbench::DOWNLOAD_PNG) {
+        super::next_frame(move || {
+            super::soon(move || super::export::failed(super::export_png::download_png(lab)))
+        });
+    }
     let copied = RwSignal::new(false);
     let copy = move |_| {
         if let (Some(w), true) = (web_sys::window(), reopens()) {
@@ -570,7 +580,7 @@ pub fn ShareEmbed() -> impl IntoView {
             <div class="share-row">
                 <span>"Download"</span>
                 <button data-testid="export-csv" on:click=move |_| super::export::download_csv(lab, lab.run.get_untracked())>"Every decision (CSV)"</button>
-                <button data-testid="export-png" on:click=move |_| lab.run.with_untracked(|run| super::export::failed(super::export::download_png(run)))>"The charts (PNG)"</button>
+                <button data-testid="export-png" on:click=move |_| super::export::failed(super::export_png::download_png(lab))>"The charts (PNG)"</button>
             </div>
             <details>
                 <summary>"Embed this view in your documentation"</summary>

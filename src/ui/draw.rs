@@ -1,6 +1,6 @@
-//! Drawing the timelines on a canvas with plotters. The geometry (where each row and each time
-//! sits, which marks each pixel column shows) is worked out natively in `crate::layout`; this
-//! module only paints it, and `draw` returns an error instead of panicking.
+//! Drawing the timelines on a canvas with plotters. The geometry (where each row, lane and time
+//! of the stretch shown sits, which marks each pixel column shows) is worked out natively in
+//! `crate::layout`; this module only paints it, and `draw` returns an error instead of panicking.
 //!
 //! Marks carry meaning by shape (colour only reinforces it): a filled dot is allowed, a cross is
 //! rejected, a hollow dot joined to a small dot is delayed until its release, a dashed ring is
@@ -16,8 +16,8 @@ use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
 use crate::core::time::Time;
 use crate::layout::timeline::{
-    dashed_ring, outcome_mark, thin_by_column, ticks, Drawn, Layout, Mark, MarkColumns, RowKind,
-    MARK_R, PAD_X, RELEASED, ROW_H,
+    dashed_ring, outcome_mark, thin_by_column, Drawn, Layout, Mark, MarkColumns, RowKind, Track,
+    MARK_R, PAD_X, RELEASED,
 };
 
 /// Colours for one theme. Okabe-Ito hues, safe for colour-blind readers.
@@ -163,6 +163,25 @@ impl Painter {
     }
 }
 
+/// Draws one mark of `kind` at (`x`, `y`) CSS pixels on `canvas`, `dpr` device pixels to one: an
+/// exported picture's legend draws the very marks the timelines do.
+#[cfg(feature = "workbench")]
+pub fn draw_mark(
+    canvas: &web_sys::HtmlCanvasElement,
+    kind: Mark,
+    (x, y): (f64, f64),
+    dpr: f64,
+    palette: &Palette,
+) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or("this browser gave no 2D canvas")?;
+    let painter = Painter {
+        area: backend.into_drawing_area(),
+        dpr,
+    };
+    painter.mark(kind, x, y, palette)
+}
+
 /// Draws the marks of one row from its columns (the whole timeline, no playhead), in batched
 /// paths on the canvas's own 2D context: one path per kind of mark per row instead of one
 /// plotters call per mark, which is what keeps a redraw of thousands of marks within a frame.
@@ -170,7 +189,7 @@ impl Painter {
 fn draw_columns(
     ctx: &CanvasRenderingContext2d,
     painter: &Painter,
-    (kinds, reach): &(Vec<u8>, Vec<f32>),
+    (kinds, reach): &Track,
     mark_y: f64,
     dpr: f64,
     palette: &Palette,
@@ -283,12 +302,32 @@ pub fn draw(
         dpr: view.dpr,
     };
     painter.area.fill(&palette.background).map_err(err)?;
+    let ctx: CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .map_err(err)?
+        .ok_or("this browser gave no 2D canvas")?
+        .unchecked_into();
+    // Zoomed in, nothing is drawn in the margins: what lies beyond the stretch shown (a window
+    // bracket, a level line, a delay's line) stops where the marks do.
+    let zoomed = !layout.range.is_whole(layout.horizon);
+    if zoomed {
+        let edge = (PAD_X - MARK_R - 3.0) * view.dpr;
+        ctx.save();
+        ctx.begin_path();
+        ctx.rect(
+            edge,
+            0.0,
+            layout.width * view.dpr - 2.0 * edge,
+            layout.height * view.dpr,
+        );
+        ctx.clip();
+    }
     let window = run.settings.window;
     let visible_until = view.playhead.unwrap_or(Time(u64::MAX));
 
     // Grid: a faint line per tick, and the clock-aligned window seams, strongest under the rows
     // that count by the clock (fixed window, counter).
-    for t in ticks(layout.horizon, layout.width) {
+    for t in layout.ticks() {
         let x = layout.x(t);
         painter.line(
             vec![(x, 0.0), (x, layout.height)],
@@ -297,6 +336,8 @@ pub fn draw(
     }
     // Seams closer than 3 CSS pixels would only grey the row over: they are drawn when apart.
     let seams_apart = layout.x(Time(window.micros())) - layout.x(Time::ZERO) >= 3.0;
+    let w = window.micros().max(1);
+    let last_seam = layout.range.to.micros().min(layout.horizon.micros());
     for row in &layout.rows {
         if seams_apart
             && matches!(
@@ -304,15 +345,25 @@ pub fn draw(
                 RowKind::Algo(Algorithm::FixedWindow) | RowKind::Algo(Algorithm::SlidingCounter)
             )
         {
-            let mut k = 1u64;
-            while window.micros().saturating_mul(k) <= layout.horizon.micros() && k < 10_000 {
-                let x = layout.x(Time(window.micros() * k));
+            let mut k = layout.range.from.micros().div_ceil(w).max(1);
+            let mut drawn = 0;
+            while w.saturating_mul(k) <= last_seam && drawn < 10_000 {
+                let x = layout.x(Time(w * k));
                 painter.line(
-                    vec![(x, row.top + 4.0), (x, row.top + ROW_H - 4.0)],
+                    vec![(x, row.top + 4.0), (x, row.top + row.body - 4.0)],
                     palette.text.mix(0.45).stroke_width(painter.px(1.0) as u32),
                 )?;
                 k += 1;
+                drawn += 1;
             }
+        }
+        // Between a row's lanes, a fainter line than between rows.
+        for lane in 1..layout.lanes.count() {
+            let y = layout.lane_top(row, lane);
+            painter.line(
+                vec![(PAD_X, y), (layout.width - PAD_X, y)],
+                palette.grid.mix(0.5).stroke_width(1),
+            )?;
         }
         painter.line(
             vec![
@@ -341,7 +392,7 @@ pub fn draw(
                 layout.x(start),
                 row.top + 2.0,
                 layout.x(end),
-                row.top + ROW_H - 2.0,
+                row.top + row.body - 2.0,
                 palette.worst.mix(alpha).filled(),
             )?;
         }
@@ -394,23 +445,22 @@ pub fn draw(
     // Marks: the whole timeline from the columns worked out once; up to a playhead, one per
     // request per row, marks that would land on the same pixel drawn once.
     let requests = run.trace.requests();
-    if view.playhead.is_none() && columns.rows().len() == layout.rows.len() {
-        let ctx: CanvasRenderingContext2d = canvas
-            .get_context("2d")
-            .map_err(err)?
-            .ok_or("this browser gave no 2D canvas")?
-            .unchecked_into();
-        for (row, row_columns) in layout.rows.iter().zip(columns.rows()) {
-            draw_columns(&ctx, &painter, row_columns, row.mark_y, view.dpr, palette)?;
+    let lanes = layout.lanes.count();
+    let from_columns =
+        view.playhead.is_none() && columns.tracks().len() == layout.rows.len() * lanes;
+    if from_columns {
+        let mut tracks = columns.tracks().iter();
+        for row in &layout.rows {
+            for (lane, track) in (0..lanes).zip(tracks.by_ref()) {
+                let y = layout.mark_y(row, lane);
+                draw_columns(&ctx, &painter, track, y, view.dpr, palette)?;
+            }
         }
     }
     let width_columns = (layout.width * view.dpr).ceil() as usize + 2;
-    for row in layout
-        .rows
-        .iter()
-        .filter(|_| view.playhead.is_some() || columns.rows().len() != layout.rows.len())
-    {
-        let mut drawn = Drawn::new(width_columns);
+    let shown = layout.shown(requests);
+    for row in layout.rows.iter().filter(|_| !from_columns) {
+        let mut drawn: Vec<Drawn> = (0..lanes).map(|_| Drawn::new(width_columns)).collect();
         match row.kind {
             RowKind::Algo(a) => {
                 let Some(r) = run.run(a) else { continue };
@@ -424,12 +474,16 @@ pub fn draw(
                     } else {
                         0
                     };
-                let mut i = 0;
-                while let (Some(request), Some(verdict)) = (requests.get(i), r.verdicts.get(i)) {
+                let mut i = shown.start;
+                while let (Some(request), Some(verdict), true) =
+                    (requests.get(i), r.verdicts.get(i), i < shown.end)
+                {
                     if request.at > visible_until {
                         break;
                     }
                     let x = layout.x(request.at);
+                    let lane = layout.lanes.lane(request.key);
+                    let (y, drawn) = (layout.mark_y(row, lane), &mut drawn[lane.min(lanes - 1)]);
                     let column = (x * view.dpr) as i32;
                     let kind = match verdict {
                         Verdict::Allowed => Mark::Allowed,
@@ -438,14 +492,11 @@ pub fn draw(
                             let release = layout.x(request.at.plus(by));
                             if drawn.insert((release * view.dpr) as i32, Mark::Allowed) {
                                 let style = palette.delayed.stroke_width(painter.px(1.0) as u32);
-                                painter.line(
-                                    vec![(x + MARK_R, row.mark_y), (release, row.mark_y)],
-                                    style,
-                                )?;
+                                painter.line(vec![(x + MARK_R, y), (release, y)], style)?;
                                 painter
                                     .area
                                     .draw(&Circle::new(
-                                        painter.p(release, row.mark_y),
+                                        painter.p(release, y),
                                         painter.px(2.0),
                                         palette.delayed.filled(),
                                     ))
@@ -455,11 +506,12 @@ pub fn draw(
                         }
                     };
                     if drawn.insert(column, kind) {
-                        painter.mark(kind, x, row.mark_y, palette)?;
+                        painter.mark(kind, x, y, palette)?;
                     }
                     i += 1;
                     // A delayed request also marks its release elsewhere: those rows look at each.
-                    if r.delayed == 0 && drawn.has_all(column, kinds_here) {
+                    // So do split rows, whose next request may be in another lane.
+                    if r.delayed == 0 && lanes == 1 && drawn.has_all(column, kinds_here) {
                         let next_column = layout.time_at((column + 1) as f64 / view.dpr);
                         i = i.max(requests.partition_point(|q| q.at < next_column));
                     }
@@ -469,14 +521,19 @@ pub fn draw(
                 let Some(Ok(report)) = &run.durable else {
                     continue;
                 };
-                for record in report.records.iter().filter(|r| r.attempt == 0) {
+                let shown = report
+                    .records
+                    .iter()
+                    .filter(|r| r.attempt == 0 && layout.range.contains(r.sent));
+                for record in shown {
                     if record.sent > visible_until {
                         break;
                     }
                     let x = layout.x(record.sent);
+                    let lane = layout.lanes.lane(record.key).min(lanes - 1);
                     let kind = outcome_mark(record.outcome);
-                    if drawn.insert((x * view.dpr) as i32, kind) {
-                        painter.mark(kind, x, row.mark_y, palette)?;
+                    if drawn[lane].insert((x * view.dpr) as i32, kind) {
+                        painter.mark(kind, x, layout.mark_y(row, lane), palette)?;
                     }
                 }
             }
@@ -510,7 +567,7 @@ pub fn draw(
             painter
                 .area
                 .draw(&Circle::new(
-                    painter.p(x, row.mark_y),
+                    painter.p(x, layout.request_y(row, req)),
                     painter.px(MARK_R + 4.0),
                     palette.text.stroke_width(painter.px(1.5) as u32),
                 ))
@@ -524,6 +581,9 @@ pub fn draw(
             vec![(x, 0.0), (x, layout.height)],
             palette.text.stroke_width(painter.px(2.0) as u32),
         )?;
+    }
+    if zoomed {
+        ctx.restore();
     }
     painter.area.present().map_err(err)?;
     Ok(())

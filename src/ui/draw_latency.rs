@@ -49,7 +49,7 @@ pub fn draw_latency(
     let d = view.dpr;
     // Device pixels, whole ones, so that lines stay crisp at any pixel ratio.
     let dev = |v: f64| (v * d).round();
-    let (left, right) = (view.x(Time::ZERO), view.x(view.horizon));
+    let (left, right) = (view.x(view.range.from), view.x(view.range.to));
     let height = chart_height();
     let line = |points: &[(f64, f64)]| {
         for (i, &(x, y)) in points.iter().enumerate() {
@@ -68,18 +68,26 @@ pub fn draw_latency(
     ctx.set_fill_style_str(&css(palette.background, 1.0));
     ctx.fill_rect(0.0, 0.0, dev(view.width), dev(height));
 
-    // The scheduled faults, across every strip: an outage, a slow period, an eviction.
+    // The scheduled faults, across every strip: an outage, a slow period, an eviction; only what
+    // falls in the stretch of time shown, right of the latency axis's labels.
+    let in_plot = |x: f64| x.clamp(AXIS_W, view.width);
     for (period, colour) in [
         (view.outage, palette.rejected),
         (view.slow, palette.degraded),
     ] {
         if let Some((start, end)) = period {
-            let (x0, x1) = (view.x(Time(start.micros())), view.x(Time(end.micros())));
+            let (x0, x1) = (
+                in_plot(view.x(Time(start.micros()))),
+                in_plot(view.x(Time(end.micros()))),
+            );
             ctx.set_fill_style_str(&css(colour, 0.12));
             ctx.fill_rect(dev(x0), 0.0, dev(x1) - dev(x0), dev(height));
         }
     }
-    if let Some(at) = view.evict_at {
+    if let Some(at) = view
+        .evict_at
+        .filter(|at| view.range.contains(Time(at.micros())))
+    {
         let x = view.x(Time(at.micros()));
         ctx.begin_path();
         line(&[(x, 0.0), (x, height)]);
@@ -212,9 +220,9 @@ pub fn draw_latency(
     for &(t, n) in report
         .stored_keys
         .iter()
-        .filter(|(t, _)| *t <= view.horizon)
+        .filter(|(t, _)| *t <= view.range.to)
     {
-        let x = view.x(t);
+        let x = view.x(t).max(left);
         points.push((x, y_stored(last, most)));
         points.push((x, y_stored(n, most)));
         last = n;

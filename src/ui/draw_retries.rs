@@ -12,7 +12,7 @@ use web_sys::CanvasRenderingContext2d;
 
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
-use crate::layout::timeline::{Drawn, Layout, Mark, RowKind};
+use crate::layout::timeline::{Drawn, Layout, Mark, RowKind, RETRY_LANE};
 
 /// The theme's colours a retry is drawn in (from `super::draw::Palette`).
 #[derive(Clone, Copy, Debug)]
@@ -22,12 +22,11 @@ pub struct RetryColours {
     pub text: RGBColor,
 }
 
-/// The retries' lane, below the row's line, in CSS pixels.
-pub const RETRY_LANE: f64 = 15.0;
 /// A retry's mark radius (first tries: `MARK_R`).
 const RETRY_R: f64 = 3.5;
 
-/// Draws every retry up to `visible_until` of every row of `run`.
+/// Draws every retry up to `visible_until` of every row of `run`, each under the line of its
+/// client's key (the row's line, or its key's lane when the rows are split by key).
 pub fn draw_retries(
     ctx: &CanvasRenderingContext2d,
     run: &LabRun,
@@ -40,6 +39,7 @@ pub fn draw_retries(
     let css = |c: RGBColor| format!("rgb({},{},{})", c.0, c.1, c.2);
     let width_columns = (layout.width * dpr).ceil() as usize + 2;
     let r = (RETRY_R * dpr).round().max(1.0);
+    let requests = run.trace.requests();
     for row in &layout.rows {
         let RowKind::Algo(algorithm) = row.kind else {
             continue;
@@ -47,36 +47,47 @@ pub fn draw_retries(
         let Some(clients) = run.run(algorithm).and_then(|r| r.clients.as_ref()) else {
             continue;
         };
-        let line = row.mark_y * dpr;
-        let lane = (row.mark_y + RETRY_LANE) * dpr;
-        let mut drawn = Drawn::new(width_columns);
+        // One set of drawn columns per lane, so that lanes never hide each other's marks.
+        let mut drawn: Vec<Drawn> = (0..layout.lanes.count())
+            .map(|_| Drawn::new(width_columns))
+            .collect();
+        // Marks at (x, the lane's y); links (from x, from y, to x, the lane's y).
         let (mut passed, mut refused) = (Vec::new(), Vec::new());
         let (mut told, mut backed_off) = (Vec::new(), Vec::new());
         for retry in clients
             .retries
             .iter()
             .take_while(|retry| retry.at <= visible_until)
+            .filter(|retry| layout.range.contains(retry.at))
         {
+            let lane = requests
+                .get(retry.client as usize)
+                .map_or(0, |request| layout.lanes.lane(request.key));
+            let line = layout.mark_y(row, lane) * dpr;
+            let lane_y = line + RETRY_LANE * dpr;
             let x = layout.x(retry.at) * dpr;
             let kind = if retry.passed {
                 Mark::Allowed
             } else {
                 Mark::Rejected
             };
-            if !drawn.insert(x as i32, kind) {
+            let Some(columns) = drawn.get_mut(lane) else {
+                continue;
+            };
+            if !columns.insert(x as i32, kind) {
                 continue;
             }
-            let from_y = if retry.number == 1 { line } else { lane };
-            let link = (layout.x(retry.after) * dpr, from_y, x);
+            let from_y = if retry.number == 1 { line } else { lane_y };
+            let link = (layout.x(retry.after) * dpr, from_y, x, lane_y);
             if retry.as_told {
                 told.push(link);
             } else {
                 backed_off.push(link);
             }
             if kind == Mark::Allowed {
-                passed.push(x);
+                passed.push((x, lane_y));
             } else {
-                refused.push(x);
+                refused.push((x, lane_y));
             }
         }
         ctx.set_line_width(dpr.round().max(1.0));
@@ -92,7 +103,7 @@ pub fn draw_retries(
             ctx.set_line_dash(&dash)
                 .map_err(|_| "the retries could not be drawn")?;
             ctx.begin_path();
-            for &(x0, y0, x1) in links.iter() {
+            for &(x0, y0, x1, lane) in links.iter() {
                 ctx.move_to(x0, y0);
                 if y0 < lane {
                     // From a first try: down from the refusal, then along the lane.
@@ -109,19 +120,19 @@ pub fn draw_retries(
         ctx.set_line_dash(&js_sys::Array::new())
             .map_err(|_| "the retries could not be drawn")?;
         ctx.begin_path();
-        for &x in &passed {
-            ctx.move_to(x + r, lane);
-            ctx.arc(x, lane, r, 0.0, std::f64::consts::TAU)
+        for &(x, y) in &passed {
+            ctx.move_to(x + r, y);
+            ctx.arc(x, y, r, 0.0, std::f64::consts::TAU)
                 .map_err(|_| "the retries could not be drawn")?;
         }
         ctx.set_fill_style_str(&css(palette.allowed));
         ctx.fill();
         ctx.begin_path();
-        for &x in &refused {
-            ctx.move_to(x - r, lane - r);
-            ctx.line_to(x + r, lane + r);
-            ctx.move_to(x - r, lane + r);
-            ctx.line_to(x + r, lane - r);
+        for &(x, y) in &refused {
+            ctx.move_to(x - r, y - r);
+            ctx.line_to(x + r, y + r);
+            ctx.move_to(x - r, y + r);
+            ctx.line_to(x + r, y - r);
         }
         ctx.set_line_width((1.5 * dpr).round().max(1.0));
         ctx.set_stroke_style_str(&css(palette.rejected));

@@ -23,6 +23,7 @@ use crate::layout::latency::{
 use crate::layout::scale::{
     span_at, span_position, EVICT_SCALE, JITTER_SCALE, SERVICE_SCALE, SLIDER_STEPS, TIMEOUT_SCALE,
 };
+use crate::layout::timeline::Range;
 
 use super::draw::Palette;
 use super::draw_latency::draw_latency;
@@ -479,20 +480,22 @@ fn LatencyChart() -> impl IntoView {
     let from = RwSignal::new(None::<Time>);
 
     let view_now = move || {
-        let (timeout, outage, slow, evict_at, dark) = lab.state.with(|s| {
+        let (timeout, outage, slow, evict_at, dark, shown) = lab.state.with(|s| {
             (
                 s.durable.timeout,
                 s.durable.outage,
                 s.durable.slow,
                 s.durable.evict_at,
                 dark_theme(s.theme),
+                s.view,
             )
         });
-        let horizon = lab.run.with(|r| r.horizon);
+        // The timelines' stretch of time, so the chart lines up with them.
+        let range = lab.run.with(|r| Range::fit(shown, r.horizon));
         (
             LatencyView {
                 width: width.get(),
-                horizon,
+                range,
                 timeout,
                 outage,
                 slow,

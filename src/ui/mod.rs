@@ -13,6 +13,24 @@ mod durable_lab;
 mod embed;
 mod explain;
 mod export;
+#[cfg(feature = "workbench")]
+mod export_png;
+/// The first view's module does not draw the charts' picture (its caption, its legend and the
+/// Durable Object chart redrawn to line up cost more room than the module has): it reloads the
+/// page into the complete module, which downloads the picture once its charts are drawn
+/// (`controls::ShareEmbed`). Without storage (a sandboxed frame), it says where to go instead.
+#[cfg(not(feature = "workbench"))]
+mod export_png {
+    pub(crate) fn download_png(lab: super::state::Lab) -> Result<(), wasm_bindgen::JsValue> {
+        if !super::workbench::reload_into_complete(super::workbench::DOWNLOAD_PNG) {
+            lab.notice(
+                "The charts' picture is drawn in a full page: open the lab in a tab of its own."
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
 mod import_panel;
 mod inspector;
 #[cfg(feature = "workbench")]
@@ -56,6 +74,7 @@ mod snippets {
 mod state;
 mod tables;
 mod timeline;
+mod timeline_input;
 /// The first visit's tour: only in the first view's module, which every link without a query
 /// loads (the complete module is loaded for a view a link or the first module asked for).
 #[cfg(not(feature = "workbench"))]
@@ -203,9 +222,14 @@ pub(crate) fn device_pixel_ratio() -> f64 {
 /// Runs `f` as soon as the page has handled what is waiting (a zero-delay timer), so long work
 /// can continue in slices while the page stays responsive.
 pub(crate) fn soon(f: impl FnOnce() + 'static) {
+    after(0, f);
+}
+
+/// Runs `f` after `ms` milliseconds.
+pub(crate) fn after(ms: i32, f: impl FnOnce() + 'static) {
     let Some(w) = window() else { return };
     let callback = Closure::once_into_js(f);
-    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
+    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), ms);
 }
 
 /// Remembers which run a chart last drew, so that the first drawing of a large run gets a task

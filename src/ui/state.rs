@@ -16,7 +16,7 @@ use leptos::prelude::*;
 
 use crate::core::job::Job;
 use crate::core::lab::{Computation, LabRun};
-use crate::core::lab_state::{KeptTrace, LabState};
+use crate::core::lab_state::{KeptTrace, LabState, Lanes};
 use crate::core::theme::Theme;
 use crate::core::time::Time;
 use crate::core::traffic::Pattern;
@@ -24,6 +24,9 @@ use crate::core::url::{reopens, to_query, MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LIN
 
 pub use super::scheduler::Progress;
 use super::scheduler::{run_sliced, Slicing};
+
+/// How long after a change of the view alone the address bar is written.
+const URL_PAUSE_MS: i32 = 200;
 
 #[derive(Clone, Copy)]
 pub struct Lab {
@@ -62,6 +65,8 @@ pub struct Lab {
     pub first_view_shown: RwSignal<bool>,
     /// The latest computation; an older one still running stops when it sees a newer number.
     job: RwSignal<u32>,
+    /// Whether the address bar is due to be written after a change of how the view is looked at.
+    url_due: StoredValue<bool>,
 }
 
 impl Lab {
@@ -86,6 +91,7 @@ impl Lab {
             unseen: RwSignal::new(None),
             first_view_shown: RwSignal::new(false),
             job: RwSignal::new(0),
+            url_due: StoredValue::new(false),
         }
     }
 
@@ -136,7 +142,8 @@ impl Lab {
             return;
         }
         let needs_products = next.algorithms.iter().any(|a| a.is_product());
-        let needs_workbench = next.settings.sets_rules() || next.kept.is_named();
+        let needs_workbench =
+            next.settings.sets_rules() || next.kept.is_named() || next.lanes == Lanes::Key;
         if (!cfg!(feature = "products") && needs_products)
             || (!cfg!(feature = "workbench") && needs_workbench)
         {
@@ -145,6 +152,19 @@ impl Lab {
             // web/loader.js picks from the address.
             super::write_url(&to_query(&next), remember);
             super::reload();
+            return;
+        }
+        if !remember && self.state.with_untracked(|s| s.same_run_as(&next)) {
+            // Zoomed, panned, split by key or themed: the run stands, and only the drawing
+            // changes. A wheel or a drag changes the view sixty times a second; the address
+            // bar follows once the gesture pauses.
+            let zoomed = self.state.with_untracked(|s| s.view != next.view);
+            let query = to_query(&next);
+            self.state.set(next);
+            match zoomed {
+                true => self.write_url_soon(),
+                false => super::write_url(&query, false),
+            }
             return;
         }
         let job = self.job.get_untracked().wrapping_add(1);
@@ -167,6 +187,20 @@ impl Lab {
             move || lab.job.get_untracked() == job,
             move |run| lab.apply(next, run, remember),
         );
+    }
+
+    /// Writes the address bar (in place) a moment from now, once for any number of changes
+    /// before then: browsers refuse an address rewritten too often.
+    fn write_url_soon(&self) {
+        if self.url_due.get_value() {
+            return;
+        }
+        self.url_due.set_value(true);
+        let lab = *self;
+        super::after(URL_PAUSE_MS, move || {
+            lab.url_due.set_value(false);
+            super::write_url(&lab.state.with_untracked(to_query), false);
+        });
     }
 
     /// Sets the colour theme, whether a person picked it or the page that frames an embed sent it.

@@ -1,6 +1,7 @@
 //! The timelines: one canvas row per algorithm on a shared time axis, with HTML around it for
-//! the row names, the counts inside the window bracket, the axis labels and the legend.
-//! The canvas is focusable: the arrow keys walk from request to request.
+//! the row names, the counts inside the window bracket, the keys' lanes, the axis labels, the
+//! zoom's reset and the legend. The canvas is focusable: the arrow keys walk from request to
+//! request, and `+`, `-` and `0` zoom (`super::timeline_input`, with the pointer and the wheel).
 
 use leptos::html;
 use leptos::prelude::*;
@@ -9,8 +10,10 @@ use crate::core::durable::shard::sharding_note;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 
+use crate::core::lab_state::Lanes;
+use crate::core::time::format_seconds;
 use crate::layout::timeline::{
-    tick_labels, ticks, time_label, Layout, MarkColumns, MarkColumnsJob, RowKind,
+    tick_labels, time_label, Layout, MarkColumns, MarkColumnsJob, RowKind,
 };
 
 use super::draw::{draw, Palette, View};
@@ -115,7 +118,11 @@ pub fn Timelines() -> impl IntoView {
     let width = super::tracked_width(wrap_ref);
     let draw_error = RwSignal::new(None::<String>);
     // Where each row and time sits, for the drawing, the labels, the axis and pointer hits.
-    let layout = Memo::new(move |_| lab.run.with(|run| Layout::new(run, width.get())));
+    let layout = Memo::new(move |_| {
+        let (view, lanes) = lab.state.with(|s| (s.view, s.lanes));
+        lab.run
+            .with(|run| Layout::viewed(run, width.get(), view, lanes))
+    });
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
     // (`columns_job`), and `columns_ready` redraws once it is done.
@@ -124,6 +131,9 @@ pub fn Timelines() -> impl IntoView {
     let columns_ready = RwSignal::new(0u32);
 
     // Redraw whenever the data or the view changes.
+    let layout_memo = layout;
+    // Whether the canvas's pointer and wheel are listened to (`super::timeline_input`).
+    let mut listening = false;
     Effect::new(move |_| {
         let layout = layout.get();
         if width.get_untracked() <= 0.0 {
@@ -140,6 +150,16 @@ pub fn Timelines() -> impl IntoView {
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
+        if !listening {
+            listening = true;
+            super::timeline_input::listen(&canvas, lab, layout_memo);
+        }
+        // The stretch shown, on the section, for tests and tools.
+        if let Ok(Some(section)) = canvas.closest("section") {
+            let ms = |t: crate::core::time::Time| format_seconds(t.micros() * 1000);
+            let _ = section.set_attribute("data-view-from-ms", &ms(layout.range.from));
+            let _ = section.set_attribute("data-view-to-ms", &ms(layout.range.to));
+        }
         columns_ready.track();
         let run = lab.run.get();
         let wanted = ColumnsFor {
@@ -154,7 +174,7 @@ pub fn Timelines() -> impl IntoView {
         });
         let columns_now = match ready {
             Some(ready) => ready,
-            None if run.trace.len() <= COLUMNS_LATER_FROM => {
+            None if layout.shown(run.trace.requests()).len() <= COLUMNS_LATER_FROM => {
                 if columns_job.with_value(Option::is_some) {
                     columns_job.set_value(None); // a large run's columns are no longer wanted
                     lab.progress.set(None);
@@ -214,36 +234,27 @@ pub fn Timelines() -> impl IntoView {
         }
     });
 
-    let time_at = move |ev: &web_sys::MouseEvent| {
-        layout.with_untracked(|l| l.time_at(f64::from(ev.offset_x())))
-    };
-    let on_move = move |ev: web_sys::MouseEvent| lab.cursor.set(Some(time_at(&ev)));
-    let on_leave = move |_| lab.cursor.set(None);
-    let on_click = move |ev: web_sys::MouseEvent| {
-        let x = f64::from(ev.offset_x());
-        let nearest = lab.run.with_untracked(|run| {
-            layout.with_untracked(|l| {
-                run.trace
-                    .requests()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| (i, (l.x(r.at) - x).abs()))
-                    .filter(|&(_, d)| d <= 10.0)
-                    .min_by(|a, b| a.1.total_cmp(&b.1))
-                    .map(|(i, _)| i)
-            })
-        });
-        if nearest.is_some() {
-            lab.selected.set(nearest);
-        }
-    };
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let count = lab.run.with_untracked(|r| r.trace.len());
+        let current = lab.selected.get_untracked();
+        let key = ev.key();
+        let anchor = current
+            .and_then(|i| {
+                lab.run
+                    .with_untracked(|r| r.trace.requests().get(i).map(|q| q.at))
+            })
+            .or(lab.playhead.get_untracked());
+        if !ev.ctrl_key()
+            && !ev.meta_key()
+            && layout.with_untracked(|l| super::timeline_input::key(lab, l, &key, anchor))
+        {
+            ev.prevent_default();
+            return;
+        }
         if count == 0 {
             return;
         }
-        let current = lab.selected.get_untracked();
-        let next = match ev.key().as_str() {
+        let next = match key.as_str() {
             "ArrowRight" => Some(current.map(|i| (i + 1).min(count - 1)).unwrap_or(0)),
             "ArrowLeft" => Some(current.map(|i| i.saturating_sub(1)).unwrap_or(0)),
             "Home" => Some(0),
@@ -258,11 +269,16 @@ pub fn Timelines() -> impl IntoView {
         ev.prevent_default();
         if let Some(i) = next {
             lab.selected.set(Some(i));
-            let at = lab.run.with_untracked(|r| r.trace.requests()[i].at);
-            lab.cursor.set(Some(at));
+            let at = lab
+                .run
+                .with_untracked(|r| r.trace.requests().get(i).map(|q| q.at));
+            if let Some(at) = at {
+                lab.cursor.set(Some(at));
+                // The view follows, so the selected request stays in it.
+                layout.with_untracked(|l| super::timeline_input::follow(lab, l, at));
+            }
         }
     };
-
     let labels = move || {
         let bracket_end = lab.cursor.get().or(lab.playhead.get());
         lab.run.with(|run| {
@@ -300,7 +316,7 @@ pub fn Timelines() -> impl IntoView {
 
     let axis = move || {
         layout.with(|l| {
-            let ticks = ticks(l.horizon, l.width);
+            let ticks = l.ticks();
             let labels = tick_labels(&ticks);
             ticks
                 .into_iter()
@@ -312,10 +328,32 @@ pub fn Timelines() -> impl IntoView {
         })
     };
 
+    // Each lane's key, written over the lane's top left in every row (only the complete module
+    // splits rows by key).
+    #[cfg(feature = "workbench")]
+    let lane_labels = move || {
+        layout.with(|l| {
+            let names = &l.lanes.names;
+            l.rows
+                .iter()
+                .flat_map(|row| names.iter().enumerate().map(move |(lane, name)| (row, lane, name)))
+                .map(|(row, lane, name)| {
+                    let left = px(crate::layout::timeline::PAD_X);
+                    view! { <span class="lane-label" data-testid="lane-label" style:top=px(l.lane_top(row, lane)) style:left=left>{name.clone()}</span> }
+                })
+                .collect_view()
+        })
+    };
+    #[cfg(not(feature = "workbench"))]
+    let lane_labels = ();
+    let whole = move || layout.with(|l| l.range.is_whole(l.horizon));
+    let one_key = move || lab.run.with(|r| r.trace.keys().len() < 2);
+    let split = move || lab.state.with(|s| s.lanes == Lanes::Key);
+
     let canvas_label = move || {
         lab.run.with(|run| {
             format!(
-                "Timelines of {} requests over {} for {} rows. Use the arrow keys to move from request to request; the inspector below shows each decision.",
+                "Timelines of {} requests over {} for {} rows. Use the arrow keys to move from request to request, plus and minus to zoom, 0 to show the whole trace; the inspector below shows each decision.",
                 run.trace.len(),
                 time_label(run.horizon),
                 run.runs.len() + usize::from(run.durable.is_some())
@@ -334,13 +372,18 @@ pub fn Timelines() -> impl IntoView {
                         role="img"
                         data-testid="timeline-canvas"
                         aria-label=canvas_label
-                        on:mousemove=on_move
-                        on:mouseleave=on_leave
-                        on:click=on_click
                         on:keydown=on_key
                     ></canvas>
+                    <div aria-hidden="true">{lane_labels}</div>
                     <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
+            </div>
+            <div class="timeline-tools">
+                <button data-testid="zoom-reset" prop:hidden=whole on:click=move |_| lab.change(|s| s.view = None)>"Reset zoom"</button>
+                <button data-testid="lanes-toggle" prop:hidden=one_key aria-pressed=move || split().to_string()
+                    on:click=move |_| lab.change(|s| s.lanes = if s.lanes == Lanes::Key { Lanes::One } else { Lanes::Key })>
+                    "A lane per key"
+                </button>
             </div>
             {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any())}
             <ul class="legend" aria-label="Legend">

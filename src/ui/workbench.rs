@@ -1,15 +1,20 @@
 //! The sections only the complete module has (the Cargo feature `workbench`, and the feature
 //! `products` for the settings snippets): reading a person's own traffic, composing traffic, the
-//! rules every row can run under, and the Durable Object's "Use these settings". In the first
-//! view's module each is its heading alone; opening it leaves a note in `sessionStorage` and reloads the page, web/loader.js
-//! then picks the complete module, and the section opens there (docs/architecture.md, "Two
-//! modules").
+//! rules every row can run under, the Durable Object's "Use these settings", and the charts'
+//! picture (`super::export_png`). In the first view's module each section is its heading alone
+//! (the picture, its button); opening it leaves a note in `sessionStorage` and reloads the page,
+//! web/loader.js then picks the complete module, and the section opens there (or the picture
+//! downloads: docs/architecture.md, "Two modules").
 
 #[cfg(not(all(feature = "workbench", feature = "products")))]
 use leptos::prelude::*;
 
 /// The sessionStorage key web/loader.js reads: its value names the section to open.
 const OPEN_IN_COMPLETE: &str = "ratelab-complete";
+
+/// The note the first view's module leaves for the complete one: download the charts' picture
+/// (`super::export_png`).
+pub(crate) const DOWNLOAD_PNG: &str = "export-png";
 
 fn session_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok()?
@@ -31,6 +36,19 @@ pub(crate) fn asked_to_open(section: &str) -> bool {
     }
 }
 
+/// Reloads the page into the complete module, leaving it a note to open `section` (or do what it
+/// names) there; false, and nothing done, without storage (a sandboxed frame).
+#[cfg(not(all(feature = "workbench", feature = "products")))]
+pub(crate) fn reload_into_complete(section: &str) -> bool {
+    match session_storage().map(|s| s.set_item(OPEN_IN_COMPLETE, section)) {
+        Some(Ok(())) => {
+            super::reload();
+            true
+        }
+        _ => false,
+    }
+}
+
 /// A section's heading in the first module: opened, it reloads the page with the complete
 /// module. Without storage (a sandboxed frame) it says where the section is instead.
 #[cfg(not(all(feature = "workbench", feature = "products")))]
@@ -46,11 +64,10 @@ pub(crate) fn InCompleteModule(
         if !event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
             return;
         }
-        match session_storage().map(|s| s.set_item(OPEN_IN_COMPLETE, section)) {
-            Some(Ok(())) => super::reload(),
-            _ => message.set(
+        if !reload_into_complete(section) {
+            message.set(
                 "This part of the lab opens in a full page: open the lab in a tab of its own.",
-            ),
+            );
         }
     };
     view! {

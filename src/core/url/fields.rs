@@ -17,11 +17,13 @@ use crate::core::deployment::{Spread, MAX_INSTANCES};
 use crate::core::durable::DurableParams;
 use crate::core::embed::{Control, MAX_CAPTION_CHARS};
 use crate::core::field::Field;
-use crate::core::lab_state::{KeptTrace, LabState, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
+use crate::core::lab_state::{
+    KeptTrace, LabState, Lanes, MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW, MIN_VIEW,
+};
 use crate::core::limiter::{Algorithm, LeakDelay, Settings};
 use crate::core::second_limit::{SecondKey, SecondLimit, Spend};
 use crate::core::theme::Theme;
-use crate::core::time::{format_seconds, parse_seconds, Span};
+use crate::core::time::{format_seconds, parse_seconds, Span, Time};
 use crate::core::traffic::Pattern;
 
 /// `limit` and `window`, the two numbers every row follows.
@@ -430,6 +432,26 @@ const THEMES: [(&str, Theme); 3] = [
     ("dark", Theme::Dark),
 ];
 
+/// How the rows show several keys.
+const LANES: [(&str, Lanes); 2] = [("one", Lanes::One), ("key", Lanes::Key)];
+
+/// `view=FROM-TO`: the stretch of the time axis shown, in seconds.
+fn read_view(raw: &str) -> Result<(Time, Time), String> {
+    const WHOLE: &str = "; showing the whole trace.";
+    let (from, to) = raw
+        .split_once('-')
+        .ok_or(format!("write it as FROM-TO in seconds, like 8-12{WHOLE}"))?;
+    let from = parse_seconds(from).map_err(|e| format!("{e}{WHOLE}"))?;
+    let to = parse_seconds(to).map_err(|e| format!("{e}{WHOLE}"))?;
+    if from >= to {
+        return Err(format!("the start must come before the end{WHOLE}"));
+    }
+    if to - from < MIN_VIEW.micros() {
+        return Err(format!("it must be at least 0.001 s wide{WHOLE}"));
+    }
+    Ok((Time(from), Time(to)))
+}
+
 /// The seed (shared by the Durable Object's emulation and the Poisson pattern) and the view.
 pub const SEED_AND_VIEW: &[Field<LabState>] = &[
     Field {
@@ -510,5 +532,33 @@ pub const SEED_AND_VIEW: &[Field<LabState>] = &[
             Ok(())
         },
         write: |s| (s.theme != Theme::Auto).then(|| name_of(&THEMES, s.theme).to_string()),
+    },
+    Field {
+        name: "view",
+        read: |s, raw| {
+            s.view = Some(read_view(raw)?);
+            Ok(())
+        },
+        write: |s| {
+            s.view.map(|(from, to)| {
+                format!(
+                    "{}-{}",
+                    format_seconds(from.micros()),
+                    format_seconds(to.micros())
+                )
+            })
+        },
+    },
+    Field {
+        name: "lanes",
+        read: |s, raw| {
+            s.lanes = choice(
+                raw,
+                &LANES,
+                "use one (every request on one line) or key (a lane per key); using one.",
+            )?;
+            Ok(())
+        },
+        write: |s| (s.lanes != Lanes::One).then(|| name_of(&LANES, s.lanes).to_string()),
     },
 ];

@@ -659,3 +659,60 @@ fn a_refused_typed_value_gets_the_links_message_and_changes_nothing() {
     assert!(set_field(&mut state, "window", "abc").is_err());
     assert_eq!(state, before);
 }
+
+#[test]
+fn a_view_and_key_lanes_are_read_and_written_back() {
+    use crate::core::lab_state::Lanes;
+    let parsed = parse_query("pattern=several-keys&view=8.25-12&lanes=key");
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    assert_eq!(
+        parsed.state.view,
+        Some((Time::from_millis(8_250), Time::from_secs(12)))
+    );
+    assert_eq!(parsed.state.lanes, Lanes::Key);
+    let query = to_query(&parsed.state);
+    assert!(query.ends_with("view=8.25-12&lanes=key"), "{query}");
+    assert_eq!(parse_query(&query).state, parsed.state);
+    // The whole trace and one lane are the defaults, and a link leaves them out.
+    assert_eq!(to_query(&parse_query("lanes=one").state), "");
+    assert_eq!(
+        parse_query("view=0.000001-0.001001").state.view,
+        Some((Time(1), Time(1_001))),
+        "to the microsecond"
+    );
+}
+
+#[test]
+fn a_bad_view_or_lanes_is_named_and_shows_the_whole_trace_on_one_lane() {
+    let cases = [
+        ("view=12", "write it as FROM-TO in seconds, like 8-12"),
+        ("view=12-8", "the start must come before the end"),
+        ("view=5-5", "the start must come before the end"),
+        ("view=5-5.0005", "at least 0.001 s wide"),
+        ("view=a-8", "\"a\" is not a number of seconds"),
+        ("view=1-2.0000001", "more than 6 decimals"),
+        ("lanes=keys", "use one (every request on one line) or key"),
+    ];
+    for (query, says) in cases {
+        let parsed = parse_query(&format!("limit=3&{query}"));
+        assert_eq!(parsed.state.settings.limit, 3, "{query}: the rest applies");
+        assert_eq!(parsed.state.view, None, "{query}");
+        assert_eq!(parsed.notices.len(), 1, "{query}");
+        let message = &parsed.notices[0].message;
+        assert!(message.contains(says), "{query}: {message}");
+        let falls_back = if query.starts_with("view") {
+            "showing the whole trace."
+        } else {
+            "using one."
+        };
+        assert!(message.ends_with(falls_back), "{query}: {message}");
+    }
+}
+
+#[test]
+fn a_state_that_differs_only_in_how_it_is_looked_at_runs_the_same() {
+    let base = parse_query("pattern=steady").state;
+    let looked = parse_query("pattern=steady&view=2-4&lanes=key&theme=dark").state;
+    assert!(base.same_run_as(&looked) && looked.same_run_as(&base));
+    assert!(!base.same_run_as(&parse_query("pattern=steady&limit=4").state));
+}
