@@ -125,18 +125,26 @@ test('a product field the product refuses is named on the page, and the rest app
   await page.close();
 });
 
-/** The lab's module files this page loaded: `first`, `complete` or both. */
+/** The lab's module files this page loaded: `first`, `durable` or `complete`. */
 async function modulesLoaded(page) {
   const names = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
-  return ['first', 'complete'].filter((kind) => names.some((n) => n.includes(`/ratelab-${kind}-`) && n.endsWith('_bg.wasm')));
+  return ['first', 'durable', 'complete'].filter((kind) => names.some((n) => n.includes(`/ratelab-${kind}-`) && n.endsWith('_bg.wasm')));
 }
 
 test('the first view loads the module without the products, and a product row the complete one', async () => {
   const { page, problems } = await openPage(shared.browser);
-  for (const query of ['', 'pattern=steady&embed=1', 'do=1', 'algos=fixed,gcra,leaky-bucket']) {
+  for (const query of ['', 'pattern=steady&embed=1', 'do=0', 'algos=fixed,gcra,leaky-bucket']) {
     await gotoLab(page, query);
     assert.deepEqual(await modulesLoaded(page), ['first'], `?${query}`);
   }
+  // The Durable Object's views get the first module's with the Durable Object lab.
+  for (const query of ['do=1', 'do=1&embed=1&pattern=steady', 'do=1&from=fra&home=gru&timeout=250']) {
+    await gotoLab(page, query);
+    assert.deepEqual(await modulesLoaded(page), ['durable'], `?${query}`);
+    assert.equal(await page.locator('[data-testid="stats-do"]').count(), 1, `?${query}: the Durable Object's row`);
+  }
+  await gotoLab(page, 'do=1&algos=fixed,nginx');
+  assert.deepEqual(await modulesLoaded(page), ['complete'], 'a product row with the Durable Object');
   for (const product of ['nginx', 'governor', 'redis-cell', 'upstash-fixed', 'upstash-sliding', 'upstash-token', 'envoy',
     'cf-binding', 'x-time-rate', 'express-rate-limit', 'limits-fixed', 'limits-moving', 'limits-sliding', 'dotnet-fixed', 'dotnet-sliding', 'dotnet-token', 'guava']) {
     await gotoLab(page, `algos=fixed,${product}`);
@@ -164,6 +172,30 @@ test('opening the rules on a first view reloads it with the complete module, the
   // The request to open it is used once: a reload of this view opens the first module again.
   await gotoLab(page, 'limit=7');
   assert.deepEqual(await modulesLoaded(page), ['first']);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a scenario or the Durable Object row chosen on the first view reloads it with the Durable Object lab', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=7');
+  assert.deepEqual(await modulesLoaded(page), ['first']);
+  await page.locator('[data-testid="do-toggle"]').check();
+  await page.waitForURL(/do=1/);
+  await page.locator('[data-testid="latency-canvas"]').waitFor({ timeout: 15000 });
+  await page.waitForSelector('body[data-complete="true"]');
+  assert.deepEqual(await modulesLoaded(page), ['durable']);
+  assert.match(page.url(), /limit=7/, 'the rest of the view is kept');
+  assert.equal(await page.locator('[data-testid="do-toggle"]').isChecked(), true);
+  // A scenario chosen on the first view opens with its lesson, and Back returns to the view before it.
+  await gotoLab(page, 'limit=7');
+  await page.click('[data-testid="scenario-far-object"]');
+  await page.waitForURL(/from=fra/);
+  await page.locator('[data-testid="scenario-text"]').waitFor({ timeout: 15000 });
+  assert.deepEqual(await modulesLoaded(page), ['durable']);
+  assert.match(await page.locator('[data-testid="scenario-text"]').innerText(), /far-away object/i);
+  await page.goBack();
+  await page.waitForURL((url) => url.search.includes('limit=7') && !url.search.includes('do=1'));
   assert.deepEqual(problems, []);
   await page.close();
 });

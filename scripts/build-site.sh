@@ -19,7 +19,12 @@ cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ra
 wasm-bindgen --target web --no-typescript --out-dir "$FIRST" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"
 # shellcheck disable=SC2046 # the flags are words
 wasm-opt $(wasm_opt_flags) "$FIRST/ratelab_bg.wasm" -o "$FIRST/ratelab_bg.wasm"
-python3 "$ROOT/scripts/two_modules.py" "$DIST" "$FIRST"
+# The Durable Object's module: the first one's and the Durable Object lab (for `do=1`).
+DURABLE="$TARGET_DIR/durable-view"
+cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab --no-default-features --features durable
+wasm-bindgen --target web --no-typescript --out-dir "$DURABLE" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"
+wasm-opt $(wasm_opt_flags) "$DURABLE/ratelab_bg.wasm" -o "$DURABLE/ratelab_bg.wasm"
+python3 "$ROOT/scripts/two_modules.py" "$DIST" "$FIRST" "$DURABLE"
 # Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
 # The resize helper for pages that embed the lab (web/embed.js); the page itself never loads it.
 cp "$ROOT/web/embed.js" "$DIST/embed.js"

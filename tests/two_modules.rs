@@ -130,3 +130,27 @@ fn the_loader_sends_a_link_with_a_lane_per_key_to_the_complete_module() {
         "web/loader.js checks {name}={value}"
     );
 }
+
+/// The Durable Object lab is in the Durable Object's module and the complete one: the loader
+/// sends a link showing the Durable Object to the former, by the name the URL table gives it.
+#[test]
+fn the_loader_sends_a_link_showing_the_durable_object_to_the_durable_objects_module() {
+    use ratelab::core::url::{parse_query, to_query};
+    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
+        .expect("web/loader.js is readable");
+    let mut state = parse_query("").state;
+    state.durable.enabled = true;
+    let query = to_query(&state);
+    let (name, value) = query
+        .split_once('=')
+        .expect("a link with the Durable Object");
+    assert_eq!(value, "1", "{query}");
+    assert!(
+        loader.contains(&format!("var DURABLE_FIELD = \"{name}\";")),
+        "web/loader.js declares DURABLE_FIELD as {name}"
+    );
+    assert!(
+        loader.contains(r#"query.has(DURABLE_FIELD) && query.get(DURABLE_FIELD).trim() != "0""#)
+    );
+    assert!(parse_query(&format!("{name}=0")).state == parse_query("").state);
+}

@@ -8,13 +8,16 @@
 // or carrying more requests than the links the page writes (LINK_REQUESTS, `MAX_REQUESTS_IN_LINK`: the page keeps that trace and
 // names it instead; only the complete module keeps and reads traces), and a page the first
 // module reloaded to open those controls (sessionStorage "ratelab-complete").
-// (docs/architecture.md, "Two modules".) FIRST_VIEW_ROWS is `Algorithm::CORE`, RULE_FIELDS the
-// URL table's fields of the rules and QUESTION_FIELDS its question's (a test checks that they
+// A view showing the Durable Object (`do=1`) gets the Durable Object's module: the first one's
+// with the Durable Object lab. (docs/architecture.md, "Three modules".) FIRST_VIEW_ROWS is
+// `Algorithm::CORE`, RULE_FIELDS the URL table's fields of the rules, QUESTION_FIELDS its
+// question's and DURABLE_FIELD the one that shows the Durable Object (a test checks that they
 // agree).
 (function () {
   var FIRST_VIEW_ROWS = ["fixed", "sliding-log", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"];
   var RULE_FIELDS = ["fixed-align", "count-refused", "instances", "spread", "also", "also-key", "spend", "clients", "retries"];
   var QUESTION_FIELDS = ["q"];
+  var DURABLE_FIELD = "do";
   var query = new URLSearchParams(location.search);
   var KEPT_TRACE = "stored";
   var LINK_REQUESTS = 10000;
@@ -34,8 +37,11 @@
     row = row.trim();
     return row != "" && FIRST_VIEW_ROWS.indexOf(row) < 0;
   });
-  var js = complete ? "./__COMPLETE_JS__" : "./__FIRST_JS__";
-  var wasm = complete ? "./__COMPLETE_WASM__" : "./__FIRST_WASM__";
+  // The Durable Object lab is in the Durable Object's module (the first one's and the lab) and
+  // in the complete one.
+  var durable = !complete && query.has(DURABLE_FIELD) && query.get(DURABLE_FIELD).trim() != "0";
+  var js = complete ? "./__COMPLETE_JS__" : durable ? "./__DURABLE_JS__" : "./__FIRST_JS__";
+  var wasm = complete ? "./__COMPLETE_WASM__" : durable ? "./__DURABLE_WASM__" : "./__FIRST_WASM__";
   var preload = document.createElement("link");
   preload.rel = "preload";
   preload.as = "fetch";

@@ -9,6 +9,9 @@ use crate::core::url::parse_query;
 use super::compose_panel::ComposePanel;
 use super::controls::{Controls, ShareEmbed, ThemePicker};
 use super::counting_controls::CountingControls;
+#[cfg(not(feature = "durable"))]
+use super::durable_heading::DurableLab;
+#[cfg(feature = "durable")]
 use super::durable_lab::DurableLab;
 use super::explain::Explanations;
 use super::import_panel::ImportPanel;

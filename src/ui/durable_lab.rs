@@ -28,52 +28,16 @@ use crate::layout::timeline::Range;
 use super::draw::Palette;
 use super::draw_latency::draw_latency;
 use super::latency_marks::MarksCache;
+use super::scenarios::{every_scenario, ScenarioButtons};
 use super::state::Lab;
 use super::timeline::dark_theme;
 
-/// A lesson from the seed documents: a state, and what its figures say.
-pub struct Scenario {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub query: &'static str,
+/// The query of the scenario whose view `state` is (whatever its theme), if any.
+pub fn scenario_shown(state: &LabState) -> Option<&'static str> {
+    every_scenario()
+        .find(|sc| parse_query(sc.query).state.with_theme(state.theme) == *state)
+        .map(|sc| sc.query)
 }
-
-pub const SCENARIOS: [Scenario; 8] = [
-    Scenario { id: "far-object", title: "The far-away object", query: "pattern=steady&do=1&from=fra&home=gru&shards=1" },
-    Scenario {
-        id: "hot-key",
-        title: "A hot key melts one object",
-        query: "limit=20000&window=1&pattern=double&do=1&from=iad&home=iad&shards=1",
-    },
-    Scenario { id: "shard-by-key", title: "Sharding by key: one tenant, one shard", query: "limit=20&pattern=double&do=1&from=iad&home=iad&shards=seed" },
-    Scenario {
-        id: "shard-by-request",
-        title: "Sharding per request",
-        query: "limit=20&pattern=double&do=1&from=iad&home=iad&shards=seed&shard-by=request",
-    },
-    Scenario {
-        id: "eviction",
-        title: "Eviction without persistence: a free window",
-        query: "limit=5&window=120&trace=0,0.1,0.2,0.3,0.4,0.5,70&do=1&from=fra&home=fra&shards=1&persist=0&evict=60",
-    },
-    Scenario {
-        id: "alarms",
-        title: "Alarms keep storage bounded",
-        query: "window=10&trace=0@ip:a,20@ip:b,40@ip:c,60@ip:d,80@ip:e,100@ip:f,120@ip:g,140@ip:h,160@ip:i,180@ip:j,200@ip:k,220@ip:l,240@ip:m,260@ip:n,280@ip:o,300@ip:p,320@ip:q,340@ip:r,360@ip:s,380@ip:t,400@ip:u,420@ip:v,440@ip:w,460@ip:x,480@ip:y,500@ip:z,520@ip:aa,540@ip:ab,560@ip:ac,580@ip:ad,600@ip:ae,620@ip:af,640@ip:ag,660@ip:ah,680@ip:ai,700@ip:aj&do=1&from=fra&home=fra",
-    },
-    Scenario { id: "cache", title: "A first-tier cache takes the hop out", query: "pattern=retry-storm&do=1&from=syd&home=fra&timeout=400&shards=1&cache=1" },
-    Scenario {
-        id: "await-between",
-        title: "The await that breaks the limiter",
-        query: "limit=10&window=1&pattern=burst-trickle&do=1&shards=1&do-code=await-between",
-    },
-];
-
-const BINDING: Scenario = Scenario {
-    id: "binding",
-    title: "Cloudflare's binding counts per location",
-    query: "pattern=double&do=1&from=fra,nrt,iad&tier=binding&period=10",
-};
 
 /// The two lines a scenario shows, with the figures of the current run.
 fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
@@ -168,6 +132,12 @@ pub fn DurableLab() -> impl IntoView {
     let drag_kind = RwSignal::new(DragKind::Outage);
     provide_context(drag_kind);
     let enabled = move || state.with(|s| s.durable.enabled);
+    // A link that opens a scenario's view (a shared one, or the first view's module reloading
+    // into this one for a scenario chosen there) shows that scenario's lesson.
+    if lab.active_scenario.get_untracked().is_none() {
+        lab.active_scenario
+            .set(state.with_untracked(scenario_shown));
+    }
 
     // The selects' values at first render; afterwards `prop:value` keeps them in step.
     let initial = state.get_untracked().durable;
@@ -205,28 +175,9 @@ pub fn DurableLab() -> impl IntoView {
             .collect::<Vec<_>>()
     };
 
-    let scenario_buttons = SCENARIOS
-        .iter()
-        .chain(std::iter::once(&BINDING))
-        .map(|sc| {
-            let query = sc.query;
-            view! {
-                <button class="scenario" data-testid=format!("scenario-{}", sc.id) on:click=move |_| {
-                    let next = parse_query(query).state;
-                    lab.playhead.set(None);
-                    lab.change_and_remember(|s| { let theme = s.theme; *s = next; s.theme = theme; });
-                    lab.active_scenario.set(Some(query));
-                }>{sc.title}</button>
-            }
-        })
-        .collect_view();
-
     let scenario_text = move || {
         let active = lab.active_scenario.get()?;
-        let sc = SCENARIOS
-            .iter()
-            .chain(std::iter::once(&BINDING))
-            .find(|s| s.query == active)?;
+        let sc = every_scenario().find(|s| s.query == active)?;
         // Only while the page still shows that scenario's state.
         if state.with(|s| *s != parse_query(active).state.with_theme(s.theme)) {
             return None;
@@ -244,7 +195,7 @@ pub fn DurableLab() -> impl IntoView {
         <section class="durable-lab" aria-label="Durable Object lab" data-testid="durable-lab">
             <h2>"Durable Object lab"</h2>
             <p class="hint">"The same requests through an emulated Durable Object: one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
-            <div class="scenarios" role="group" aria-label="Scenarios">{scenario_buttons}</div>
+            <ScenarioButtons/>
             {scenario_text}
             <label class="algo-toggle">
                 <input type="checkbox" data-testid="do-toggle" prop:checked=enabled on:change=move |ev| {

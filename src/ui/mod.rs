@@ -6,9 +6,13 @@ mod compose_panel;
 mod controls;
 mod counting_controls;
 mod draw;
+#[cfg(feature = "durable")]
 mod draw_latency;
 #[cfg(feature = "workbench")]
 mod draw_retries;
+#[cfg(not(feature = "durable"))]
+mod durable_heading;
+#[cfg(feature = "durable")]
 mod durable_lab;
 mod embed;
 mod explain;
@@ -35,6 +39,7 @@ mod import_panel;
 mod inspector;
 #[cfg(feature = "workbench")]
 mod kept_trace;
+#[cfg(feature = "durable")]
 mod latency_marks;
 mod panic_banner;
 #[cfg(feature = "workbench")]
@@ -71,13 +76,14 @@ mod snippets {
         view! { <super::workbench::InCompleteModule section="snippet-do" summary="Use these settings" class="snippet" testid="snippet-do"/> }
     }
 }
+mod scenarios;
 mod state;
 mod tables;
 mod timeline;
 mod timeline_input;
 /// The first visit's tour: only in the first view's module, which every link without a query
-/// loads (the complete module is loaded for a view a link or the first module asked for).
-#[cfg(not(feature = "workbench"))]
+/// loads (the others are loaded for a view a link or the first module asked for).
+#[cfg(not(any(feature = "workbench", feature = "durable")))]
 mod tour;
 mod workbench;
 
@@ -97,7 +103,7 @@ pub fn start() {
     performance_mark("ratelab:start");
     panic_banner::install();
     leptos::mount::mount_to_body(app::App);
-    #[cfg(not(feature = "workbench"))]
+    #[cfg(not(any(feature = "workbench", feature = "durable")))]
     tour::start();
     performance_mark("ratelab:mounted");
 }
@@ -236,12 +242,16 @@ pub(crate) fn after(ms: i32, f: impl FnOnce() + 'static) {
 /// of its own: finishing a run, working out a million marks and drawing each chart are then
 /// separate stalls of the page, each short, instead of one long one. Redraws of the same run
 /// (the pointer moving, a drag) are drawn at once.
+/// (Only the Durable Object's chart draws this way.)
+#[cfg(feature = "durable")]
 #[derive(Clone, Default)]
 pub(crate) struct FirstDraw(std::rc::Rc<std::cell::Cell<usize>>);
 
 /// From this many requests, a run's first drawing waits for its own task.
+#[cfg(feature = "durable")]
 const DRAW_LATER_FROM: usize = 100_000;
 
+#[cfg(feature = "durable")]
 impl FirstDraw {
     pub(crate) fn paint(
         &self,

@@ -146,10 +146,11 @@ impl Lab {
             next.settings.sets_rules() || next.kept.is_named() || next.lanes == Lanes::Key;
         if (!cfg!(feature = "products") && needs_products)
             || (!cfg!(feature = "workbench") && needs_workbench)
+            || (!cfg!(feature = "durable") && next.durable.enabled)
         {
-            // The first view's module has no product profiles, no controls of the rules and no
-            // kept traces: the page opens this view again with the complete module, which
-            // web/loader.js picks from the address.
+            // The first view's module has no product profiles, no controls of the rules, no
+            // kept traces and no Durable Object lab: the page opens this view again with the
+            // module that has them, which web/loader.js picks from the address.
             super::write_url(&to_query(&next), remember);
             super::reload();
             return;
