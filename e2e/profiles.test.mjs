@@ -190,7 +190,7 @@ test('a scenario or the Durable Object row chosen on the first view reloads it w
   // A scenario chosen on the first view opens with its lesson, and Back returns to the view before it.
   await gotoLab(page, 'limit=7');
   await page.click('[data-testid="scenario-far-object"]');
-  await page.waitForURL(/from=fra/);
+  await page.waitForURL(/home=gru/);
   await page.locator('[data-testid="scenario-text"]').waitFor({ timeout: 15000 });
   assert.deepEqual(await modulesLoaded(page), ['durable']);
   assert.match(await page.locator('[data-testid="scenario-text"]').innerText(), /far-away object/i);
