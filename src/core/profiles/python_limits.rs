@@ -91,8 +91,8 @@
 //! every reading from then on, so not at a whole second whose next microsecond reads back into
 //! their windows); `retry_after`, for a refused hit, the time until the same hit would pass if
 //! nothing else happened (found on the exact float predicate, to the microsecond: in the sliding
-//! window counter the first microsecond whose reading lets it pass, even if the next one reads
-//! lower and would not), `None` when its cost is above `amount`.
+//! window counter and the moving window the first microsecond whose reading lets it pass, even if
+//! the next one reads lower and would not), `None` when its cost is above `amount`.
 //!
 //! Choices where the library is silent: a time earlier than one already seen is treated as that
 //! later time (the library would read the wall clock, which only moves on). The storage holds
@@ -535,7 +535,8 @@ impl Clock {
     }
 
     /// The first lab time at or after `from` whose reading satisfies `holds`, a condition on the
-    /// reading that stays true as the reading grows; `guess` is a time near the answer. Where the
+    /// lab time and the reading there that stays true as either grows (the lab time only through
+    /// what a timer has done by then); `guess` is a time near the answer. Where the
     /// readings go down (see `least_from`) it can hold at a whole second and fail a microsecond
     /// later, or fail at a whole second and hold the microsecond before, so it is not searched
     /// on the lab time directly: the search finds the first time it holds on `plain`, which
@@ -543,18 +544,23 @@ impl Clock {
     /// the reading there and still holds). Before that, the reading can hold only at the last
     /// whole second: every earlier one reads below an instant half a second after it, at which
     /// `plain` fails (a ULP of the clock is far less than half a second), so fails too.
-    fn first_reading(self, from: Time, guess: u64, holds: impl Fn(f64) -> bool) -> Option<Time> {
-        let found = first_time(from, guess, |t| holds(self.plain(t)))?.micros();
+    fn first_reading(
+        self,
+        from: Time,
+        guess: u64,
+        holds: impl Fn(Time, f64) -> bool,
+    ) -> Option<Time> {
+        let found = first_time(from, guess, |t| holds(t, self.plain(t)))?.micros();
         let other = if found % MICROS_PER_SEC == 0 {
             match found.checked_add(1) {
                 Some(u) => u,
-                None => return holds(self.read(Time(found))).then_some(Time(found)),
+                None => return holds(Time(found), self.read(Time(found))).then_some(Time(found)),
             }
         } else {
             found
         };
         let second = other - other % MICROS_PER_SEC;
-        if second >= from.micros() && holds(self.read(Time(second))) {
+        if second >= from.micros() && holds(Time(second), self.read(Time(second))) {
             Some(Time(second))
         } else {
             Some(Time(other))

@@ -192,13 +192,16 @@ impl MovingWindowRateLimiter {
         }
     }
 
-    /// True when the newest entry is out of every window (`atime < now - expiry`): nothing in
-    /// the log can refuse a hit or be counted again.
+    /// True when the newest entry is out of every window (`atime < now - expiry`) at `now` and
+    /// every later time: nothing in the log can refuse a hit or be counted again. It is so at a
+    /// reading once it is at a lower one, so it is enough that it is at the lowest reading from
+    /// `now` on (`Clock::least_from`); at `now` alone it is not, where the readings go down.
     fn holds_nothing(&self, now: Time) -> bool {
         let skip = self.pruned_by(now);
         match self.runs.back() {
             Some(newest) if self.runs.len() > skip => {
-                newest.atime < self.clock.read(now) - self.expiry_f()
+                let least = self.clock.least_from(now, self.clock.read(now));
+                newest.atime < least - self.expiry_f()
             }
             _ => true,
         }
@@ -221,12 +224,15 @@ impl MovingWindowRateLimiter {
         super::first_time(now, guess, |t| self.holds_nothing(t))
     }
 
-    /// The first time from `now` at which a hit of `cost` (at most `amount`) would pass.
+    /// The first time from `now` at which a hit of `cost` (at most `amount`) would pass: it
+    /// passes at a reading once it passes at a lower one, and at a time once the timer has
+    /// pruned more, so the first reading it passes at is searched for (`Clock::first_reading`).
     fn find_pass(&self, now: Time, cost: u64) -> Option<Time> {
         let blocking = self.entry(0, self.params.amount - cost);
-        super::first_time(now, self.guess_after(blocking, now), |t| {
-            self.admits(self.pruned_by(t), self.clock.read(t), cost)
-        })
+        self.clock
+            .first_reading(now, self.guess_after(blocking, now), |t, reading| {
+                self.admits(self.pruned_by(t), reading, cost)
+            })
     }
 
     /// `hit` then `get_window_stats` at the same instant, the clock read once. A hit of the
@@ -292,8 +298,11 @@ impl MovingWindowRateLimiter {
         let retry_after = if hit || cost > self.params.amount {
             None
         } else {
+            // A time found before is the first the hit passes at from then on, while the log is
+            // unchanged, only until it has passed: where the readings go down, the hit can fail
+            // again a microsecond later.
             let at = match self.retry {
-                Some((k, c, at)) if k == key && c == cost => at.map(|at| at.max(now)),
+                Some((k, c, at)) if k == key && c == cost && at.is_none_or(|at| at >= now) => at,
                 _ => {
                     let at = self.find_pass(now, cost);
                     self.retry = Some((key, cost, at));
@@ -453,5 +462,55 @@ mod tests {
         assert_eq!(d.reset_after, Span(10_000_001));
         assert!(!l.is_at_rest(Time::from_secs(12)));
         assert!(l.is_at_rest(Time(12_000_001)));
+    }
+
+    /// The lab's second 1_676_976_733_990 (a whole second near the end of the lab's time) on a
+    /// clock reading 1_700_000_000 s at the lab's 0: it reads ...990.0, the microsecond after it
+    /// one ULP (2^-12 s) lower, the one after that one ULP higher.
+    const SECOND: u64 = 1_676_976_733_990_000_000;
+
+    fn far_limiter() -> MovingWindowRateLimiter {
+        MovingWindowRateLimiter::new(
+            PyLimitsParams::new(1, 1, Granularity::Second).with_epoch(1_700_000_000),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn far_from_1970_an_entry_leaves_the_window_only_from_the_microsecond_no_later_reading_reaches_it(
+    ) {
+        // An entry at ...988.999756, exactly one window and one ULP before the reading after the
+        // whole second: out of the window at the whole second, back in it a microsecond later.
+        let hit_at = Time(SECOND - 1_000_100);
+        let mut deciding = far_limiter();
+        let mut hitting = far_limiter();
+        let d = deciding.decide(hit_at, 1);
+        assert!(hitting.hit(hit_at, 1));
+        assert_eq!(d.verdict, Verdict::Allowed);
+        assert_eq!(d.reset_after, Time(SECOND + 2).since(hit_at));
+        assert!(!hitting.is_at_rest(Time(SECOND)));
+        assert!(!hitting.is_at_rest(Time(SECOND + 1)));
+        assert!(hitting.is_at_rest(Time(SECOND + 2)));
+        // A hit passes at the whole second, not the microsecond after, and again from the next.
+        assert!(hitting.peek(Time(SECOND), 1).allowed());
+        assert!(!hitting.peek(Time(SECOND + 1), 1).allowed());
+        assert!(hitting.peek(Time(SECOND + 2), 1).allowed());
+        // Both paths tell a refused hit the same: the whole second to retry, rest after it.
+        let at = Time(hit_at.micros() + 500_000);
+        for l in [&deciding, &hitting] {
+            let p = l.peek(at, 1);
+            assert_eq!(p.verdict, Verdict::Rejected);
+            assert_eq!(p.retry_after, Some(Time(SECOND).since(at)));
+            assert_eq!(p.reset_after, Time(SECOND + 2).since(at));
+        }
+        // Refused a microsecond after the whole second, the retry time found before has passed
+        // and is found again.
+        assert_eq!(deciding.decide(at, 1).verdict, Verdict::Rejected);
+        let d = deciding.decide(Time(SECOND + 1), 1);
+        assert_eq!(
+            (d.verdict, d.retry_after),
+            (Verdict::Rejected, Some(Span(1)))
+        );
+        assert_eq!(hitting.peek(Time(SECOND + 1), 1), d);
     }
 }

@@ -345,7 +345,7 @@ impl SlidingWindowCounterRateLimiter {
     /// (`Clock::first_reading`).
     fn find_pass(&self, now: Time, cost: u64) -> Option<Time> {
         self.clock
-            .first_reading(now, self.pass_guess(now, cost), |t| {
+            .first_reading(now, self.pass_guess(now, cost), |_, t| {
                 matches!(self.assess(t, cost), Outcome::Counted { allowed: true, .. })
             })
     }
