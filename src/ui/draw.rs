@@ -90,6 +90,16 @@ struct Painter {
 }
 
 impl Painter {
+    /// A painter on `canvas`'s 2D context, `dpr` device pixels to a CSS pixel.
+    fn on(canvas: &web_sys::HtmlCanvasElement, dpr: f64) -> Result<Painter, String> {
+        let backend = CanvasBackend::with_canvas_object(canvas.clone())
+            .ok_or("this browser gave no 2D canvas")?;
+        Ok(Painter {
+            area: backend.into_drawing_area(),
+            dpr,
+        })
+    }
+
     fn p(&self, x: f64, y: f64) -> (i32, i32) {
         ((x * self.dpr).round() as i32, (y * self.dpr).round() as i32)
     }
@@ -173,13 +183,7 @@ pub fn draw_mark(
     dpr: f64,
     palette: &Palette,
 ) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or("this browser gave no 2D canvas")?;
-    let painter = Painter {
-        area: backend.into_drawing_area(),
-        dpr,
-    };
-    painter.mark(kind, x, y, palette)
+    Painter::on(canvas, dpr)?.mark(kind, x, y, palette)
 }
 
 /// Draws the marks of one row from its columns (the whole timeline, no playhead), in batched
@@ -295,12 +299,7 @@ pub fn draw(
     view: &View,
     palette: &Palette,
 ) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or("this browser gave no 2D canvas")?;
-    let painter = Painter {
-        area: backend.into_drawing_area(),
-        dpr: view.dpr,
-    };
+    let painter = Painter::on(canvas, view.dpr)?;
     painter.area.fill(&palette.background).map_err(err)?;
     let ctx: CanvasRenderingContext2d = canvas
         .get_context("2d")
