@@ -142,6 +142,26 @@ test('a link naming a trace this browser does not keep says so and shows a worki
   await context.close();
 });
 
+test('an IndexedDB that never answers is given up on after 10 s: the page says so and shows a working default view', async () => {
+  const { page, context } = await openPage(shared.browser);
+  // A database held elsewhere, or a browser that never answers: the request's handlers never fire.
+  await context.addInitScript(() => {
+    window.indexedDB.open = () => ({});
+  });
+  await gotoLab(page, 'limit=3&window=1');
+  const defaults = await figures(page, 'fixed');
+  const started = Date.now();
+  await gotoLab(page, 'trace=stored:0123456789abcdef&limit=3&window=1');
+  await page.waitForSelector('[data-testid="notices"]', { timeout: 30000 });
+  assert.ok(Date.now() - started >= 9000, 'not before the time it waits');
+  assert.match(await page.locator('[data-testid="notices"]').innerText(),
+    /The link points at a trace kept in this browser \(trace=stored:0123456789abcdef\), and this browser would not give it back \(the browser's IndexedDB gave no answer within 10 s\); showing the default traffic\./);
+  await page.waitForURL(/\?limit=3&window=1$/);
+  assert.equal(await page.locator('[data-testid="progress"]').count(), 0, 'no loading state left');
+  assert.deepEqual(await figures(page, 'fixed'), defaults);
+  await context.close();
+});
+
 test('without IndexedDB a long trace is not kept, the page says so, and the address bar names no kept trace', async () => {
   const { page, context } = await openPage(shared.browser);
   await context.addInitScript(() => {

@@ -49,6 +49,30 @@ impl<T: 'static> Once<T> {
     }
 }
 
+/// How long the page waits for IndexedDB to answer (a database held by another tab, or a browser
+/// that never answers) before it says so and goes on without the trace.
+pub const ANSWER_WITHIN_MS: i32 = 10_000;
+
+/// `done`, called once: with the operation's answer, or with a refusal that says the browser
+/// gave none if `ANSWER_WITHIN_MS` pass first.
+fn answered_in_time<V: 'static>(
+    done: impl FnOnce(Result<V, String>) + 'static,
+) -> Once<Result<V, String>> {
+    let done = Once::new(done);
+    let late = done.clone();
+    let give_up = handler(move || {
+        late.call(Err(format!(
+            "the browser's IndexedDB gave no answer within {} s",
+            ANSWER_WITHIN_MS / 1000
+        )))
+    });
+    if let Some(window) = web_sys::window() {
+        let _ = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&give_up, ANSWER_WITHIN_MS);
+    }
+    done
+}
+
 /// An event handler that runs `f` (the event itself is not needed: each handler keeps the
 /// request it belongs to).
 fn handler(f: impl FnOnce() + 'static) -> js_sys::Function {
@@ -111,12 +135,12 @@ fn open(done: impl FnOnce(Result<IdbDatabase, String>) + 'static) {
 /// Keeps `text` under `id` (replacing a copy kept before, which has the same text: the id is
 /// made from it). `done` hears `Ok` once the browser has written it.
 pub fn put(id: String, text: String, done: impl FnOnce(Result<(), String>) + 'static) {
+    let done = answered_in_time(done);
     open(move |db| {
         let db = match db {
             Ok(db) => db,
-            Err(why) => return done(Err(why)),
+            Err(why) => return done.call(Err(why)),
         };
-        let done = Once::new(done);
         let transaction =
             match db.transaction_with_str_and_mode(STORE, IdbTransactionMode::Readwrite) {
                 Ok(t) => t,
@@ -142,12 +166,12 @@ pub fn put(id: String, text: String, done: impl FnOnce(Result<(), String>) + 'st
 
 /// The text kept under `id`: `Ok(None)` when this browser keeps nothing under it.
 pub fn get(id: String, done: impl FnOnce(Result<Option<String>, String>) + 'static) {
+    let done = answered_in_time(done);
     open(move |db| {
         let db = match db {
             Ok(db) => db,
-            Err(why) => return done(Err(why)),
+            Err(why) => return done.call(Err(why)),
         };
-        let done = Once::new(done);
         let request = db
             .transaction_with_str(STORE)
             .and_then(|t| t.object_store(STORE))
