@@ -3,26 +3,13 @@
 // reduced motion and phone width. Screenshots go to e2e/artifacts/ to be looked at.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR } from './helpers.mjs';
+import {
+  useBrowser, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR,
+  timelineLayout as canvasLayout, timelineX as xOf, timelinePixel as pixel, isGreen, isOrange,
+} from './helpers.mjs';
 
 const shared = useBrowser();
 
-/** The canvas layout the page publishes, and a way to read one pixel. */
-async function canvasLayout(page) {
-  return JSON.parse(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-layout'));
-}
-function xOf(layout, seconds) {
-  return layout.padX + ((seconds * 1e6) / layout.horizonUs) * (layout.width - 2 * layout.padX);
-}
-async function pixel(page, x, y) {
-  return page.evaluate(([px, py]) => {
-    const c = document.querySelector('[data-testid="timeline-canvas"]');
-    const ratio = c.width / c.getBoundingClientRect().width;
-    return Array.from(c.getContext('2d').getImageData(Math.round(px * ratio), Math.round(py * ratio), 1, 1).data);
-  }, [x, y]);
-}
-const isGreen = ([r, g, b]) => g > 120 && r < 100 && b < 170 && g > r + 50;
-const isOrange = ([r, g, b]) => r > 180 && g > 50 && g < 170 && b < 90;
 const isBackground = ([r, g, b]) => r > 235 && g > 235 && b > 235;
 
 test('the canvas shows a dot where a request was allowed and a cross where it was rejected', async () => {

@@ -4,7 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { useBrowser, openPage, gotoLab, rowFigures, SCREENSHOT_DIR } from './helpers.mjs';
+import {
+  useBrowser, openPage, gotoLab, rowFigures, SCREENSHOT_DIR, timelineX, timelinePixel as pixel, isGreen, isOrange,
+} from './helpers.mjs';
 
 const shared = useBrowser();
 const param = (page, name) => new URL(page.url()).searchParams.get(name);
@@ -28,16 +30,6 @@ async function openCounting(page) {
   await page.waitForSelector('body[data-complete="true"]');
 }
 
-async function pixel(page, x, y) {
-  return page.evaluate(([px, py]) => {
-    const c = document.querySelector('[data-testid="timeline-canvas"]');
-    const ratio = c.width / c.getBoundingClientRect().width;
-    return Array.from(c.getContext('2d').getImageData(Math.round(px * ratio), Math.round(py * ratio), 1, 1).data);
-  }, [x, y]);
-}
-const isGreen = ([r, g, b]) => g > 120 && r < 100 && b < 170 && g > r + 50;
-const isOrange = ([r, g, b]) => r > 180 && g > 50 && g < 170 && b < 90;
-
 test('three clients told the same instant collide there, and the row, its notes and the inspector say so', async () => {
   const { page, problems, context } = await openPage(shared.browser);
   try {
@@ -54,7 +46,7 @@ test('three clients told the same instant collide there, and the row, its notes 
     // The retries are drawn on their lane under the row (the whole timeline, before playback
     // moves): a dot at 20 s, a cross at 10 s.
     const layout = JSON.parse(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-layout'));
-    const xOf = (s) => layout.padX + ((s * 1e6) / layout.horizonUs) * (layout.width - 2 * layout.padX);
+    const xOf = (s) => timelineX(layout, s);
     const lane = layout.rows.find((r) => r.id === 'fixed').markY + 15;
     assert.ok(isGreen(await pixel(page, xOf(20), lane)), `a retry let through at 20 s: ${await pixel(page, xOf(20), lane)}`);
     assert.ok(isOrange(await pixel(page, xOf(10) + 2, lane + 2)), `a retry refused at 10 s: ${await pixel(page, xOf(10) + 2, lane + 2)}`);

@@ -173,3 +173,27 @@ export async function openImport(page) {
   await page.locator('[data-testid="import-panel"][open] [data-testid="import-text"]').waitFor({ timeout: 15000 });
   await page.waitForSelector('body[data-complete="true"]');
 }
+
+/** The geometry the timelines' canvas publishes (`data-layout`: `layout::timeline::Layout`). */
+export async function timelineLayout(page) {
+  return JSON.parse(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-layout'));
+}
+
+/** The x (CSS pixels, in the canvas) of `seconds` in the stretch of time the timelines show. */
+export function timelineX(layout, seconds) {
+  const frac = (seconds * 1e6 - layout.fromUs) / (layout.toUs - layout.fromUs);
+  return layout.padX + frac * (layout.width - 2 * layout.padX);
+}
+
+/** The colour of the timelines' canvas at (`x`, `y`) CSS pixels, as [r, g, b, a]. */
+export async function timelinePixel(page, x, y) {
+  return page.evaluate(([px, py]) => {
+    const c = document.querySelector('[data-testid="timeline-canvas"]');
+    const ratio = c.width / c.getBoundingClientRect().width;
+    return Array.from(c.getContext('2d').getImageData(Math.round(px * ratio), Math.round(py * ratio), 1, 1).data);
+  }, [x, y]);
+}
+
+/** An allowed mark's green and a rejected mark's orange, in either theme. */
+export const isGreen = ([r, g, b]) => g > 120 && r < 100 && b < 170 && g > r + 50;
+export const isOrange = ([r, g, b]) => r > 180 && g > 50 && g < 170 && b < 90;

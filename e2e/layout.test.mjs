@@ -4,7 +4,7 @@
 // name reads as its promise, then what it did.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR, timelineX } from './helpers.mjs';
 
 const shared = useBrowser();
 const EVERY_ROW =
@@ -77,7 +77,7 @@ for (const width of [375, 1280]) {
       const canvas = page.locator('[data-testid="timeline-canvas"]');
       const layout = JSON.parse(await canvas.getAttribute('data-layout'));
       const row = layout.rows.find((r) => r.id === 'sliding-log');
-      const x = layout.padX + ((8e6 / layout.horizonUs) * (layout.width - 2 * layout.padX));
+      const x = timelineX(layout, 8);
       // Where the chart sits on the page (not in the viewport, which a click may scroll).
       const place = () => canvas.evaluate((c) => {
         const box = c.getBoundingClientRect();

@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+import {
+  useBrowser, openPage, gotoLab, SCREENSHOT_DIR, timelineLayout as layoutOf, timelineX as xOf,
+} from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -16,16 +18,6 @@ async function shown(page) {
     from: Number(await section.getAttribute('data-view-from-ms')),
     to: Number(await section.getAttribute('data-view-to-ms')),
   };
-}
-
-async function layoutOf(page) {
-  return JSON.parse(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-layout'));
-}
-
-/** The x (CSS pixels, in the canvas) of `seconds` in the stretch shown. */
-function xOf(layout, seconds) {
-  const frac = (seconds * 1e6 - layout.fromUs) / (layout.toUs - layout.fromUs);
-  return layout.padX + frac * (layout.width - 2 * layout.padX);
 }
 
 /** Waits until the link says `view=` (or says none, for `null`). */
