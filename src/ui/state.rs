@@ -160,11 +160,12 @@ impl Lab {
             // changes. A wheel or a drag changes the view sixty times a second; the address
             // bar follows once the gesture pauses.
             let zoomed = self.state.with_untracked(|s| s.view != next.view);
-            let query = to_query(&next);
+            // A zoom's link is written once the gesture pauses, not for each of its steps.
+            let query = (!zoomed).then(|| to_query(&next));
             self.state.set(next);
-            match zoomed {
-                true => self.write_url_soon(),
-                false => super::write_url(&query, false),
+            match query {
+                Some(query) => super::write_url(&query, false),
+                None => self.write_url_soon(),
             }
             return;
         }
