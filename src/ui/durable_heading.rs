@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use super::scenarios::ScenarioButtons;
+use super::scenarios::{ScenarioButtons, LAB_INTRO, SHOW_ROW};
 use super::state::Lab;
 
 /// The lab section, as the first view's module shows it.
@@ -16,7 +16,7 @@ pub fn DurableLab() -> impl IntoView {
     view! {
         <section class="durable-lab" aria-label="Durable Object lab" data-testid="durable-lab">
             <h2>"Durable Object lab"</h2>
-            <p class="hint">"The same requests through an emulated Durable Object: one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
+            <p class="hint">{LAB_INTRO}</p>
             <ScenarioButtons/>
             <label class="algo-toggle">
                 <input type="checkbox" data-testid="do-toggle" prop:checked=false on:change=move |ev| {
@@ -24,7 +24,7 @@ pub fn DurableLab() -> impl IntoView {
                         lab.change(|s| s.durable.enabled = true);
                     }
                 }/>
-                "Show the Durable Object row"
+                {SHOW_ROW}
             </label>
         </section>
     }

@@ -28,7 +28,7 @@ use crate::layout::timeline::Range;
 use super::draw::Palette;
 use super::draw_latency::draw_latency;
 use super::latency_marks::MarksCache;
-use super::scenarios::{every_scenario, ScenarioButtons};
+use super::scenarios::{every_scenario, ScenarioButtons, LAB_INTRO, SHOW_ROW};
 use super::state::Lab;
 use super::timeline::dark_theme;
 
@@ -194,7 +194,7 @@ pub fn DurableLab() -> impl IntoView {
     view! {
         <section class="durable-lab" aria-label="Durable Object lab" data-testid="durable-lab">
             <h2>"Durable Object lab"</h2>
-            <p class="hint">"The same requests through an emulated Durable Object: one object, far away, single-threaded, sometimes slow, evicted or unreachable."</p>
+            <p class="hint">{LAB_INTRO}</p>
             <ScenarioButtons/>
             {scenario_text}
             <label class="algo-toggle">
@@ -202,7 +202,7 @@ pub fn DurableLab() -> impl IntoView {
                     let on = event_target_checked(&ev);
                     lab.change(|s| s.durable.enabled = on);
                 }/>
-                "Show the Durable Object row"
+                {SHOW_ROW}
             </label>
             <div class:hidden=move || !enabled()>
                 <div class="lab-controls">

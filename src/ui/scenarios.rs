@@ -9,6 +9,11 @@ use crate::core::url::parse_query;
 
 use super::state::Lab;
 
+/// The lab's first line and its row's checkbox, the same in every module (the first view's only
+/// lists the scenarios and the checkbox: `super::durable_heading`).
+pub const LAB_INTRO: &str = "The same requests through an emulated Durable Object: one object, far away, single-threaded, sometimes slow, evicted or unreachable.";
+pub const SHOW_ROW: &str = "Show the Durable Object row";
+
 /// A lesson from the seed documents: a state, and what its figures say.
 pub struct Scenario {
     pub id: &'static str,
