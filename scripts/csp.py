@@ -1,6 +1,6 @@
 """Adds a Content-Security-Policy to a built index.html.
 
-Trunk writes one inline module script that loads the app; its SHA-256 goes into script-src,
+The page has one inline script, its loader (web/loader.js); its SHA-256 goes into script-src,
 so nothing else inline can run. The page needs nothing from any other origin: scripts, styles,
 the Wasm module and its fetch all come from 'self', and WebAssembly needs 'wasm-unsafe-eval'.
 The web app manifest and the offline service worker (scripts/offline.py) are the site's own.

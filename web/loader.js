@@ -1,5 +1,6 @@
-// Starts the lab: picks the module this view needs, asks for it at once, then runs it. Placed
-// inline in index.html by scripts/two_modules.py, before the stylesheet, so nothing waits for it.
+// Starts the lab: picks the module this view needs, asks for it at once, then runs it, or says
+// why it could not. Placed inline in index.html by scripts/two_modules.py, as the page's first
+// script and before the stylesheet, so nothing waits for it.
 // The first view's module has the six algorithms and everything else but the product profiles
 // and the controls of copies, a second limit, the counting rules and obeying clients; a view
 // whose `algos=` names any other row, or whose link sets one of those rules, opens a question
@@ -42,16 +43,34 @@
   var durable = !complete && query.has(DURABLE_FIELD) && query.get(DURABLE_FIELD).trim() != "0";
   var js = complete ? "./__COMPLETE_JS__" : durable ? "./__DURABLE_JS__" : "./__FIRST_JS__";
   var wasm = complete ? "./__COMPLETE_WASM__" : durable ? "./__DURABLE_WASM__" : "./__FIRST_WASM__";
-  var preload = document.createElement("link");
-  preload.rel = "preload";
-  preload.as = "fetch";
-  preload.type = "application/wasm";
-  preload.crossOrigin = "";
-  preload.href = wasm;
-  document.head.append(preload);
+  // Asked for here rather than by wasm-bindgen's glue once that has arrived: the module is most
+  // of what the page waits for, and its request leaves now, in parallel with the glue's.
+  var moduleResponse = fetch(wasm).then(function (response) {
+    if (!response.ok) throw new Error(wasm + ": " + response.status);
+    return response;
+  });
+  moduleResponse.catch(couldNotLoad);
   import(js).then(function (bindings) {
-    return bindings.default({ module_or_path: wasm }).then(function () {
+    return bindings.default({ module_or_path: moduleResponse }).then(function () {
       window.wasmBindings = bindings;
     });
-  }, ratelabCouldNotLoad);
+  }, couldNotLoad);
+
+  // Says why the page stays blank when the lab's own files do not load (README, "Share and
+  // embed"): a sandboxed frame without allow-same-origin, on a host that allows no other origin,
+  // cannot fetch them.
+  function couldNotLoad() {
+    if (!document.body) {
+      addEventListener("DOMContentLoaded", couldNotLoad);
+      return;
+    }
+    if (window.wasmBindings || document.getElementById("load-failed")) return;
+    var p = document.createElement("p");
+    p.id = "load-failed";
+    p.setAttribute("role", "alert");
+    p.textContent = "Rate Limit Lab could not load its files" + (origin == "null"
+      ? ": this frame is sandboxed without allow-same-origin, and this host sends no Access-Control-Allow-Origin header. Add allow-same-origin to the frame's sandbox (the lab's own snippet has it), or open the lab on its own page."
+      : ". Check the connection, then reload.");
+    document.body.append(p);
+  }
 })();
