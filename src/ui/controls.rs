@@ -333,6 +333,7 @@ pub fn Controls() -> impl IntoView {
         }
     };
 
+    let tuning_opened = RwSignal::new(false);
     let playing = lab.playing;
     // Percent of real time, in whole numbers, so an option's value matches the speed exactly.
     let speed_options: [(u32, &str); 5] = [
@@ -433,70 +434,85 @@ pub fn Controls() -> impl IntoView {
                 }).collect_view()}
             </fieldset>
 
-            <details class="control-group tuning">
+            <details class="control-group tuning" on:toggle=move |ev: leptos::ev::Event| {
+                if event_target::<web_sys::HtmlDetailsElement>(&ev).open() { tuning_opened.set(true) }
+            }>
                 <summary>"Tune single algorithms and products"</summary>
-                // Each algorithm's knobs under its name: the refill rate is the token bucket's
-                // and GCRA's emission rate both, as the core uses it.
-                <fieldset class="product-fields" data-testid="tune-token-bucket">
-                <legend>"Token bucket (its refill rate is GCRA's rate too)"</legend>
-                <div class="scaled">
-                    <Slider label="Bucket capacity" testid="capacity" min=0 max=SLIDER_STEPS
-                        value=move || state.with(|s| COUNT_SCALE.position(s.settings.bucket_capacity() as f64))
-                        shown=move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity()))
-                        on_change=move |p: i64| lab.change(|s| s.settings.capacity = Some(count_at(&COUNT_SCALE, p, s.settings.bucket_capacity())))/>
-                    <NumberField label="Bucket capacity, tokens" field="capacity" unit="tokens" value=move || state.with(|s| s.settings.bucket_capacity().to_string())/>
-                </div>
-                <div class="scaled">
-                    <Slider label="Refill rate" testid="refill" min=0 max=SLIDER_STEPS
-                        value=move || state.with(|s| s.settings.quota().map(|q| rate_position(&REFILL_SCALE, s.settings.refill_rate(q))).unwrap_or(0))
-                        shown=move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default())
-                        on_change=move |p: i64| lab.change(|s| if let Ok(q) = s.settings.quota() { s.settings.refill = Some(rate_at(&REFILL_SCALE, p, s.settings.refill_rate(q))) })/>
-                    <NumberField label="Refill rate, tokens a second" field="refill" unit="tokens/s"
-                        value=move || state.with(|s| s.settings.quota().map(|q| s.settings.refill_rate(q).per_second_text()).unwrap_or_default())/>
-                </div>
-                </fieldset>
-                <fieldset class="product-fields" data-testid="tune-gcra">
-                <legend>"GCRA"</legend>
-                <div class="scaled">
-                    <Slider label="GCRA burst" testid="burst" min=0 max=SLIDER_STEPS
-                        value=move || state.with(|s| COUNT_SCALE.position(s.settings.gcra_burst() as f64))
-                        shown=move || format!("{} requests", state.with(|s| s.settings.gcra_burst()))
-                        on_change=move |p: i64| lab.change(|s| s.settings.gcra_burst = Some(count_at(&COUNT_SCALE, p, s.settings.gcra_burst())))/>
-                    <NumberField label="GCRA burst, requests" field="burst" unit="requests" value=move || state.with(|s| s.settings.gcra_burst().to_string())/>
-                </div>
-                </fieldset>
-                <fieldset class="product-fields" data-testid="tune-leaky-bucket">
-                <legend>"Leaky bucket"</legend>
-                <div class="scaled">
-                    <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=SLIDER_STEPS
-                        value=move || state.with(|s| COUNT_OR_ZERO_SCALE.position(s.settings.leak_burst() as f64))
-                        shown=move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst()))
-                        on_change=move |p: i64| lab.change(|s| {
-                            let burst = count_at(&COUNT_OR_ZERO_SCALE, p, s.settings.leak_burst());
-                            s.settings.leak_burst = Some(burst);
-                            // The delay counts requests of the burst, so it can be no larger.
-                            if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
-                        })/>
-                    <NumberField label="Leaky bucket burst, requests" field="leak-burst" unit="requests" value=move || state.with(|s| s.settings.leak_burst().to_string())/>
-                </div>
-                <div class="scaled">
-                    <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=SLIDER_STEPS
-                        value=move || state.with(|s| leak_delay_position(s.settings.leak_delay, s.settings.leak_burst()))
-                        shown=move || state.with(|s| match s.settings.leak_delay {
-                            LeakDelay::NoDelay => "all (nodelay)".to_string(),
-                            LeakDelay::After(0) => "none: every excess request waits".to_string(),
-                            LeakDelay::After(d) => format!("{d}, the rest wait"),
-                        })
-                        on_change=move |p: i64| lab.change(|s| s.settings.leak_delay = leak_delay_at(p, s.settings.leak_delay, s.settings.leak_burst()))/>
-                    <NumberField label="Leaky bucket: requests served at once, or nodelay" field="leak-delay" unit="requests"
-                        value=move || state.with(|s| match s.settings.leak_delay { LeakDelay::NoDelay => "nodelay".to_string(), LeakDelay::After(d) => d.to_string() })/>
-                </div>
-                </fieldset>
-                {#[cfg(feature = "products")]
-                {move || state.with(|s| product_fields(&s.algorithms))}}
+                // Built the first time it is opened: closed, as every view starts, its eight
+                // controls are work the first paint does not need.
+                {move || tuning_opened.get().then(|| view! { <TuningFields/> })}
             </details>
 
         </section>
+    }
+}
+
+/// The knobs of single algorithms and, in the complete module, of the product rows shown, each
+/// under its row's name.
+#[component]
+fn TuningFields() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let state = lab.state;
+    view! {
+        // Each algorithm's knobs under its name: the refill rate is the token bucket's
+        // and GCRA's emission rate both, as the core uses it.
+        <fieldset class="product-fields" data-testid="tune-token-bucket">
+        <legend>"Token bucket (its refill rate is GCRA's rate too)"</legend>
+        <div class="scaled">
+            <Slider label="Bucket capacity" testid="capacity" min=0 max=SLIDER_STEPS
+                value=move || state.with(|s| COUNT_SCALE.position(s.settings.bucket_capacity() as f64))
+                shown=move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity()))
+                on_change=move |p: i64| lab.change(|s| s.settings.capacity = Some(count_at(&COUNT_SCALE, p, s.settings.bucket_capacity())))/>
+            <NumberField label="Bucket capacity, tokens" field="capacity" unit="tokens" value=move || state.with(|s| s.settings.bucket_capacity().to_string())/>
+        </div>
+        <div class="scaled">
+            <Slider label="Refill rate" testid="refill" min=0 max=SLIDER_STEPS
+                value=move || state.with(|s| s.settings.quota().map(|q| rate_position(&REFILL_SCALE, s.settings.refill_rate(q))).unwrap_or(0))
+                shown=move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default())
+                on_change=move |p: i64| lab.change(|s| if let Ok(q) = s.settings.quota() { s.settings.refill = Some(rate_at(&REFILL_SCALE, p, s.settings.refill_rate(q))) })/>
+            <NumberField label="Refill rate, tokens a second" field="refill" unit="tokens/s"
+                value=move || state.with(|s| s.settings.quota().map(|q| s.settings.refill_rate(q).per_second_text()).unwrap_or_default())/>
+        </div>
+        </fieldset>
+        <fieldset class="product-fields" data-testid="tune-gcra">
+        <legend>"GCRA"</legend>
+        <div class="scaled">
+            <Slider label="GCRA burst" testid="burst" min=0 max=SLIDER_STEPS
+                value=move || state.with(|s| COUNT_SCALE.position(s.settings.gcra_burst() as f64))
+                shown=move || format!("{} requests", state.with(|s| s.settings.gcra_burst()))
+                on_change=move |p: i64| lab.change(|s| s.settings.gcra_burst = Some(count_at(&COUNT_SCALE, p, s.settings.gcra_burst())))/>
+            <NumberField label="GCRA burst, requests" field="burst" unit="requests" value=move || state.with(|s| s.settings.gcra_burst().to_string())/>
+        </div>
+        </fieldset>
+        <fieldset class="product-fields" data-testid="tune-leaky-bucket">
+        <legend>"Leaky bucket"</legend>
+        <div class="scaled">
+            <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=SLIDER_STEPS
+                value=move || state.with(|s| COUNT_OR_ZERO_SCALE.position(s.settings.leak_burst() as f64))
+                shown=move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst()))
+                on_change=move |p: i64| lab.change(|s| {
+                    let burst = count_at(&COUNT_OR_ZERO_SCALE, p, s.settings.leak_burst());
+                    s.settings.leak_burst = Some(burst);
+                    // The delay counts requests of the burst, so it can be no larger.
+                    if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
+                })/>
+            <NumberField label="Leaky bucket burst, requests" field="leak-burst" unit="requests" value=move || state.with(|s| s.settings.leak_burst().to_string())/>
+        </div>
+        <div class="scaled">
+            <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=SLIDER_STEPS
+                value=move || state.with(|s| leak_delay_position(s.settings.leak_delay, s.settings.leak_burst()))
+                shown=move || state.with(|s| match s.settings.leak_delay {
+                    LeakDelay::NoDelay => "all (nodelay)".to_string(),
+                    LeakDelay::After(0) => "none: every excess request waits".to_string(),
+                    LeakDelay::After(d) => format!("{d}, the rest wait"),
+                })
+                on_change=move |p: i64| lab.change(|s| s.settings.leak_delay = leak_delay_at(p, s.settings.leak_delay, s.settings.leak_burst()))/>
+            <NumberField label="Leaky bucket: requests served at once, or nodelay" field="leak-delay" unit="requests"
+                value=move || state.with(|s| match s.settings.leak_delay { LeakDelay::NoDelay => "nodelay".to_string(), LeakDelay::After(d) => d.to_string() })/>
+        </div>
+        </fieldset>
+        {#[cfg(feature = "products")]
+        {move || state.with(|s| product_fields(&s.algorithms))}}
     }
 }
 
