@@ -79,6 +79,9 @@ pub fn App() -> impl IntoView {
         (control_names(&s.controls), title)
     });
     let embed = lab.state.with_untracked(|s| s.embed);
+    let shows_theme = lab
+        .state
+        .with_untracked(|s| !s.embed || s.controls.contains(&crate::core::embed::Control::Theme));
     Effect::new(move |built: Option<bool>| {
         if built == Some(true) || !lab.first_view_shown.get() {
             return built.unwrap_or(false);
@@ -137,7 +140,7 @@ pub fn App() -> impl IntoView {
             <header class="top">
                 <h1 data-testid="title">{title}</h1>
                 <p class="lede" data-testid="lede">{lede}</p>
-                <ThemePicker/>
+                {shows_theme.then(|| view! { <ThemePicker/> })}
                 {embed.then(|| view! {
                     <a class="open-full" target="_blank" rel="noopener" href=move || super::url_for(&lab.query().replace("&embed=1", "").replace("embed=1", ""))>"Open in Rate Limit Lab ↗"</a>
                 })}
@@ -154,7 +157,8 @@ pub fn App() -> impl IntoView {
             <div class="layout">
                 <aside class="side">
                     <Controls/>
-                    <CountingControls/>
+                    // An embed shows what its link sets, not these controls.
+                    {(!embed).then(|| view! { <CountingControls/> })}
                 </aside>
                 <main class="main">
                     <QuestionView/>

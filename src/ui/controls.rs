@@ -5,6 +5,7 @@
 use leptos::ev;
 use leptos::prelude::*;
 
+use crate::core::embed::Control;
 use crate::core::limiter::{Algorithm, LeakDelay};
 #[cfg(feature = "products")]
 use crate::core::profiles::settings::{field_text, without_field, FIELDS};
@@ -334,6 +335,9 @@ pub fn Controls() -> impl IntoView {
     };
 
     let tuning_opened = RwSignal::new(false);
+    // An embed builds only the controls its link names: the others would never be shown.
+    let shows =
+        move |control: Control| state.with_untracked(|s| !s.embed || s.controls.contains(&control));
     let playing = lab.playing;
     // Percent of real time, in whole numbers, so an option's value matches the speed exactly.
     let speed_options: [(u32, &str); 5] = [
@@ -362,86 +366,100 @@ pub fn Controls() -> impl IntoView {
 
     view! {
         <section class="controls" aria-label="Controls">
-            <div class="control-group">
-                <label for="preset" class="group-label">"Traffic"</label>
-                <select id="preset" data-testid="pattern-select" on:change=on_preset>{presets}</select>
-            </div>
+            {shows(Control::Preset).then(|| view! {
+                <div class="control-group">
+                    <label for="preset" class="group-label">"Traffic"</label>
+                    <select id="preset" data-testid="pattern-select" on:change=on_preset>{presets}</select>
+                </div>
+            })}
 
-            <div class="control-group playback" role="group" aria-label="Playback">
-                <button
-                    data-testid="play"
-                    aria-pressed=move || playing.get().to_string()
-                    on:click=move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) }
-                >
-                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
-                </button>
-                <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
-                <button data-testid="reset" title="Rewind playback to the start; the settings and the traffic stay" on:click=move |_| reset(lab)>"Rewind"</button>
-                <label class="speed">"Speed "
-                    <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
-                        if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
-                    }>
-                        {speed_options.into_iter().map(|(pct, name)| view! {
-                            <option value=pct.to_string() selected=(lab.speed.get_untracked() * 100.0).round() as u32 == pct>{name}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
-                <span class="playhead-time" data-testid="playhead">{move || match lab.playhead.get() {
-                    Some(t) => format!("at {}", time_label(t)),
-                    None => "whole timeline".to_string(),
-                }}</span>
-            </div>
-
-            <div class="control-group send-group">
-                <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=move |_| send_request(lab)>
-                    "Send a request " <kbd>"S"</kbd>
-                </button>
-                <label class="send-key">"for "
-                    <select data-testid="send-key" on:change=move |ev| lab.send_key.set(Some(event_target_value(&ev)))>
-                        {move || {
-                            let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.send_key.get()));
-                            keys.into_iter().map(|k| {
-                                let selected = k == chosen;
-                                view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()
-                            }).collect::<Vec<_>>()
-                        }}
-                    </select>
-                </label>
-            </div>
-
-            <div class="scaled">
-                <Slider label="Limit" testid="limit" min=0 max=SLIDER_STEPS
-                    value=move || state.with(|s| LIMIT_SCALE.position(s.settings.limit as f64))
-                    shown=move || format!("{} requests", state.with(|s| s.settings.limit))
-                    on_change=move |p: i64| lab.change(|s| s.settings.limit = limit_at(p, s.settings.limit))/>
-                <NumberField label="Limit, requests" field="limit" unit="requests" value=move || state.with(|s| s.settings.limit.to_string())/>
-            </div>
-            <div class="scaled">
-                <Slider label="Window" testid="window" min=0 max=SLIDER_STEPS
-                    value=move || state.with(|s| WINDOW_SCALE.position(s.settings.window.micros() as f64 / MICROS_PER_SEC as f64))
-                    shown=move || seconds_text(state.with(|s| s.settings.window))
-                    on_change=move |p: i64| lab.change(|s| s.settings.window = window_at(p, s.settings.window))/>
-                <NumberField label="Window, seconds" field="window" unit="s" value=move || state.with(|s| format_seconds(s.settings.window.micros()))/>
-            </div>
-
-            <fieldset class="control-group algos">
-                <legend class="group-label">"Algorithms, then products (exact profiles)"</legend>
-                {Algorithm::ALL.into_iter().map(|a| view! {
-                    <label class="algo-toggle">
-                        <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=toggle(a)/>
-                        {a.label()}
+            {shows(Control::Play).then(|| view! {
+                <div class="control-group playback" role="group" aria-label="Playback">
+                    <button
+                        data-testid="play"
+                        aria-pressed=move || playing.get().to_string()
+                        on:click=move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) }
+                    >
+                        {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
+                    </button>
+                    <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
+                    <button data-testid="reset" title="Rewind playback to the start; the settings and the traffic stay" on:click=move |_| reset(lab)>"Rewind"</button>
+                    <label class="speed">"Speed "
+                        <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
+                            if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
+                        }>
+                            {speed_options.into_iter().map(|(pct, name)| view! {
+                                <option value=pct.to_string() selected=(lab.speed.get_untracked() * 100.0).round() as u32 == pct>{name}</option>
+                            }).collect_view()}
+                        </select>
                     </label>
-                }).collect_view()}
-            </fieldset>
+                    <span class="playhead-time" data-testid="playhead">{move || match lab.playhead.get() {
+                        Some(t) => format!("at {}", time_label(t)),
+                        None => "whole timeline".to_string(),
+                    }}</span>
+                </div>
+            })}
 
-            <details class="control-group tuning" on:toggle=move |ev: leptos::ev::Event| {
-                if event_target::<web_sys::HtmlDetailsElement>(&ev).open() { tuning_opened.set(true) }
-            }>
-                <summary>"Tune single algorithms and products"</summary>
-                // Built the first time it is opened: closed, as every view starts, its eight
-                // controls are work the first paint does not need.
-                {move || tuning_opened.get().then(|| view! { <TuningFields/> })}
-            </details>
+            {shows(Control::Send).then(|| view! {
+                <div class="control-group send-group">
+                    <button class="send" data-testid="send" aria-keyshortcuts="S" on:click=move |_| send_request(lab)>
+                        "Send a request " <kbd>"S"</kbd>
+                    </button>
+                    <label class="send-key">"for "
+                        <select data-testid="send-key" on:change=move |ev| lab.send_key.set(Some(event_target_value(&ev)))>
+                            {move || {
+                                let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.send_key.get()));
+                                keys.into_iter().map(|k| {
+                                    let selected = k == chosen;
+                                    view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()
+                                }).collect::<Vec<_>>()
+                            }}
+                        </select>
+                    </label>
+                </div>
+            })}
+
+            {shows(Control::Limit).then(|| view! {
+                <div class="scaled">
+                    <Slider label="Limit" testid="limit" min=0 max=SLIDER_STEPS
+                        value=move || state.with(|s| LIMIT_SCALE.position(s.settings.limit as f64))
+                        shown=move || format!("{} requests", state.with(|s| s.settings.limit))
+                        on_change=move |p: i64| lab.change(|s| s.settings.limit = limit_at(p, s.settings.limit))/>
+                    <NumberField label="Limit, requests" field="limit" unit="requests" value=move || state.with(|s| s.settings.limit.to_string())/>
+                </div>
+            })}
+            {shows(Control::Window).then(|| view! {
+                <div class="scaled">
+                    <Slider label="Window" testid="window" min=0 max=SLIDER_STEPS
+                        value=move || state.with(|s| WINDOW_SCALE.position(s.settings.window.micros() as f64 / MICROS_PER_SEC as f64))
+                        shown=move || seconds_text(state.with(|s| s.settings.window))
+                        on_change=move |p: i64| lab.change(|s| s.settings.window = window_at(p, s.settings.window))/>
+                    <NumberField label="Window, seconds" field="window" unit="s" value=move || state.with(|s| format_seconds(s.settings.window.micros()))/>
+                </div>
+            })}
+
+            {shows(Control::Algos).then(|| view! {
+                <fieldset class="control-group algos">
+                    <legend class="group-label">"Algorithms, then products (exact profiles)"</legend>
+                    {Algorithm::ALL.into_iter().map(|a| view! {
+                        <label class="algo-toggle">
+                            <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=toggle(a)/>
+                            {a.label()}
+                        </label>
+                    }).collect_view()}
+                </fieldset>
+            })}
+
+            {shows(Control::Tuning).then(|| view! {
+                <details class="control-group tuning" on:toggle=move |ev: leptos::ev::Event| {
+                    if event_target::<web_sys::HtmlDetailsElement>(&ev).open() { tuning_opened.set(true) }
+                }>
+                    <summary>"Tune single algorithms and products"</summary>
+                    // Built the first time it is opened: closed, as every view starts, its eight
+                    // controls are work the first paint does not need.
+                    {move || tuning_opened.get().then(|| view! { <TuningFields/> })}
+                </details>
+            })}
 
         </section>
     }
