@@ -216,6 +216,8 @@ test('each algorithm\'s knobs sit under its name in the tuning panel', async () 
   const { page, problems, context } = await openPage(shared.browser);
   try {
     await gotoLab(page, '');
+    // Closed, as every view starts, the panel holds no controls yet: they are built when it opens.
+    assert.equal(await page.locator('.tuning input').count(), 0, 'nothing built in the closed panel');
     await page.locator('.tuning summary', { hasText: 'Tune single algorithms' }).click();
     const groups = {
       'tune-token-bucket': ['capacity-slider', 'refill-slider'],
