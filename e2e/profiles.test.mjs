@@ -204,6 +204,9 @@ test('ticking a product adds its row and puts it in the link', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge&limit=7');
   assert.equal(await page.locator('[data-testid="stats-envoy"]').count(), 0, 'products are off by default');
+  // Their list starts closed, its boxes built when it opens.
+  assert.equal(await page.locator('[data-testid="toggle-envoy"]').count(), 0, 'no product box before the list opens');
+  await page.locator('[data-testid="products-toggle"]').click();
   await page.locator('[data-testid="toggle-envoy"]').check();
   // The first view's module has no products: the page opens the same view with the complete one.
   await page.waitForURL(/algos=fixed,sliding-log,sliding-counter,token-bucket,gcra,leaky-bucket,envoy/);
@@ -211,6 +214,7 @@ test('ticking a product adds its row and puts it in the link', async () => {
   await page.waitForSelector('body[data-ready="true"]');
   assert.deepEqual(await modulesLoaded(page), ['complete']);
   assert.match(page.url(), /limit=7/, 'the rest of the view is kept');
+  assert.equal(await page.locator('.products').evaluate((d) => d.open), true, 'a view with a product row opens the list');
   assert.equal(await page.locator('[data-testid="toggle-envoy"]').isChecked(), true);
   assert.deepEqual(problems, []);
   await page.close();

@@ -335,6 +335,17 @@ pub fn Controls() -> impl IntoView {
     };
 
     let tuning_opened = RwSignal::new(false);
+    let products_opened = RwSignal::new(
+        state.with_untracked(|s| s.algorithms.iter().any(|a| !Algorithm::CORE.contains(a))),
+    );
+    let row_toggle = move |a: Algorithm| {
+        view! {
+            <label class="algo-toggle">
+                <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=toggle(a)/>
+                {a.label()}
+            </label>
+        }
+    };
     // An embed builds only the controls its link names: the others would never be shown.
     let shows =
         move |control: Control| state.with_untracked(|s| !s.embed || s.controls.contains(&control));
@@ -441,12 +452,19 @@ pub fn Controls() -> impl IntoView {
             {shows(Control::Algos).then(|| view! {
                 <fieldset class="control-group algos">
                     <legend class="group-label">"Algorithms, then products (exact profiles)"</legend>
-                    {Algorithm::ALL.into_iter().map(|a| view! {
-                        <label class="algo-toggle">
-                            <input type="checkbox" data-testid=format!("toggle-{}", a.slug()) prop:checked=move || algos(a) on:change=toggle(a)/>
-                            {a.label()}
-                        </label>
-                    }).collect_view()}
+                    {Algorithm::CORE.into_iter().map(row_toggle).collect_view()}
+                    // The products' boxes are built the first time their list is opened, which
+                    // a view with a product row does at once.
+                    <details class="products" open=products_opened.get_untracked() on:toggle=move |ev: leptos::ev::Event| {
+                        if event_target::<web_sys::HtmlDetailsElement>(&ev).open() { products_opened.set(true) }
+                    }>
+                        <summary data-testid="products-toggle">{format!("Products ({})", Algorithm::ALL.len() - Algorithm::CORE.len())}</summary>
+                        <div class="products-list">
+                            {move || products_opened.get().then(|| {
+                                Algorithm::ALL[Algorithm::CORE.len()..].iter().copied().map(row_toggle).collect_view()
+                            })}
+                        </div>
+                    </details>
                 </fieldset>
             })}
 
