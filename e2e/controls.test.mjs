@@ -6,6 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
 
+/** Opens the tuning panel and waits for its controls, which are built as it opens. */
+async function openTuning(page) {
+  await page.locator('.tuning summary', { hasText: 'Tune single algorithms' }).click();
+  await page.locator('[data-testid="tune-token-bucket"]').waitFor();
+}
+
 const shared = useBrowser();
 const param = (page, name) => Number(new URL(page.url()).searchParams.get(name));
 
@@ -104,7 +110,7 @@ test('every slider holds a link value beyond its old range: one press of Left ta
   try {
     const query = BEYOND_THE_OLD_SCALES.map(([name, value]) => `${name}=${value}`).join('&');
     await gotoLab(page, `pattern=steady&do=1&${query}`);
-    await page.click('.tuning summary');
+    await openTuning(page);
     const moved = {};
     for (const [name, value] of BEYOND_THE_OLD_SCALES) {
       const given = Number(value);
@@ -130,7 +136,7 @@ test("a number typed into any slider's box sets the value it shows, and zero and
   const { page, problems, context } = await openPage(shared.browser);
   try {
     await gotoLab(page, 'pattern=steady&do=1');
-    await page.click('.tuning summary');
+    await openTuning(page);
     for (const [name, typed, shown] of [
       ['capacity', '7500', '7500 tokens'],
       ['refill', '250', '250 tokens/s'],
@@ -173,7 +179,7 @@ test("each shown product's parameters can be set on the page, with a link's chec
   const { page, problems, context } = await openPage(shared.browser);
   try {
     await gotoLab(page, 'algos=fixed,nginx,express-rate-limit&pattern=edge');
-    await page.click('.tuning summary');
+    await openTuning(page);
     // The fields of the products shown, and only theirs.
     assert.equal(await page.locator('[data-testid="fields-nginx"]').count(), 1);
     assert.equal(await page.locator('[data-testid="fields-express"]').count(), 1);
@@ -218,7 +224,7 @@ test('each algorithm\'s knobs sit under its name in the tuning panel', async () 
     await gotoLab(page, '');
     // Closed, as every view starts, the panel holds no controls yet: they are built when it opens.
     assert.equal(await page.locator('.tuning input').count(), 0, 'nothing built in the closed panel');
-    await page.locator('.tuning summary', { hasText: 'Tune single algorithms' }).click();
+    await openTuning(page);
     const groups = {
       'tune-token-bucket': ['capacity-slider', 'refill-slider'],
       'tune-gcra': ['burst-slider'],

@@ -108,8 +108,9 @@ pub const SANDBOX: &str =
 /// wraps the most: the title line, the lede, the time axis, the legend and the margins, with a
 /// little room to spare. Measured in Chromium; the e2e tests check the sum against the page.
 const FRAME_PX: u32 = 324;
-/// Pixels of each control at phone width.
-fn control_px(control: Control) -> u32 {
+/// Pixels of each control at phone width; `products_listed` when the products' boxes are shown
+/// (their list is open in a view with a product row, closed to one line otherwise).
+fn control_px(control: Control, products_listed: bool) -> u32 {
     match control {
         Control::Preset => 50,
         Control::Play => 78,
@@ -117,8 +118,14 @@ fn control_px(control: Control) -> u32 {
         // The slider, and under it the box to type the value in.
         Control::Limit | Control::Window => 78,
         // A box per row, two to a line at phone width, a line about 30 px with its label
-        // wrapped, under the group's legend.
-        Control::Algos => 50 + 15 * Algorithm::ALL.len() as u32,
+        // wrapped, under the group's legend; the products' list's own line counts as two boxes.
+        Control::Algos => {
+            let boxes = match products_listed {
+                true => Algorithm::ALL.len(),
+                false => Algorithm::CORE.len(),
+            };
+            50 + 15 * (boxes as u32 + 2)
+        }
         Control::Tuning => 45,
         // The theme menu shares the header's line with the link to the full lab.
         Control::Theme => 12,
@@ -129,11 +136,20 @@ const CAPTION_CHARS_PER_LINE: usize = 34;
 const CAPTION_LINE_PX: u32 = 24;
 
 /// A frame height that fits an embed whose timelines' rows (and the line of tools under them)
-/// are `timelines_px` tall (`layout::timeline::Layout::height_with_tools`), with `controls` and
-/// a caption of `caption_chars` characters, at desktop and phone widths: the snippet's `height`
+/// are `timelines_px` tall (`layout::timeline::Layout::height_with_tools`), with `controls`
+/// (`products_listed`: the view has a product row, so the products' boxes are listed) and a
+/// caption of `caption_chars` characters, at desktop and phone widths: the snippet's `height`
 /// (embed.js then sets the exact height).
-pub fn suggested_height(timelines_px: f64, controls: &[Control], caption_chars: usize) -> u32 {
-    let controls: u32 = controls.iter().map(|&c| control_px(c)).sum();
+pub fn suggested_height(
+    timelines_px: f64,
+    controls: &[Control],
+    products_listed: bool,
+    caption_chars: usize,
+) -> u32 {
+    let controls: u32 = controls
+        .iter()
+        .map(|&c| control_px(c, products_listed))
+        .sum();
     let timelines = timelines_px.clamp(0.0, 10_000.0).ceil() as u32;
     let caption_lines = caption_chars.div_ceil(CAPTION_CHARS_PER_LINE).clamp(1, 10) as u32;
     FRAME_PX + timelines + controls + CAPTION_LINE_PX * (caption_lines - 1)
@@ -171,32 +187,48 @@ mod tests {
 
     #[test]
     fn the_suggested_height_grows_with_rows_controls_and_a_long_caption() {
-        let base = suggested_height(420.0, &Control::DEFAULT, 0);
+        let base = suggested_height(420.0, &Control::DEFAULT, false, 0);
         assert_eq!(base, FRAME_PX + 420 + 128);
-        assert_eq!(suggested_height(490.0, &Control::DEFAULT, 0), base + 70);
-        assert_eq!(suggested_height(419.5, &Control::DEFAULT, 0), base);
-        // Every control: 391 px, and the algorithm boxes 50 px and 15 px a row.
-        let algos = 50 + 15 * Algorithm::ALL.len() as u32;
         assert_eq!(
-            suggested_height(420.0, &Control::ALL, 0),
+            suggested_height(490.0, &Control::DEFAULT, false, 0),
+            base + 70
+        );
+        assert_eq!(suggested_height(419.5, &Control::DEFAULT, false, 0), base);
+        // Every control: 391 px, and the algorithm boxes 50 px and 15 px a box, the products'
+        // list's line as two; its seventeen boxes only when a product has a row.
+        let algos = 50 + 15 * (Algorithm::CORE.len() as u32 + 2);
+        assert_eq!(
+            suggested_height(420.0, &Control::ALL, false, 0),
             base - 128 + 391 + algos
         );
-        assert_eq!(suggested_height(420.0, &[], 0), base - 128);
         assert_eq!(
-            suggested_height(420.0, &Control::DEFAULT, 34),
+            suggested_height(420.0, &Control::ALL, true, 0),
+            base - 128 + 391 + algos + 15 * 17
+        );
+        assert_eq!(
+            suggested_height(420.0, &Control::DEFAULT, true, 0),
+            base,
+            "the products' boxes count only where the algorithms' boxes are shown"
+        );
+        assert_eq!(suggested_height(420.0, &[], false, 0), base - 128);
+        assert_eq!(
+            suggested_height(420.0, &Control::DEFAULT, false, 34),
             base,
             "one line"
         );
-        assert_eq!(suggested_height(420.0, &Control::DEFAULT, 35), base + 24);
         assert_eq!(
-            suggested_height(420.0, &Control::DEFAULT, 200),
+            suggested_height(420.0, &Control::DEFAULT, false, 35),
+            base + 24
+        );
+        assert_eq!(
+            suggested_height(420.0, &Control::DEFAULT, false, 200),
             base + 5 * 24
         );
         assert_eq!(
-            suggested_height(f64::INFINITY, &[], 0),
-            suggested_height(10_000.0, &[], 0)
+            suggested_height(f64::INFINITY, &[], false, 0),
+            suggested_height(10_000.0, &[], false, 0)
         );
-        assert_eq!(suggested_height(f64::NAN, &[], 0), FRAME_PX);
+        assert_eq!(suggested_height(f64::NAN, &[], false, 0), FRAME_PX);
     }
 
     #[test]

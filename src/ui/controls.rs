@@ -601,10 +601,15 @@ pub fn ShareEmbed() -> impl IntoView {
             lab.state
                 .with(|s| (timelines, s.controls.clone(), s.caption.chars().count()))
         });
+        let products_listed = lab.state.with(|s| {
+            s.algorithms
+                .iter()
+                .any(|a| !crate::core::limiter::Algorithm::CORE.contains(a))
+        });
         crate::core::embed::snippet(
             &embed_link(),
             &super::site_file("embed.js"),
-            crate::core::embed::suggested_height(timelines_px, &controls, caption),
+            crate::core::embed::suggested_height(timelines_px, &controls, products_listed, caption),
         )
     };
     // The first view's module reloaded the page into this one to draw the charts' picture: it
