@@ -85,6 +85,17 @@ impl KeptTrace {
 }
 
 impl LabState {
+    /// Whether the page shows `control`: the full page shows every control, an embed those its
+    /// link names (`controls=`).
+    pub fn shows(&self, control: Control) -> bool {
+        !self.embed || self.controls.contains(&control)
+    }
+
+    /// Whether a row is a product's exact profile (only the complete module runs those).
+    pub fn has_product_row(&self) -> bool {
+        self.algorithms.iter().any(|a| a.is_product())
+    }
+
     /// The same state in another theme (a scenario keeps the person's theme).
     pub fn with_theme(mut self, theme: Theme) -> LabState {
         self.theme = theme;
@@ -164,5 +175,36 @@ impl Default for LabState {
             kept: KeptTrace::No,
             question: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_full_page_shows_every_control_and_an_embed_only_those_its_link_names() {
+        let page = LabState::default();
+        assert!(Control::ALL.into_iter().all(|c| page.shows(c)));
+        let embed = LabState {
+            embed: true,
+            controls: vec![Control::Limit, Control::Theme],
+            ..LabState::default()
+        };
+        let shown: Vec<Control> = Control::ALL
+            .into_iter()
+            .filter(|&c| embed.shows(c))
+            .collect();
+        assert_eq!(shown, [Control::Limit, Control::Theme]);
+    }
+
+    #[test]
+    fn a_view_has_a_product_row_only_when_it_names_a_product() {
+        assert!(!LabState::default().has_product_row());
+        let with_nginx = LabState {
+            algorithms: vec![Algorithm::FixedWindow, Algorithm::Nginx],
+            ..LabState::default()
+        };
+        assert!(with_nginx.has_product_row());
     }
 }

@@ -81,7 +81,7 @@ pub fn App() -> impl IntoView {
     let embed = lab.state.with_untracked(|s| s.embed);
     let shows_theme = lab
         .state
-        .with_untracked(|s| !s.embed || s.controls.contains(&crate::core::embed::Control::Theme));
+        .with_untracked(|s| s.shows(crate::core::embed::Control::Theme));
     Effect::new(move |built: Option<bool>| {
         if built == Some(true) || !lab.first_view_shown.get() {
             return built.unwrap_or(false);

@@ -335,9 +335,7 @@ pub fn Controls() -> impl IntoView {
     };
 
     let tuning_opened = RwSignal::new(false);
-    let products_opened = RwSignal::new(
-        state.with_untracked(|s| s.algorithms.iter().any(|a| !Algorithm::CORE.contains(a))),
-    );
+    let products_opened = RwSignal::new(state.with_untracked(|s| s.has_product_row()));
     let row_toggle = move |a: Algorithm| {
         view! {
             <label class="algo-toggle">
@@ -347,8 +345,7 @@ pub fn Controls() -> impl IntoView {
         }
     };
     // An embed builds only the controls its link names: the others would never be shown.
-    let shows =
-        move |control: Control| state.with_untracked(|s| !s.embed || s.controls.contains(&control));
+    let shows = move |control: Control| state.with_untracked(|s| s.shows(control));
     let playing = lab.playing;
     // Percent of real time, in whole numbers, so an option's value matches the speed exactly.
     let speed_options: [(u32, &str); 5] = [
@@ -458,10 +455,10 @@ pub fn Controls() -> impl IntoView {
                     <details class="products" open=products_opened.get_untracked() on:toggle=move |ev: leptos::ev::Event| {
                         if event_target::<web_sys::HtmlDetailsElement>(&ev).open() { products_opened.set(true) }
                     }>
-                        <summary data-testid="products-toggle">{format!("Products ({})", Algorithm::ALL.len() - Algorithm::CORE.len())}</summary>
+                        <summary data-testid="products-toggle">{format!("Products ({})", Algorithm::ALL.into_iter().filter(|a| a.is_product()).count())}</summary>
                         <div class="products-list">
                             {move || products_opened.get().then(|| {
-                                Algorithm::ALL[Algorithm::CORE.len()..].iter().copied().map(row_toggle).collect_view()
+                                Algorithm::ALL.into_iter().filter(|a| a.is_product()).map(row_toggle).collect_view()
                             })}
                         </div>
                     </details>
@@ -601,11 +598,7 @@ pub fn ShareEmbed() -> impl IntoView {
             lab.state
                 .with(|s| (timelines, s.controls.clone(), s.caption.chars().count()))
         });
-        let products_listed = lab.state.with(|s| {
-            s.algorithms
-                .iter()
-                .any(|a| !crate::core::limiter::Algorithm::CORE.contains(a))
-        });
+        let products_listed = lab.state.with(|s| s.has_product_row());
         crate::core::embed::snippet(
             &embed_link(),
             &super::site_file("embed.js"),

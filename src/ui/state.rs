@@ -141,7 +141,7 @@ impl Lab {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
-        let needs_products = next.algorithms.iter().any(|a| a.is_product());
+        let needs_products = next.has_product_row();
         let needs_workbench =
             next.settings.sets_rules() || next.kept.is_named() || next.lanes == Lanes::Key;
         if (!cfg!(feature = "products") && needs_products)
