@@ -113,3 +113,24 @@ test('the first view is ready before the sections below it are built, and the lo
   assert.ok(marks[0] <= marks[1] && marks[1] <= marks[2], `the marks are in order: ${marks}`);
   assert.deepEqual(problems, []);
 });
+
+test('the page shows its header while the module arrives, and the app replaces it', async () => {
+  const { page, problems } = await openPage(shared.browser, { width: 390, height: 844 });
+  // Hold the module back until the header has been seen.
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route(/_bg\.wasm$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${BASE_URL}?pattern=edge`, { waitUntil: 'domcontentloaded' });
+  const shell = page.locator('#shell h1');
+  await shell.waitFor({ state: 'visible' });
+  assert.equal(await shell.textContent(), 'Rate Limit Lab');
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), undefined, 'the app has not started');
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.locator('#shell').count(), 0, 'the header shown while loading is gone');
+  assert.equal(await page.locator('h1').count(), 1, 'one title: the app\'s');
+  assert.deepEqual(problems, []);
+});

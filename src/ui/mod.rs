@@ -102,8 +102,20 @@ use wasm_bindgen::JsCast;
 pub fn start() {
     performance_mark("ratelab:start");
     panic_banner::install();
+    remove_shell();
     leptos::mount::mount_to_body(app::App);
     performance_mark("ratelab:mounted");
+}
+
+/// Removes the header `index.html` shows while the module arrives (`#shell`), in the same task
+/// that builds the page, so no frame shows neither.
+fn remove_shell() {
+    if let Some(shell) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("shell"))
+    {
+        shell.remove();
+    }
 }
 
 fn performance_mark(name: &str) {
