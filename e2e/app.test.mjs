@@ -275,6 +275,10 @@ test('embed=1 gives a compact view with a link to the full lab, and the page off
   assert.ok(await page.locator('[data-testid="timeline-canvas"]').isVisible());
   assert.ok(await page.locator('text=Open in Rate Limit Lab').isVisible());
   await page.screenshot({ path: `${SCREENSHOT_DIR}/app-embed.png` });
+  // The link opens the same view in the full lab: the embed's address without embed=1.
+  await gotoLab(page, 'pattern=steady&embed=1&limit=3');
+  const href = await page.locator('a.open-full').getAttribute('href');
+  assert.match(href, /^http:\/\/127\.0\.0\.1:\d+\/sub\/path\/ratelab\/\?(pattern=steady&limit=3|limit=3&pattern=steady)$/);
   const full = await openPage(shared.browser);
   await gotoLab(full.page, 'pattern=steady');
   await full.page.click('text=Embed this view in your documentation');

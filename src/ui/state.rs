@@ -63,6 +63,9 @@ pub struct Lab {
     /// Whether the timelines have been drawn once: the first view is on screen, and what lies
     /// below it can be built (see `app::App`).
     pub first_view_shown: RwSignal<bool>,
+    /// Whether the sections below the first view are built too (`body[data-complete]`): what
+    /// the first paint does not need (the embed's link to the full lab) waits for it.
+    pub complete: RwSignal<bool>,
     /// The latest computation; an older one still running stops when it sees a newer number.
     job: RwSignal<u32>,
     /// Whether the address bar is due to be written after a change of how the view is looked at.
@@ -90,6 +93,7 @@ impl Lab {
             #[cfg(feature = "workbench")]
             unseen: RwSignal::new(None),
             first_view_shown: RwSignal::new(false),
+            complete: RwSignal::new(false),
             job: RwSignal::new(0),
             url_due: StoredValue::new(false),
         }
