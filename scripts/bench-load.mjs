@@ -8,6 +8,8 @@
 //            instantiating what was not compiled while it streamed in
 //   start    `ratelab:start` -> `ratelab:mounted`: the first run computed and the page built
 //   render   `ratelab:mounted` -> `ratelab:ready`: the first frame's charts drawn
+// and, apart, when the first words appear (`first-contentful-paint`: the header index.html shows
+// while the module arrives).
 // Run with: bash scripts/bench-browser.sh load   (builds the site, serves it gzip-compressed on
 // 127.0.0.1 as static hosts do, runs this)
 import { chromium } from 'playwright-core';
@@ -70,6 +72,7 @@ async function coldLoad(browser, query) {
       network: wasm ? wasm.responseEnd : NaN,
       start: mark('ratelab:start'),
       mounted: mark('ratelab:mounted'),
+      firstWords: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
       bytes,
     };
   });
@@ -80,6 +83,7 @@ async function coldLoad(browser, query) {
     compile: figures.start - figures.network,
     start: figures.mounted - figures.start,
     render: figures.ready - figures.mounted,
+    firstWords: figures.firstWords,
     bytes: figures.bytes,
   };
 }
@@ -99,6 +103,7 @@ export async function measureLoads(browser) {
     console.log(
       `${view.label.padEnd(24)} ready ${mid.total.toFixed(0).padStart(5)} ms (target ${view.targetMs}, ${met})   ` +
         `network ${mid.network.toFixed(0)}, compile ${mid.compile.toFixed(0)}, start ${mid.start.toFixed(0)}, render ${mid.render.toFixed(0)} ms   ` +
+        `first words ${mid.firstWords.toFixed(0)} ms   ` +
         `${(mid.bytes / 1024).toFixed(0)} KB transferred   all runs: ${loads.map((l) => l.total.toFixed(0)).join(', ')} ms`,
     );
     results.push({ view, median: mid, loads });
