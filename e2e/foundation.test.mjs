@@ -134,3 +134,21 @@ test('the page shows its header while the module arrives, and the app replaces i
   assert.equal(await page.locator('h1').count(), 1, 'one title: the app\'s');
   assert.deepEqual(problems, []);
 });
+
+test('an embed shows its header at the embed\'s sizes while the module arrives', async () => {
+  const { page, problems } = await openPage(shared.browser, { width: 390, height: 600 });
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route(/_bg\.wasm$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${BASE_URL}?pattern=steady&embed=1`, { waitUntil: 'domcontentloaded' });
+  await page.locator('#shell h1').waitFor({ state: 'visible' });
+  const size = (selector) => page.$eval(selector, (e) => getComputedStyle(e).fontSize);
+  const whileLoading = await size('#shell h1');
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(whileLoading, await size('[data-testid="title"]'), 'the same title size before and after');
+  assert.deepEqual(problems, []);
+});

@@ -41,6 +41,9 @@
   // The Durable Object lab is in the Durable Object's module (the first one's and the lab) and
   // in the complete one.
   var durable = !complete && query.has(DURABLE_FIELD) && query.get(DURABLE_FIELD).trim() != "0";
+  // An embed's header is smaller (style/main.css): the one index.html shows while the module
+  // arrives takes the embed's sizes when the root says so.
+  if ((query.get("embed") || "").trim() == "1") document.documentElement.setAttribute("data-embed", "");
   var js = complete ? "./__COMPLETE_JS__" : durable ? "./__DURABLE_JS__" : "./__FIRST_JS__";
   var wasm = complete ? "./__COMPLETE_WASM__" : durable ? "./__DURABLE_WASM__" : "./__FIRST_WASM__";
   // Asked for here rather than by wasm-bindgen's glue once that has arrived: the module is most
