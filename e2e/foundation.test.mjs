@@ -114,15 +114,21 @@ test('the first view is ready before the sections below it are built, and the lo
   assert.deepEqual(problems, []);
 });
 
-test('the page shows its header while the module arrives, and the app replaces it', async () => {
-  const { page, problems } = await openPage(shared.browser, { width: 390, height: 844 });
-  // Hold the module back until the header has been seen.
+/** Holds the page's WebAssembly module back; the returned function lets it through. */
+async function holdModule(page) {
   let release;
   const held = new Promise((resolve) => { release = resolve; });
   await page.route(/_bg\.wasm$/, async (route) => {
     await held;
     await route.continue();
   });
+  return release;
+}
+
+test('the page shows its header while the module arrives, and the app replaces it', async () => {
+  const { page, problems } = await openPage(shared.browser, { width: 390, height: 844 });
+  // Hold the module back until the header has been seen.
+  const release = await holdModule(page);
   await page.goto(`${BASE_URL}?pattern=edge`, { waitUntil: 'domcontentloaded' });
   const shell = page.locator('#shell h1');
   await shell.waitFor({ state: 'visible' });
@@ -137,12 +143,7 @@ test('the page shows its header while the module arrives, and the app replaces i
 
 test('an embed shows its header at the embed\'s sizes while the module arrives', async () => {
   const { page, problems } = await openPage(shared.browser, { width: 390, height: 600 });
-  let release;
-  const held = new Promise((resolve) => { release = resolve; });
-  await page.route(/_bg\.wasm$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdModule(page);
   await page.goto(`${BASE_URL}?pattern=steady&embed=1`, { waitUntil: 'domcontentloaded' });
   await page.locator('#shell h1').waitFor({ state: 'visible' });
   const size = (selector) => page.$eval(selector, (e) => getComputedStyle(e).fontSize);
