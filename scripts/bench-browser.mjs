@@ -1,15 +1,10 @@
 // Browser figures, from headless Chromium: time until the page is ready, and how long a redraw
 // of the timelines takes (the page records each as performance.measure('timeline-draw')).
 // Run with: bash scripts/bench-browser.sh   (builds the site, serves it on 127.0.0.1, runs this)
-import { chromium } from 'playwright-core';
+import { launchChromium, median } from './bench-load.mjs';
 
 const BASE = process.env.BASE_URL;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-});
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const browser = await launchChromium();
 
 async function measure(label, query) {
   const ready = [];

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Compares the cold loads of two versions of the site, loaded in turn on the phone profile
+# (scripts/bench-compare.mjs): the way to tell a change from the machine's own ups and downs.
+#   bash scripts/bench-compare.sh REV_A [REV_B]
+# REV_A and REV_B are git revisions (REV_B defaults to HEAD); `.` is the working tree as it is,
+# uncommitted changes included. Each is built by its own scripts/build-site.sh under
+# target/compare/ (the two share one cargo target folder there), and both are served
+# gzip-compressed on 127.0.0.1. ROUNDS (default 10) loads of each version per view.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+ensure_build_tools
+ensure_browser_tools
+cd "$ROOT"
+if [ $# -lt 1 ]; then
+  echo "usage: bash scripts/bench-compare.sh REV_A [REV_B]   (a revision, or . for the working tree)" >&2
+  exit 2
+fi
+WORK="$ROOT/target/compare"
+rm -rf "$WORK/sites" "$WORK/src"
+mkdir -p "$WORK/sites" "$WORK/src"
+
+# Builds revision $2 into the site $1 with that revision's own build script.
+build() {
+  local name=$1 revision=$2 tree
+  if [ "$revision" = "." ]; then
+    tree="$ROOT"
+  else
+    tree="$WORK/src/$name"
+    mkdir -p "$tree"
+    git archive "$(git rev-parse --verify "$revision^{commit}")" | tar -x -C "$tree"
+  fi
+  say "building $name from $revision"
+  CARGO_TARGET_DIR="$WORK/cargo" bash "$tree/scripts/build-site.sh" "$WORK/sites/$name" >/dev/null
+}
+build A "$1"
+build B "${2:-HEAD}"
+
+PORT_FILE="$(mktemp)"
+python3 scripts/static_server.py "$WORK/sites" "$PORT_FILE" --gzip &
+SERVER_PID=$!
+trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$PORT_FILE"' EXIT
+for _ in $(seq 1 50); do [ -s "$PORT_FILE" ] && break; sleep 0.1; done
+BASE="http://127.0.0.1:$(cat "$PORT_FILE")"
+A_URL="$BASE/A/" B_URL="$BASE/B/" node scripts/bench-compare.mjs
