@@ -63,10 +63,19 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A browser that closes a connection mid-transfer (a page closed while a module or the
+        # service worker's copy was still arriving) is normal here, not an error to print.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def main() -> None:
     root, port_file = sys.argv[1], sys.argv[2]
     handler = functools.partial(QuietHandler, directory=root, compress="--gzip" in sys.argv[3:], cors="--no-cors" not in sys.argv[3:])
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+    with QuietServer(("127.0.0.1", 0), handler) as server:
         with open(port_file, "w") as f:
             f.write(str(server.server_address[1]))
         server.serve_forever()
