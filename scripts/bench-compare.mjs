@@ -13,7 +13,8 @@ import { coldLoad, launchChromium, median, VIEWS } from './bench-load.mjs';
 const SITES = { A: process.env.A_URL, B: process.env.B_URL };
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const PARTS = ['total', 'network', 'compile', 'start', 'render', 'firstWords'];
-// A part a version does not have (first words before the page showed any) reads "none".
+// A part none of a version's loads recorded reads "none" (first words, when the browser had not
+// yet reported that paint as the load was read).
 const shown = (ms) => (Number.isNaN(ms) ? 'none' : ms.toFixed(0));
 
 if (!SITES.A || !SITES.B) throw new Error('A_URL and B_URL name the two sites (each ending in /)');
