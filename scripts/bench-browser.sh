@@ -12,12 +12,8 @@ ensure_browser_tools
 cd "$ROOT"
 SITE="target/bench-site"
 bash scripts/build-site.sh "$SITE/sub/path/ratelab" >/dev/null
-PORT_FILE="$(mktemp)"
-python3 scripts/static_server.py "$SITE" "$PORT_FILE" --gzip &
-SERVER_PID=$!
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$PORT_FILE"' EXIT
-for _ in $(seq 1 50); do [ -s "$PORT_FILE" ] && break; sleep 0.1; done
-export BASE_URL="http://127.0.0.1:$(cat "$PORT_FILE")/sub/path/ratelab/"
+serve_folder "$SITE" --gzip
+export BASE_URL="$SERVED_AT/sub/path/ratelab/"
 node scripts/bench-load.mjs
 if [ "${1:-all}" != "load" ]; then
   node scripts/bench-browser.mjs

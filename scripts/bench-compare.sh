@@ -35,10 +35,5 @@ build() {
 build A "$1"
 build B "${2:-HEAD}"
 
-PORT_FILE="$(mktemp)"
-python3 scripts/static_server.py "$WORK/sites" "$PORT_FILE" --gzip &
-SERVER_PID=$!
-trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$PORT_FILE"' EXIT
-for _ in $(seq 1 50); do [ -s "$PORT_FILE" ] && break; sleep 0.1; done
-BASE="http://127.0.0.1:$(cat "$PORT_FILE")"
-A_URL="$BASE/A/" B_URL="$BASE/B/" node scripts/bench-compare.mjs
+serve_folder "$WORK/sites" --gzip
+A_URL="$SERVED_AT/A/" B_URL="$SERVED_AT/B/" node scripts/bench-compare.mjs

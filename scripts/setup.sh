@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs every tool the build and the tests need, skipping what is already there.
-# Sourced by scripts/serve.sh, scripts/test.sh and scripts/build-site.sh, so that a fresh machine
+# Sourced by the scripts that build, serve, test and benchmark the site, so that a fresh machine
 # needs nothing but this repository. Only package registries are used: crates.io (cargo install),
 # npm, and Debian's packages (apt-get). Nothing is downloaded from anywhere else.
 #
@@ -87,6 +87,19 @@ wasm_opt_flags() {
   level=$(sed -n 's/.*data-wasm-opt="\([^"]*\)".*/\1/p' "$ROOT/index.html")
   params=$(sed -n 's/.*data-wasm-opt-params="\([^"]*\)".*/\1/p' "$ROOT/index.html")
   echo "-O$level $params"
+}
+
+# Serves folder $1 on 127.0.0.1 with scripts/static_server.py (further arguments are its flags),
+# stops it when the calling script exits, and sets SERVED_AT to its address (no trailing slash).
+serve_folder() {
+  local folder=$1
+  shift
+  SERVER_PORT_FILE="$(mktemp)"
+  python3 "$ROOT/scripts/static_server.py" "$folder" "$SERVER_PORT_FILE" "$@" &
+  SERVER_PID=$!
+  trap 'kill $SERVER_PID 2>/dev/null || true; rm -f "$SERVER_PORT_FILE"' EXIT
+  for _ in $(seq 1 50); do [ -s "$SERVER_PORT_FILE" ] && break; sleep 0.1; done
+  SERVED_AT="http://127.0.0.1:$(cat "$SERVER_PORT_FILE")"
 }
 
 ensure_browser_tools() {
