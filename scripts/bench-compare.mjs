@@ -8,7 +8,7 @@
 // differences in ready (B minus A: below zero, B is sooner).
 // Run with: bash scripts/bench-compare.sh REV_A [REV_B]   (builds both, serves them, runs this)
 // or, for two sites already served: A_URL=... B_URL=... node scripts/bench-compare.mjs
-import { coldLoad, launchChromium, median, VIEWS } from './bench-load.mjs';
+import { coldLoad, launchChromium, loadUncounted, median, VIEWS } from './bench-load.mjs';
 
 const SITES = { A: process.env.A_URL, B: process.env.B_URL };
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
@@ -22,8 +22,7 @@ if (!SITES.A || !SITES.B) throw new Error('A_URL and B_URL name the two sites (e
 const browser = await launchChromium();
 console.log(`${ROUNDS} cold loads of each version in turn, per view (A ${SITES.A}, B ${SITES.B}); medians, ms`);
 for (const view of VIEWS) {
-  // Not counted: the local server compresses each file on its first request.
-  for (const version of ['A', 'B']) await coldLoad(browser, view.query, SITES[version]);
+  for (const version of ['A', 'B']) await loadUncounted(browser, view.query, SITES[version]);
   const loads = { A: [], B: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? ['A', 'B'] : ['B', 'A'];

@@ -1,9 +1,9 @@
 // What a person waits for: from navigation to `body[data-ready="true"]` on a phone-class profile,
 // in headless Chromium through the DevTools protocol: 9 Mbit/s down, 1.5 Mbit/s up, 150 ms round
 // trip, the CPU slowed 4x, the cache disabled, a 390 px wide viewport. Each view is loaded cold
-// (a new browser context) three times, after one load not counted (the local server compresses
-// each file on its first request: 36 ms for the first view's module); the median is reported,
-// with where its time went, read from the page's own performance marks and the resource timings:
+// (a new browser context) three times, after one load not counted (`loadUncounted`); the median
+// is reported, with where its time went, read from the page's own performance marks and the
+// resource timings:
 //   network  navigation start -> the module (.wasm) fully received
 //   compile  module received -> the app's code starts (`ratelab:start`): compiling and
 //            instantiating what was not compiled while it streamed in
@@ -89,6 +89,15 @@ export async function coldLoad(browser, query, base = BASE) {
 }
 
 /**
+ * One load of `query` that is not counted, before those that are: the local server compresses
+ * each file on its first request (36 ms for the first view's module), which a static host has
+ * done before anyone asks.
+ */
+export async function loadUncounted(browser, query, base = BASE) {
+  await coldLoad(browser, query, base);
+}
+
+/**
  * The median of the numbers in `xs` (the middle one of an odd count, the upper middle of an even
  * one), leaving out what is not a number (a mark a load did not reach); NaN when none is.
  */
@@ -112,9 +121,7 @@ export async function measureLoads(browser) {
   );
   const results = [];
   for (const view of VIEWS) {
-    // Not counted: the local server compresses each file on its first request, which a static
-    // host has done before anyone asks.
-    await coldLoad(browser, view.query);
+    await loadUncounted(browser, view.query);
     const loads = [];
     for (let i = 0; i < RUNS; i++) loads.push(await coldLoad(browser, view.query));
     // The load whose total is the median, so its parts add up to the figure shown.
