@@ -25,6 +25,11 @@ test('the built page carries a strict Content-Security-Policy, and nothing viola
   assert.match(policy, /default-src 'none'/);
   assert.match(policy, /script-src 'self' 'wasm-unsafe-eval' 'sha256-/);
   assert.doesNotMatch(policy, /unsafe-inline/);
+  // The stylesheet is inline (index.html), allowed by its hash alone, and it applies.
+  assert.match(policy, /style-src 'sha256-[A-Za-z0-9+/=]+';/);
+  assert.equal(await page.evaluate(() => document.querySelectorAll('style').length), 1);
+  assert.match(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--size-tiny')), /0?\.75rem/);
+  assert.deepEqual(requests.filter((u) => new URL(u, BASE_URL).pathname.endsWith('.css')), []);
   // Exercise the page: every preset, the lab, the inspector, playback.
   for (const preset of ['steady', 'double', 'several-keys', 'poisson']) {
     await page.selectOption('[data-testid="pattern-select"]', preset);

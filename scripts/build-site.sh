@@ -2,8 +2,6 @@
 # Builds the static site into dist/ (or $1) with relative asset paths, so the folder can be
 # hosted as it is under any sub-path (https://example.org/docs/ratelab/ works like /), and a
 # Content-Security-Policy that allows nothing but the app's own files (scripts/csp.py).
-# index.html asks for no integrity hash on the stylesheet: an iframe sandboxed without
-# allow-same-origin loads it cross-origin without CORS, where an integrity check would block it.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the size of each file of the built site (raw and gzip -9) and fails when the gzip total
-# of what the first view loads (its module's .wasm and .js, the .css, index.html and the service
+# of what the first view loads (its module's .wasm and .js, index.html with its stylesheet and the service
 # worker's scripts) passes the guardrail of 256 KiB (262,144 bytes). What a view showing the
 # Durable Object loads (its module in place of the first's: the lab, its chart and its controls)
 # has a guardrail of its own (272 KiB), as does the complete module (448 KiB), which only a view
@@ -20,7 +20,7 @@ total=0
 complete=0
 durable=0
 printf '%-44s %10s %10s\n' file raw gzip
-for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/*.css "$DIST"/index.html; do
+for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/index.html; do
   [ -f "$f" ] || continue
   name=$(basename "$f")
   raw=$(wc -c < "$f")

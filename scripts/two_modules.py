@@ -58,10 +58,11 @@ def main() -> None:
         "__DURABLE_WASM__": f"{durable_name}_bg.wasm",
     }.items():
         loader = loader.replace(placeholder, value)
-    # Before the stylesheet: a script after it would wait for the stylesheet to arrive.
-    html, placed = re.subn(r"(<link\b[^>]*\brel=\"?stylesheet)", lambda m: f"<script>{loader}</script>" + m.group(1), html, count=1)
+    # Before the page's style (inline, index.html): the module's request leaves as soon as the
+    # loader's bytes are in, while the browser still reads the style.
+    html, placed = re.subn(r"(<style\b)", lambda m: f"<script>{loader}</script>" + m.group(1), html, count=1)
     if placed != 1:
-        sys.exit("two_modules.py: no stylesheet link in index.html to place the loader before")
+        sys.exit("two_modules.py: no <style> in index.html to place the loader before")
     index.write_text(html, encoding="utf-8")
     print(f"three modules: {first_name} for the first view, {durable_name} for the Durable Object's views,"
           f" {complete} for views with product rows")

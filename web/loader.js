@@ -1,6 +1,6 @@
 // Starts the lab: picks the module this view needs, asks for it at once, then runs it, or says
 // why it could not. Placed inline in index.html by scripts/two_modules.py, as the page's first
-// script and before the stylesheet, so nothing waits for it.
+// script and before the page's style, so nothing waits for it.
 // The first view's module has the six algorithms and everything else but the product profiles
 // and the controls of copies, a second limit, the counting rules and obeying clients; a view
 // whose `algos=` names any other row, or whose link sets one of those rules, opens a question
