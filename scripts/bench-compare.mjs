@@ -5,7 +5,8 @@
 // both meet the same machine. The order within a round alternates (A then B, then B then A), so
 // neither always loads into a browser the other has just warmed.
 // For each view it prints the medians of each version's parts and the median of the paired
-// differences in ready (B minus A: below zero, B is sooner).
+// differences in ready (B minus A: below zero, B is sooner), and in the part after the module
+// has arrived.
 // Run with: bash scripts/bench-compare.sh REV_A [REV_B]   (builds both, serves them, runs this)
 // or, for two sites already served: A_URL=... B_URL=... node scripts/bench-compare.mjs
 import { coldLoad, launchChromium, loadUncounted, median, VIEWS } from './bench-load.mjs';
@@ -34,5 +35,10 @@ for (const view of VIEWS) {
   }
   const differences = loads.B.map((b, i) => b.total - loads.A[i].total);
   console.log(`${view.label.padEnd(24)} B - A: ready ${median(differences).toFixed(0)} (each round: ${differences.map((d) => d.toFixed(0)).join(', ')})`);
+  // The page's own part, from the module received to ready (compile, start and render): the
+  // network part's spread, which a change to the page's code does not move, is left out.
+  const afterModule = (load) => load.total - load.network;
+  const pageDifferences = loads.B.map((b, i) => afterModule(b) - afterModule(loads.A[i]));
+  console.log(`${view.label.padEnd(24)} B - A: after the module ${median(pageDifferences).toFixed(0)} (A ${median(loads.A.map(afterModule)).toFixed(0)}, B ${median(loads.B.map(afterModule)).toFixed(0)})`);
 }
 await browser.close();
