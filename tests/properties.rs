@@ -8,6 +8,7 @@ use ratelab::core::decision::{Decision, Limiter, Verdict};
 use ratelab::core::limiter::{Algorithm, LeakDelay, Settings};
 use ratelab::core::time::{Span, Time};
 use ratelab::core::traffic::Request;
+use ratelab::layout::polyline::drop_straight_runs;
 
 /// A request of `cost` at `t` (key 0).
 fn request(t: u64, cost: u64) -> Request {
@@ -400,4 +401,59 @@ fn counting_refused_requests_or_a_product_decides_every_try_in_full() {
 #[test]
 fn quotas_reject_a_zero_window_at_build_time() {
     assert!(Quota::new(1, Span::ZERO).is_err());
+}
+
+/// The vertical distance from `point` to the polyline `line` (x never decreasing) at the point's
+/// x, over every segment that spans that x (a vertical segment spans its whole height) and every
+/// point of the line at that x.
+fn vertical_gap(line: &[(f64, f64)], point: (f64, f64)) -> f64 {
+    let at_points = line
+        .iter()
+        .filter(|p| p.0 == point.0)
+        .map(|p| (p.1 - point.1).abs());
+    line.windows(2)
+        .filter(|s| s[0].0 <= point.0 && point.0 <= s[1].0)
+        .map(|s| {
+            let ((x0, y0), (x1, y1)) = (s[0], s[1]);
+            if x1 == x0 {
+                let (low, high) = (y0.min(y1), y0.max(y1));
+                (low - point.1).max(point.1 - high).max(0.0)
+            } else {
+                (y0 + (y1 - y0) * (point.0 - x0) / (x1 - x0) - point.1).abs()
+            }
+        })
+        .chain(at_points)
+        .fold(f64::INFINITY, f64::min)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// A level line with its straight runs dropped is made of the line's own points, from its
+    /// first to its last, and passes within the tolerance of every point left out.
+    #[test]
+    fn a_line_without_its_straight_runs_passes_within_the_tolerance_of_every_point(
+        steps in proptest::collection::vec((0u8..4, -20i32..20), 1..200),
+        tolerance in 0.05f64..2.0,
+    ) {
+        // x never decreases (a step of 0 is a vertical step); levels vary in small steps, so
+        // runs of nearly straight points are common.
+        let mut line = Vec::new();
+        let (mut x, mut y) = (0.0f64, 0.0f64);
+        for (dx, dy) in steps {
+            x += f64::from(dx) * 0.7;
+            y += f64::from(dy) * 0.05;
+            line.push((x, y));
+        }
+        let kept = drop_straight_runs(&line, tolerance);
+        prop_assert_eq!(kept.first(), line.first());
+        prop_assert_eq!(kept.last(), line.last());
+        let mut rest = line.iter();
+        for point in &kept {
+            prop_assert!(rest.any(|p| p == point), "{:?} is not one of the line's points, in order", point);
+        }
+        for &point in &line {
+            prop_assert!(vertical_gap(&kept, point) <= tolerance + 1e-9, "{:?} is {} away", point, vertical_gap(&kept, point));
+        }
+    }
 }

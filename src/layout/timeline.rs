@@ -585,46 +585,6 @@ impl Job for MarkColumnsJob {
     }
 }
 
-/// A polyline with at most four points per device-pixel column (the first, the lowest, the
-/// highest and the last there): the same picture as every point, for a level series of tens of
-/// thousands of points drawn on every redraw.
-pub fn thin_by_column(points: impl Iterator<Item = (f64, f64)>, dpr: f64) -> Vec<(f64, f64)> {
-    let mut out: Vec<(f64, f64)> = Vec::new();
-    // The current column's first, lowest, highest and last points.
-    let mut current: Option<(i64, [(f64, f64); 4])> = None;
-    let flush = |out: &mut Vec<(f64, f64)>, group: [(f64, f64); 4]| {
-        for p in group {
-            if out.last() != Some(&p) {
-                out.push(p);
-            }
-        }
-    };
-    for p in points {
-        let column = (p.0 * dpr).floor() as i64;
-        match &mut current {
-            Some((c, group)) if *c == column => {
-                if p.1 < group[1].1 {
-                    group[1] = p;
-                }
-                if p.1 > group[2].1 {
-                    group[2] = p;
-                }
-                group[3] = p;
-            }
-            _ => {
-                if let Some((_, group)) = current.take() {
-                    flush(&mut out, group);
-                }
-                current = Some((column, [p; 4]));
-            }
-        }
-    }
-    if let Some((_, group)) = current {
-        flush(&mut out, group);
-    }
-    out
-}
-
 /// The device-pixel column of CSS x, the nearest as plotters rounds, so a mark sits exactly where
 /// it did. (`floor(v + 0.5)` is `round` for these positive values, and a single instruction in
 /// Wasm where `round` is a library call: it runs a million times per row.)
@@ -949,20 +909,6 @@ mod tests {
         let (leaky, reach) = &columns.tracks()[1];
         assert!(leaky.iter().any(|bits| bits & RELEASED != 0));
         assert!(reach.iter().any(|&x| x > 0.0));
-    }
-
-    #[test]
-    fn a_level_line_thinned_by_column_keeps_each_columns_first_lowest_highest_and_last() {
-        let points = [(0.1, 5.0), (0.2, 1.0), (0.3, 9.0), (0.4, 4.0), (1.5, 2.0)];
-        assert_eq!(
-            thin_by_column(points.into_iter(), 1.0),
-            vec![(0.1, 5.0), (0.2, 1.0), (0.3, 9.0), (0.4, 4.0), (1.5, 2.0)]
-        );
-        let flat = [(0.1, 3.0), (0.2, 3.0), (0.3, 3.0), (0.4, 3.0)];
-        assert_eq!(
-            thin_by_column(flat.into_iter(), 1.0),
-            vec![(0.1, 3.0), (0.4, 3.0)]
-        );
     }
 
     #[test]

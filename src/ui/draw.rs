@@ -15,9 +15,10 @@ use crate::core::decision::Verdict;
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
 use crate::core::time::Time;
+use crate::layout::polyline::{drop_straight_runs, thin_by_column};
 use crate::layout::timeline::{
-    dashed_ring, outcome_mark, thin_by_column, Drawn, Layout, Mark, MarkColumns, RowKind, Track,
-    MARK_R, PAD_X, RELEASED,
+    dashed_ring, outcome_mark, Drawn, Layout, Mark, MarkColumns, RowKind, Track, MARK_R, PAD_X,
+    RELEASED,
 };
 
 /// Colours for one theme. Okabe-Ito hues, safe for colour-blind readers.
@@ -428,13 +429,18 @@ pub fn draw(
             vec![(PAD_X, y_of(0.0)), (layout.width - PAD_X, y_of(0.0))],
             palette.grid.stroke_width(1),
         )?;
-        let pts = thin_by_column(
-            series
-                .points
-                .iter()
-                .filter(|(t, _)| *t <= visible_until)
-                .map(|&(t, l)| (layout.x(t), y_of(l))),
-            view.dpr,
+        // Within a quarter of a device pixel of every sample: the canvas is drawn on whole
+        // pixels (`Painter::p`), so the line looks the same with a few dozen points as with all.
+        let pts = drop_straight_runs(
+            &thin_by_column(
+                series
+                    .points
+                    .iter()
+                    .filter(|(t, _)| *t <= visible_until)
+                    .map(|&(t, l)| (layout.x(t), y_of(l))),
+                view.dpr,
+            ),
+            0.25 / view.dpr,
         );
         if pts.len() > 1 {
             painter.line(pts, palette.gauge.stroke_width(painter.px(1.5) as u32))?;
