@@ -3,8 +3,8 @@
 # (scripts/bench-compare.mjs): the way to tell a change from the machine's own ups and downs.
 #   bash scripts/bench-compare.sh REV_A [REV_B]
 # REV_A and REV_B are git revisions (REV_B defaults to HEAD); `.` is the working tree as it is,
-# uncommitted changes included. Each is built by its own scripts/build-site.sh under
-# target/compare/ (the two share one cargo target folder there), and both are served
+# uncommitted changes included. Each is copied to target/compare/src/ and built there by its own
+# scripts/build-site.sh (the two share one cargo target folder), and both are served
 # gzip-compressed on 127.0.0.1. ROUNDS (default 10) loads of each version per view.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -19,16 +19,23 @@ WORK="$ROOT/target/compare"
 rm -rf "$WORK/sites" "$WORK/src"
 mkdir -p "$WORK/sites" "$WORK/src"
 
-# Builds revision $2 into the site $1 with that revision's own build script.
+# Builds revision $2 into the site $1 with that revision's own build script, from a copy of
+# its files under target/compare/src/.
 build() {
-  local name=$1 revision=$2 tree
+  local name=$1 revision=$2 tree="$WORK/src/$1"
+  mkdir -p "$tree"
   if [ "$revision" = "." ]; then
-    tree="$ROOT"
+    # The working tree's files, committed or not, but for ignored and deleted ones.
+    git ls-files -z --cached --others --exclude-standard \
+      | while IFS= read -r -d '' file; do if [ -f "$file" ]; then printf '%s\0' "$file"; fi; done \
+      | tar --null -T - -cf - | tar -x -C "$tree"
   else
-    tree="$WORK/src/$name"
-    mkdir -p "$tree"
     git archive "$(git rev-parse --verify "$revision^{commit}")" | tar -x -C "$tree"
   fi
+  # Both copies share one cargo folder and build the same package: cargo tells a changed file by
+  # its time, and a revision's files carry its commit's, which may be older than the other
+  # copy's build. Dated now, each copy is built from its own files.
+  find "$tree" -type f -exec touch {} +
   say "building $name from $revision"
   CARGO_TARGET_DIR="$WORK/cargo" bash "$tree/scripts/build-site.sh" "$WORK/sites/$name" >/dev/null
 }
