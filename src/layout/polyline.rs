@@ -5,7 +5,8 @@
 //! device-pixel column ([`thin_by_column`]), then none that lies on the straight line between the
 //! points kept around it ([`drop_straight_runs`]): a refill between two requests is one segment,
 //! not a sample per pixel. Every point kept is a point of the level, never a point made up.
-//! The straight-run pass is the sleeve ("cone") test of polyline simplification, one pass, in
+//! The straight-run pass is sleeve fitting (Zhao and Saalfeld, "Linear-time sleeve-fitting
+//! polyline simplification algorithms", AutoCarto 13, 1997) in its one-pass form, measured in
 //! vertical distance: the line shown passes within the tolerance of every point left out.
 
 /// A polyline with at most four points per device-pixel column (the first, the lowest, the
