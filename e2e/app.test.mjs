@@ -279,7 +279,19 @@ test('embed=1 gives a compact view with a link to the full lab, and the page off
   await gotoLab(page, 'pattern=steady&embed=1&limit=3');
   const href = await page.locator('a.open-full').getAttribute('href');
   assert.match(href, /^http:\/\/127\.0\.0\.1:\d+\/sub\/path\/ratelab\/\?(pattern=steady&limit=3|limit=3&pattern=steady)$/);
+  // An embed builds neither the inspector nor the table it never shows, but keeps the table's
+  // rows with the full page's figures as data (the page contract).
+  assert.equal(await page.locator('[data-testid="inspector"]').count(), 0);
+  assert.equal(await page.locator('[data-testid="stats"] :is(td, th, caption)').count(), 0);
+  assert.equal(await page.locator('[data-testid="stats"]').isVisible(), false);
+  const slugs = ['fixed', 'sliding-log', 'sliding-counter', 'token-bucket', 'gcra', 'leaky-bucket'];
+  const embedded = await Promise.all(slugs.map((slug) => rowFigures(page, slug)));
   const full = await openPage(shared.browser);
+  await gotoLab(full.page, 'pattern=steady&limit=3');
+  assert.deepEqual(embedded, await Promise.all(slugs.map((slug) => rowFigures(full.page, slug))));
+  assert.equal(embedded[1].allowed, 18, 'the link\'s limit applies: 3 per 10 s over the steady minute');
+  assert.equal(await full.page.locator('[data-testid="inspector"]').count(), 1);
+  assert.equal(await full.page.locator('[data-testid="stats-sliding-log"] td').count(), 4);
   await gotoLab(full.page, 'pattern=steady');
   await full.page.click('text=Embed this view in your documentation');
   const snippet = await full.page.locator('[data-testid="embed-snippet"]').inputValue();

@@ -167,7 +167,8 @@ pub fn App() -> impl IntoView {
                 <main class="main">
                     <QuestionView/>
                     <Timelines/>
-                    <Inspector/>
+                    // An embed never shows the inspector: its link opens the full lab for it.
+                    {(!embed).then(|| view! { <Inspector/> })}
                     <StatsTable/>
                     <div class="below-first-view" node_ref=below></div>
                 </main>
