@@ -7,12 +7,16 @@
 // For each view it prints the medians of each version's parts and the median of the paired
 // differences in ready (B minus A: below zero, B is sooner), and in the part after the module
 // has arrived.
+// With NETWORK=0 only the CPU is slowed (4x): the module arrives at once, so the loads are
+// shorter and the network's spread is gone; what remains is the page's own part, for a change
+// too small to show through the phone network's spread (ROUNDS=30 takes a few minutes).
 // Run with: bash scripts/bench-compare.sh REV_A [REV_B]   (builds both, serves them, runs this)
 // or, for two sites already served: A_URL=... B_URL=... node scripts/bench-compare.mjs
 import { coldLoad, launchChromium, loadUncounted, median, VIEWS } from './bench-load.mjs';
 
 const SITES = { A: process.env.A_URL, B: process.env.B_URL };
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
+const NETWORK = process.env.NETWORK !== '0';
 const PARTS = ['total', 'network', 'compile', 'start', 'render', 'firstWords'];
 // A part none of a version's loads recorded reads "none" (first words, when the browser had not
 // yet reported that paint as the load was read).
@@ -21,13 +25,16 @@ const shown = (ms) => (Number.isNaN(ms) ? 'none' : ms.toFixed(0));
 if (!SITES.A || !SITES.B) throw new Error('A_URL and B_URL name the two sites (each ending in /)');
 
 const browser = await launchChromium();
-console.log(`${ROUNDS} cold loads of each version in turn, per view (A ${SITES.A}, B ${SITES.B}); medians, ms`);
+console.log(
+  `${ROUNDS} cold loads of each version in turn, per view (A ${SITES.A}, B ${SITES.B}), ` +
+    `${NETWORK ? "the phone's network and CPU" : 'the CPU slowed only (NETWORK=0)'}; medians, ms`,
+);
 for (const view of VIEWS) {
   for (const version of ['A', 'B']) await loadUncounted(browser, view.query, SITES[version]);
   const loads = { A: [], B: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
-    for (const version of order) loads[version].push(await coldLoad(browser, view.query, SITES[version]));
+    for (const version of order) loads[version].push(await coldLoad(browser, view.query, SITES[version], { network: NETWORK }));
   }
   for (const version of ['A', 'B']) {
     const parts = PARTS.map((part) => `${part === 'total' ? 'ready' : part} ${shown(median(loads[version].map((l) => l[part])))}`);

@@ -5,7 +5,8 @@
 # REV_A and REV_B are git revisions (REV_B defaults to HEAD); `.` is the working tree as it is,
 # uncommitted changes included. Each is copied to target/compare/src/ and built there by its own
 # scripts/build-site.sh (the two share one cargo target folder), and both are served
-# gzip-compressed on 127.0.0.1. ROUNDS (default 10) loads of each version per view.
+# gzip-compressed on 127.0.0.1. ROUNDS (default 10) loads of each version per view; NETWORK=0
+# slows only the CPU, to compare the page's own part (bench-compare.mjs).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools

@@ -32,19 +32,25 @@ export const VIEWS = [
   { label: 'do=1', query: 'do=1', targetMs: 1100 },
 ];
 
-/** One cold load of the site at `base` (its address, ending in `/`) with `query`, in a new context. */
-export async function coldLoad(browser, query, base = BASE) {
+/**
+ * One cold load of the site at `base` (its address, ending in `/`) with `query`, in a new context.
+ * With `network: false`, only the CPU is slowed: the module arrives at once, which leaves the
+ * network's spread out when two versions' page parts are compared (bench-compare.mjs).
+ */
+export async function coldLoad(browser, query, base = BASE, { network = true } = {}) {
   const context = await browser.newContext({ viewport: PHONE.viewport });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
   await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: PHONE.roundTripMs,
-    downloadThroughput: PHONE.downloadBitsPerSecond / 8,
-    uploadThroughput: PHONE.uploadBitsPerSecond / 8,
-  });
+  if (network) {
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: PHONE.roundTripMs,
+      downloadThroughput: PHONE.downloadBitsPerSecond / 8,
+      uploadThroughput: PHONE.uploadBitsPerSecond / 8,
+    });
+  }
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: PHONE.cpuSlowdown });
   await page.goto(`${base}${query ? `?${query}` : ''}`, { waitUntil: 'commit' });
   // Playwright's own waiting (waitForSelector) runs its injected script in the page on every
