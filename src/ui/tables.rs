@@ -34,8 +34,9 @@ const MAX_TABLE_ROWS: usize = 500;
 pub fn StatsTable() -> impl IntoView {
     let lab = expect_context::<Lab>();
     // An embed shows no table (style/main.css hides it), but keeps its rows with their figures
-    // as data, the page contract's `stats-<algo>`: only the cells a person would read are left
-    // out, which made an embed's first view about a third fewer elements to build.
+    // as data, the page contract's `stats-<algo>`: only the cells a person would read, and the
+    // verdicts written for them, are left out, which made an embed's first view about a third
+    // fewer elements to build.
     let cells = lab.state.with_untracked(|s| !s.embed);
     let rows = move || {
         lab.run.with(|run| {
@@ -46,14 +47,6 @@ pub fn StatsTable() -> impl IntoView {
                 .iter()
                 .map(|r| {
                     let broke = r.max_in_window > limit;
-                    let mut verdict = if broke {
-                        broke_text(r.max_in_window, &window_text, limit)
-                    } else {
-                        format!("never more than {limit} in any {window_text} s window")
-                    };
-                    if let Some(c) = &r.clients {
-                        verdict.push_str(&clients_text(c));
-                    }
                     // With clients that obey: retries sent, retries wasted (refused although
                     // the client waited as told), clients that gave up, and the 95th percentile
                     // of a served client's wait from its first try (empty when none was served).
@@ -81,15 +74,25 @@ pub fn StatsTable() -> impl IntoView {
                             data-max-in-window=r.max_in_window.to_string()
                             class:broke=broke
                         >
-                            {cells.then(|| view! {
-                                <th scope="row">{r.algorithm.label()}</th>
-                                <td data-label="Let through">{r.passed()}</td>
-                                <td data-label="of them delayed">{r.delayed}</td>
-                                <td data-label="Rejected">{r.rejected}</td>
-                                <td data-label="Most in one window" class="window-cell">
-                                    <span class="count">{r.max_in_window}</span>
-                                    <span class="verdict">{verdict}</span>
-                                </td>
+                            {cells.then(|| {
+                                let mut verdict = if broke {
+                                    broke_text(r.max_in_window, &window_text, limit)
+                                } else {
+                                    format!("never more than {limit} in any {window_text} s window")
+                                };
+                                if let Some(c) = &r.clients {
+                                    verdict.push_str(&clients_text(c));
+                                }
+                                view! {
+                                    <th scope="row">{r.algorithm.label()}</th>
+                                    <td data-label="Let through">{r.passed()}</td>
+                                    <td data-label="of them delayed">{r.delayed}</td>
+                                    <td data-label="Rejected">{r.rejected}</td>
+                                    <td data-label="Most in one window" class="window-cell">
+                                        <span class="count">{r.max_in_window}</span>
+                                        <span class="verdict">{verdict}</span>
+                                    </td>
+                                }
                             })}
                         </tr>
                     }
@@ -105,14 +108,6 @@ pub fn StatsTable() -> impl IntoView {
                     let most = report.most_in_window;
                     let p95 = report.p95.ceil_millis();
                     let broke = most > limit;
-                    // When sharding changes the limit a key is held to, the row says so.
-                    let by = lab.state.with(|s| s.durable.shard_by);
-                    let sharding = sharding_note(&report.objects, limit, run.settings.window, by).map(|n| format!(" {}", n.sentence));
-                    let verdict = format!(
-                        "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.{}",
-                        if broke { broke_text(most, &window_text, limit) + " " } else { String::new() },
-                        sharding.unwrap_or_default(),
-                    );
                     rows.push(
                         view! {
                             <tr
@@ -126,15 +121,25 @@ pub fn StatsTable() -> impl IntoView {
                                 data-late=report.late.to_string()
                                 class:broke=broke
                             >
-                                {cells.then(|| view! {
-                                    <th scope="row">"Durable Object"</th>
-                                    <td data-label="Let through">{passed}</td>
-                                    <td data-label="of them delayed">{report.count(Outcome::Delayed)}</td>
-                                    <td data-label="Rejected">{rejected}</td>
-                                    <td data-label="Most in one window" class="window-cell">
-                                        <span class="count">{most}</span>
-                                        <span class="verdict">{verdict}</span>
-                                    </td>
+                                {cells.then(|| {
+                                    // When sharding changes the limit a key is held to, the row says so.
+                                    let by = lab.state.with(|s| s.durable.shard_by);
+                                    let sharding = sharding_note(&report.objects, limit, run.settings.window, by).map(|n| format!(" {}", n.sentence));
+                                    let verdict = format!(
+                                        "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.{}",
+                                        if broke { broke_text(most, &window_text, limit) + " " } else { String::new() },
+                                        sharding.unwrap_or_default(),
+                                    );
+                                    view! {
+                                        <th scope="row">"Durable Object"</th>
+                                        <td data-label="Let through">{passed}</td>
+                                        <td data-label="of them delayed">{report.count(Outcome::Delayed)}</td>
+                                        <td data-label="Rejected">{rejected}</td>
+                                        <td data-label="Most in one window" class="window-cell">
+                                            <span class="count">{most}</span>
+                                            <span class="verdict">{verdict}</span>
+                                        </td>
+                                    }
                                 })}
                             </tr>
                         }
