@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  useBrowser, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR,
+  useBrowser, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, ALGORITHMS,
   timelineLayout as canvasLayout, timelineX as xOf, timelinePixel as pixel, isGreen, isOrange,
 } from './helpers.mjs';
 
@@ -284,11 +284,10 @@ test('embed=1 gives a compact view with a link to the full lab, and the page off
   assert.equal(await page.locator('[data-testid="inspector"]').count(), 0);
   assert.equal(await page.locator('[data-testid="stats"] :is(td, th, caption)').count(), 0);
   assert.equal(await page.locator('[data-testid="stats"]').isVisible(), false);
-  const slugs = ['fixed', 'sliding-log', 'sliding-counter', 'token-bucket', 'gcra', 'leaky-bucket'];
-  const embedded = await Promise.all(slugs.map((slug) => rowFigures(page, slug)));
+  const embedded = await Promise.all(ALGORITHMS.map((slug) => rowFigures(page, slug)));
   const full = await openPage(shared.browser);
   await gotoLab(full.page, 'pattern=steady&limit=3');
-  assert.deepEqual(embedded, await Promise.all(slugs.map((slug) => rowFigures(full.page, slug))));
+  assert.deepEqual(embedded, await Promise.all(ALGORITHMS.map((slug) => rowFigures(full.page, slug))));
   assert.equal(embedded[1].allowed, 18, 'the link\'s limit applies: 3 per 10 s over the steady minute');
   assert.equal(await full.page.locator('[data-testid="inspector"]').count(), 1);
   assert.equal(await full.page.locator('[data-testid="stats-sliding-log"] td').count(), 4);

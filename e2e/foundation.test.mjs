@@ -2,7 +2,7 @@
 // and a clean run (no console error, no request to another origin).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, BASE_URL } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, rowFigures, foreignRequests, SCREENSHOT_DIR, BASE_URL, ALGORITHMS } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -32,7 +32,7 @@ test('one request a second for 60 s comes out as the explainer reports it: 30, 3
 test('every algorithm has a row by default, and algos= picks rows', async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page);
-  for (const slug of ['fixed', 'sliding-log', 'sliding-counter', 'token-bucket', 'gcra', 'leaky-bucket']) {
+  for (const slug of ALGORITHMS) {
     assert.equal(await page.locator(`[data-testid="stats-${slug}"]`).count(), 1, slug);
   }
   await gotoLab(page, 'algos=gcra,sliding-log');

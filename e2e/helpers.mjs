@@ -78,6 +78,9 @@ export async function gotoLab(page, query = '') {
   await page.waitForSelector('body[data-complete="true"]', { timeout: 15000 });
 }
 
+/** The six algorithms' slugs, the rows every view has unless its link picks others (`algos=`). */
+export const ALGORITHMS = ['fixed', 'sliding-log', 'sliding-counter', 'token-bucket', 'gcra', 'leaky-bucket'];
+
 /** The integer data attributes of one algorithm's row. */
 export async function rowFigures(page, slug) {
   const row = page.locator(`[data-testid="stats-${slug}"]`);
