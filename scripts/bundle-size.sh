@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Prints the size of each file of the built site (raw and gzip -9) and fails when the gzip total
-# of what the first view loads (its module's .wasm and .js, index.html with its stylesheet, and
-# the service worker's scripts) passes the guardrail of 256 KiB (262,144 bytes). What a view showing the
-# Durable Object loads (its module in place of the first's: the lab, its chart and its controls)
-# has a guardrail of its own (272 KiB), as does the complete module (448 KiB), which only a view
-# with a product row, a rule, a question or a kept trace loads (scripts/two_modules.py); embed.js,
-# the resize helper that pages embedding the lab load, is listed but not counted.
+# Prints the size of each file of the built site (raw and gzip -9) and fails when the gzip total of
+# what the first view loads (its module's .wasm and .js, index.html with its stylesheet, and the
+# service worker's scripts) passes the guardrail of 256 KiB (262,144 bytes). What a view showing the
+# Durable Object loads (its module in place of the first's: the lab, its chart and its controls) has
+# a guardrail of its own (272 KiB), as does the complete module (448 KiB), which only a view with a
+# product row, a rule, a question or a kept trace loads (scripts/two_modules.py); embed.js, the
+# resize helper that pages embedding the lab load, is listed but not counted.
 #
 # The guardrails are not targets: what the project budgets is what a person waits for, a cold
 # load on a phone (scripts/bench-load.mjs, docs/performance.md). They are there so that a change
