@@ -125,18 +125,28 @@ test('a product field the product refuses is named on the page, and the rest app
   await page.close();
 });
 
-/** The lab's module files this page loaded: `first`, `durable` or `complete`. */
+/** The lab's module files this page loaded: `first`, `embed`, `durable` or `complete`. */
 async function modulesLoaded(page) {
   const names = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
-  return ['first', 'durable', 'complete'].filter((kind) => names.some((n) => n.includes(`/ratelab-${kind}-`) && n.endsWith('_bg.wasm')));
+  return ['first', 'embed', 'durable', 'complete'].filter((kind) => names.some((n) => n.includes(`/ratelab-${kind}-`) && n.endsWith('_bg.wasm')));
 }
 
 test('the first view loads the module without the products, and a product row the complete one', async () => {
   const { page, problems } = await openPage(shared.browser);
-  for (const query of ['', 'pattern=steady&embed=1', 'do=0', 'algos=fixed,gcra,leaky-bucket']) {
+  for (const query of ['', 'do=0', 'algos=fixed,gcra,leaky-bucket', 'embed=0']) {
     await gotoLab(page, query);
     assert.deepEqual(await modulesLoaded(page), ['first'], `?${query}`);
   }
+  // An embed gets the first module's without the full page, which it never shows.
+  for (const query of ['pattern=steady&embed=1', 'embed=1&controls=limit,algos&algos=fixed,gcra']) {
+    await gotoLab(page, query);
+    assert.deepEqual(await modulesLoaded(page), ['embed'], `?${query}`);
+    assert.equal(await page.locator('[data-testid="stats-gcra"]').count(), 1, `?${query}: the rows`);
+  }
+  // An embed that needs another module gets that one, which has the full page and leaves it out.
+  await gotoLab(page, 'embed=1&algos=fixed,nginx');
+  assert.deepEqual(await modulesLoaded(page), ['complete'], 'an embed with a product row');
+  assert.equal(await page.locator('[data-testid="stats-nginx"]').count(), 1, 'an embed with a product row');
   // The Durable Object's views get the first module's with the Durable Object lab.
   for (const query of ['do=1', 'do=1&embed=1&pattern=steady', 'do=1&from=fra&home=gru&timeout=250']) {
     await gotoLab(page, query);

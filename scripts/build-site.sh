@@ -11,18 +11,23 @@ DIST="${1:-dist}"
 # reads it from here), so the module taken below is the one just built.
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 trunk build --release --public-url ./ --dist "$DIST"
-# The first view's module: the same app without the product profiles (scripts/two_modules.py).
-FIRST="$TARGET_DIR/first-view"
-cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab --no-default-features
-wasm-bindgen --target web --no-typescript --out-dir "$FIRST" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"
-# shellcheck disable=SC2046 # the flags are words
-wasm-opt $(wasm_opt_flags) "$FIRST/ratelab_bg.wasm" -o "$FIRST/ratelab_bg.wasm"
+# The site's other modules: the same app built with fewer features (scripts/site_modules.py), each
+# given wasm-bindgen's glue and the same wasm-opt passes as trunk's.
+build_module() {
+  local out="$TARGET_DIR/$1"
+  shift
+  cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab --no-default-features "$@"
+  wasm-bindgen --target web --no-typescript --out-dir "$out" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"
+  # shellcheck disable=SC2046 # the flags are words
+  wasm-opt $(wasm_opt_flags) "$out/ratelab_bg.wasm" -o "$out/ratelab_bg.wasm"
+}
+# The first view's module: without the product profiles, the workbench and the Durable Object lab.
+build_module first-view --features full-page
 # The Durable Object's module: the first one's and the Durable Object lab (for `do=1`).
-DURABLE="$TARGET_DIR/durable-view"
-cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab --no-default-features --features durable
-wasm-bindgen --target web --no-typescript --out-dir "$DURABLE" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"
-wasm-opt $(wasm_opt_flags) "$DURABLE/ratelab_bg.wasm" -o "$DURABLE/ratelab_bg.wasm"
-python3 "$ROOT/scripts/two_modules.py" "$DIST" "$FIRST" "$DURABLE"
+build_module durable-view --features full-page,durable
+# The embed's module: the first one's without the full page around the timelines (for `embed=1`).
+build_module embed-view
+python3 "$ROOT/scripts/site_modules.py" "$DIST" "$TARGET_DIR/first-view" "$TARGET_DIR/durable-view" "$TARGET_DIR/embed-view"
 # Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
 # The resize helper for pages that embed the lab (web/embed.js); the page itself never loads it.
 cp "$ROOT/web/embed.js" "$DIST/embed.js"

@@ -13,9 +13,11 @@ cd "$ROOT"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$TARGET_DIR/bundle-parts"
 mkdir -p "$OUT"
-# The first view's module (scripts/two_modules.py); COMPLETE=1 for the complete one.
-cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab \
-  ${COMPLETE:+--features products} ${COMPLETE:---no-default-features}
+# The first view's module (scripts/site_modules.py); COMPLETE=1 for the complete one (every
+# feature, as trunk builds it).
+FEATURES=(--no-default-features --features full-page)
+[ -z "${COMPLETE:-}" ] || FEATURES=()
+cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab "${FEATURES[@]}"
 wasm-bindgen --target web --out-dir "$OUT" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"
 # The passes trunk runs (index.html: data-wasm-opt and data-wasm-opt-params), plus -g.
 # shellcheck disable=SC2046 # the flags are words

@@ -1,5 +1,5 @@
 // Starts the lab: picks the module this view needs, asks for it at once, then runs it, or says
-// why it could not. Placed inline in index.html by scripts/two_modules.py, as the page's first
+// why it could not. Placed inline in index.html by scripts/site_modules.py, as the page's first
 // script and before the page's style, so nothing waits for it.
 // The first view's module has the six algorithms and everything else but the product profiles
 // and the controls of copies, a second limit, the counting rules and obeying clients; a view
@@ -10,15 +10,18 @@
 // names it instead; only the complete module keeps and reads traces), and a page the first
 // module reloaded to open those controls (sessionStorage "ratelab-complete").
 // A view showing the Durable Object (`do=1`) gets the Durable Object's module: the first one's
-// with the Durable Object lab. (docs/architecture.md, "Three modules".) FIRST_VIEW_ROWS is
-// `Algorithm::CORE`, RULE_FIELDS the URL table's fields of the rules, QUESTION_FIELDS its
-// question's and DURABLE_FIELD the one that shows the Durable Object (a test checks that they
-// agree).
+// with the Durable Object lab. Any other embed (`embed=1`) gets the embed's module: the first
+// one's without the full page around the timelines, which an embed never shows.
+// (docs/architecture.md, "Four modules".) FIRST_VIEW_ROWS is `Algorithm::CORE`, RULE_FIELDS the
+// URL table's fields of the rules, QUESTION_FIELDS its question's, DURABLE_FIELD the one that
+// shows the Durable Object and EMBED_FIELD the one that makes the page an embed (a test,
+// tests/site_modules.rs, checks that they agree).
 (function () {
   var FIRST_VIEW_ROWS = ["fixed", "sliding-log", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"];
   var RULE_FIELDS = ["fixed-align", "count-refused", "instances", "spread", "also", "also-key", "spend", "clients", "retries"];
   var QUESTION_FIELDS = ["q"];
   var DURABLE_FIELD = "do";
+  var EMBED_FIELD = "embed";
   var query = new URLSearchParams(location.search);
   var KEPT_TRACE = "stored";
   var LINK_REQUESTS = 10000;
@@ -41,11 +44,12 @@
   // The Durable Object lab is in the Durable Object's module (the first one's and the lab) and
   // in the complete one.
   var durable = !complete && query.has(DURABLE_FIELD) && query.get(DURABLE_FIELD).trim() != "0";
+  var embed = (query.get(EMBED_FIELD) || "").trim() == "1";
   // An embed's header is smaller (style/main.css): the one index.html shows while the module
   // arrives takes the embed's sizes when the root says so.
-  if ((query.get("embed") || "").trim() == "1") document.documentElement.setAttribute("data-embed", "");
-  var js = complete ? "./__COMPLETE_JS__" : durable ? "./__DURABLE_JS__" : "./__FIRST_JS__";
-  var wasm = complete ? "./__COMPLETE_WASM__" : durable ? "./__DURABLE_WASM__" : "./__FIRST_WASM__";
+  if (embed) document.documentElement.setAttribute("data-embed", "");
+  var js = complete ? "./__COMPLETE_JS__" : durable ? "./__DURABLE_JS__" : embed ? "./__EMBED_JS__" : "./__FIRST_JS__";
+  var wasm = complete ? "./__COMPLETE_WASM__" : durable ? "./__DURABLE_WASM__" : embed ? "./__EMBED_WASM__" : "./__FIRST_WASM__";
   // Asked for here rather than by wasm-bindgen's glue once that has arrived: the module is most
   // of what the page waits for, and its request leaves now, in parallel with the glue's.
   var moduleResponse = fetch(wasm).then(function (response) {

@@ -6,19 +6,11 @@ use crate::core::embed::control_names;
 use crate::core::theme::Theme;
 use crate::core::url::parse_query;
 
-use super::compose_panel::ComposePanel;
-use super::controls::{Controls, ShareEmbed, ThemePicker};
-use super::counting_controls::CountingControls;
-#[cfg(not(feature = "durable"))]
-use super::durable_heading::DurableLab;
-#[cfg(feature = "durable")]
-use super::durable_lab::DurableLab;
-use super::explain::Explanations;
-use super::import_panel::ImportPanel;
-use super::inspector::{announce, Inspector};
-use super::questions::{QuestionList, QuestionView};
+use super::controls::{Controls, ThemePicker};
+use super::inspector::announce;
+use super::questions::QuestionView;
 use super::state::Lab;
-use super::tables::{DecisionTable, StatsTable};
+use super::tables::StatsTable;
 use super::timeline::Timelines;
 
 #[component]
@@ -78,7 +70,7 @@ pub fn App() -> impl IntoView {
         };
         (control_names(&s.controls), title)
     });
-    let embed = lab.state.with_untracked(|s| s.embed);
+    let embed = lab.is_embed();
     let shows_theme = lab
         .state
         .with_untracked(|s| s.shows(crate::core::embed::Control::Theme));
@@ -89,20 +81,7 @@ pub fn App() -> impl IntoView {
         super::next_frame(move || {
             super::soon(move || {
                 if let (Some(parent), false) = (below.get_untracked(), embed) {
-                    let panels = leptos::mount::mount_to(parent.into(), move || {
-                        provide_context(lab);
-                        view! {
-                            <ImportPanel/>
-                            <ComposePanel/>
-                            <DurableLab/>
-                            <QuestionList/>
-                            <DecisionTable/>
-                            <ShareEmbed/>
-                            <Explanations/>
-                        }
-                    });
-                    // They stay for the page's life, like the first view.
-                    panels.forget();
+                    full_page::build_below(parent, lab);
                 }
                 if embed {
                     super::embed::talk_to_parent(lab);
@@ -161,14 +140,12 @@ pub fn App() -> impl IntoView {
             <div class="layout">
                 <aside class="side">
                     <Controls/>
-                    // An embed shows what its link sets, not these controls.
-                    {(!embed).then(|| view! { <CountingControls/> })}
+                    {full_page::counting_controls(embed)}
                 </aside>
                 <main class="main">
                     <QuestionView/>
                     <Timelines/>
-                    // An embed never shows the inspector: its link opens the full lab for it.
-                    {(!embed).then(|| view! { <Inspector/> })}
+                    {full_page::inspector(embed)}
                     <StatsTable/>
                     <div class="below-first-view" node_ref=below></div>
                 </main>
@@ -190,3 +167,63 @@ fn kept_line(lab: Lab) -> impl IntoView {
 
 #[cfg(not(feature = "workbench"))]
 fn kept_line(_: Lab) -> impl IntoView {}
+
+/// What an embed never shows: the counting rules' section and the inspector (an embed shows what
+/// its link sets, and its link opens the full lab), and the sections below the first view. The
+/// embed's module, built without the feature `full-page` and loaded for embeds only, has none of
+/// them (docs/architecture.md, "Four modules").
+#[cfg(feature = "full-page")]
+mod full_page {
+    use leptos::prelude::*;
+
+    use super::super::compose_panel::ComposePanel;
+    use super::super::controls::ShareEmbed;
+    use super::super::counting_controls::CountingControls;
+    #[cfg(not(feature = "durable"))]
+    use super::super::durable_heading::DurableLab;
+    #[cfg(feature = "durable")]
+    use super::super::durable_lab::DurableLab;
+    use super::super::explain::Explanations;
+    use super::super::import_panel::ImportPanel;
+    use super::super::inspector::Inspector;
+    use super::super::questions::QuestionList;
+    use super::super::state::Lab;
+    use super::super::tables::DecisionTable;
+
+    pub fn counting_controls(embed: bool) -> impl IntoView {
+        (!embed).then(|| view! { <CountingControls/> })
+    }
+
+    pub fn inspector(embed: bool) -> impl IntoView {
+        (!embed).then(|| view! { <Inspector/> })
+    }
+
+    /// Builds the sections below the first view in `parent`, a root of their own.
+    pub fn build_below(parent: web_sys::HtmlDivElement, lab: Lab) {
+        let panels = leptos::mount::mount_to(parent.into(), move || {
+            provide_context(lab);
+            view! {
+                <ImportPanel/>
+                <ComposePanel/>
+                <DurableLab/>
+                <QuestionList/>
+                <DecisionTable/>
+                <ShareEmbed/>
+                <Explanations/>
+            }
+        });
+        // They stay for the page's life, like the first view.
+        panels.forget();
+    }
+}
+
+#[cfg(not(feature = "full-page"))]
+mod full_page {
+    use super::Lab;
+
+    pub fn counting_controls(_: bool) {}
+
+    pub fn inspector(_: bool) {}
+
+    pub fn build_below(_: web_sys::HtmlDivElement, _: Lab) {}
+}

@@ -55,7 +55,7 @@ pub fn QuestionView() -> impl IntoView {
             (slug, inspect)
         },
     );
-    let embed = lab.state.with_untracked(|s| s.embed);
+    let embed = lab.is_embed();
     let title = move || question().map(|q| q.title).unwrap_or_default();
     let answer = move || {
         answered()

@@ -99,6 +99,13 @@ impl Lab {
         }
     }
 
+    /// Whether the page is an embed (`embed=1`), which only a new link changes. The embed's
+    /// module (built without the feature `full-page`) is loaded for embeds only, so there the
+    /// answer is known as it is compiled, and what an embed never builds is left out of it.
+    pub fn is_embed(&self) -> bool {
+        !cfg!(feature = "full-page") || self.state.with_untracked(|s| s.embed)
+    }
+
     /// Changes the lab state, recomputes everything and writes the new URL.
     pub fn change(&self, edit: impl FnOnce(&mut LabState)) {
         self.show(self.edited(edit), false);

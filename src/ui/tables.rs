@@ -37,7 +37,7 @@ pub fn StatsTable() -> impl IntoView {
     // as data, the page contract's `stats-<algo>`: only the cells a person would read, and the
     // verdicts written for them, are left out, which made an embed's first view about a third
     // fewer elements to build.
-    let cells = lab.state.with_untracked(|s| !s.embed);
+    let cells = !lab.is_embed();
     let rows = move || {
         lab.run.with(|run| {
             let limit = run.settings.limit;

@@ -1,8 +1,10 @@
-//! The page's two modules (docs/architecture.md, "Two modules") agree on which rows the first
-//! view's module can run: web/loader.js picks the complete module for any row outside its list,
-//! and the first view's module, built without the product profiles, reloads for any product row.
-//! A link naming a kept trace, or carrying a longer one than the page's links, goes to the
-//! complete module, the only one that keeps traces and reads them back.
+//! The page's modules (docs/architecture.md, "Four modules") and the loader that picks one for a
+//! link (web/loader.js) agree on the link's names: the loader picks the complete module for any
+//! row outside the first view's list, and the first view's module, built without the product
+//! profiles, reloads for any product row. A link naming a kept trace, or carrying a longer one
+//! than the page's links, goes to the complete module, the only one that keeps traces and reads
+//! them back. A link showing the Durable Object goes to the Durable Object's module, and any
+//! other embed to the embed's.
 
 use ratelab::core::limiter::Algorithm;
 
@@ -153,4 +155,39 @@ fn the_loader_sends_a_link_showing_the_durable_object_to_the_durable_objects_mod
         loader.contains(r#"query.has(DURABLE_FIELD) && query.get(DURABLE_FIELD).trim() != "0""#)
     );
     assert!(parse_query(&format!("{name}=0")).state == parse_query("").state);
+}
+
+/// The embed's module has no full page around the timelines (it treats every view as an embed):
+/// the loader sends it exactly the links the page reads as embeds, by the URL table's name and
+/// its one value for "on".
+#[test]
+fn the_loader_sends_exactly_the_links_the_page_reads_as_embeds_to_the_embeds_module() {
+    use ratelab::core::url::{parse_query, to_query};
+    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
+        .expect("web/loader.js is readable");
+    let mut state = parse_query("").state;
+    state.embed = true;
+    let query = to_query(&state);
+    let (name, value) = query.split_once('=').expect("a link for an embed");
+    assert_eq!(value, "1", "{query}");
+    assert!(
+        loader.contains(&format!("var EMBED_FIELD = \"{name}\";")),
+        "web/loader.js declares EMBED_FIELD as {name}"
+    );
+    assert!(loader.contains(r#"var embed = (query.get(EMBED_FIELD) || "").trim() == "1";"#));
+    // The page reads the same words as an embed, and nothing else.
+    for (raw, embed) in [
+        ("1", true),
+        (" 1 ", true),
+        ("0", false),
+        ("", false),
+        ("true", false),
+    ] {
+        let read = parse_query(&format!("{name}={raw}")).state.embed;
+        assert_eq!(read, embed, "{name}={raw:?}");
+    }
+    assert!(
+        loader.contains(r#"embed ? "./__EMBED_WASM__""#),
+        "an embed that needs no other module gets the embed's"
+    );
 }
