@@ -230,6 +230,27 @@ test('ticking a product adds its row and puts it in the link', async () => {
   await page.close();
 });
 
+test('a product ticked in an embed reloads it with the complete module, still an embed', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'embed=1&controls=algos,limit&pattern=edge&limit=7');
+  assert.deepEqual(await modulesLoaded(page), ['embed']);
+  await page.locator('[data-testid="products-toggle"]').click();
+  await page.locator('[data-testid="toggle-envoy"]').check();
+  // The embed's module has no products either: the page opens the same view with the complete one.
+  await page.waitForURL(/envoy/);
+  // An embed keeps the table's rows as data, hidden.
+  await page.locator('[data-testid="stats-envoy"]').waitFor({ state: 'attached', timeout: 15000 });
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.deepEqual(await modulesLoaded(page), ['complete']);
+  assert.match(page.url(), /embed=1/, 'still an embed');
+  assert.match(page.url(), /limit=7/, 'the rest of the view is kept');
+  // The complete module leaves out what an embed never shows.
+  assert.equal(await page.locator('[data-testid="inspector"]').count(), 0, 'no inspector');
+  assert.equal(await page.locator('.page.embed').count(), 1);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the added products decide their libraries\' own documented figures on the page', async () => {
   const { page, problems } = await openPage(shared.browser);
   const cases = [
