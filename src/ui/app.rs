@@ -176,19 +176,19 @@ fn kept_line(_: Lab) -> impl IntoView {}
 mod full_page {
     use leptos::prelude::*;
 
-    use super::super::compose_panel::ComposePanel;
-    use super::super::controls::ShareEmbed;
-    use super::super::counting_controls::CountingControls;
+    use crate::ui::compose_panel::ComposePanel;
+    use crate::ui::controls::ShareEmbed;
+    use crate::ui::counting_controls::CountingControls;
     #[cfg(not(feature = "durable"))]
-    use super::super::durable_heading::DurableLab;
+    use crate::ui::durable_heading::DurableLab;
     #[cfg(feature = "durable")]
-    use super::super::durable_lab::DurableLab;
-    use super::super::explain::Explanations;
-    use super::super::import_panel::ImportPanel;
-    use super::super::inspector::Inspector;
-    use super::super::questions::QuestionList;
-    use super::super::state::Lab;
-    use super::super::tables::DecisionTable;
+    use crate::ui::durable_lab::DurableLab;
+    use crate::ui::explain::Explanations;
+    use crate::ui::import_panel::ImportPanel;
+    use crate::ui::inspector::Inspector;
+    use crate::ui::questions::QuestionList;
+    use crate::ui::state::Lab;
+    use crate::ui::tables::DecisionTable;
 
     pub fn counting_controls(embed: bool) -> impl IntoView {
         (!embed).then(|| view! { <CountingControls/> })
