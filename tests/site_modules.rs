@@ -8,9 +8,14 @@
 
 use ratelab::core::limiter::Algorithm;
 
+/// The loader as the site inlines it into index.html (before its comments are dropped).
+fn loader_source() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
+        .expect("web/loader.js is readable")
+}
+
 fn loader_first_view_rows() -> Vec<String> {
-    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
-        .expect("web/loader.js is readable");
+    let loader = loader_source();
     let list = loader
         .split("FIRST_VIEW_ROWS = [")
         .nth(1)
@@ -38,8 +43,7 @@ fn every_row_outside_the_six_is_a_product_that_the_first_view_module_hands_on() 
 }
 
 fn loader_list(name: &str) -> Vec<String> {
-    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
-        .expect("web/loader.js is readable");
+    let loader = loader_source();
     let list = loader
         .split(&format!("{name} = ["))
         .nth(1)
@@ -96,8 +100,7 @@ fn every_rule_set_away_from_its_default_calls_for_the_complete_module() {
 #[test]
 fn the_loader_sends_every_link_naming_or_carrying_a_long_trace_to_the_complete_module() {
     use ratelab::core::url::{parse_query, MAX_REQUESTS_IN_LINK, STORED_TRACE};
-    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
-        .expect("web/loader.js is readable");
+    let loader = loader_source();
     assert!(
         loader.contains(&format!("var KEPT_TRACE = \"{STORED_TRACE}\";")),
         "web/loader.js declares KEPT_TRACE as the link grammar's word"
@@ -119,8 +122,7 @@ fn the_loader_sends_every_link_naming_or_carrying_a_long_trace_to_the_complete_m
 fn the_loader_sends_a_link_with_a_lane_per_key_to_the_complete_module() {
     use ratelab::core::lab_state::Lanes;
     use ratelab::core::url::{parse_query, to_query};
-    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
-        .expect("web/loader.js is readable");
+    let loader = loader_source();
     let mut state = parse_query("").state;
     state.lanes = Lanes::Key;
     let (name, value) = to_query(&state)
@@ -138,8 +140,7 @@ fn the_loader_sends_a_link_with_a_lane_per_key_to_the_complete_module() {
 #[test]
 fn the_loader_sends_a_link_showing_the_durable_object_to_the_durable_objects_module() {
     use ratelab::core::url::{parse_query, to_query};
-    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
-        .expect("web/loader.js is readable");
+    let loader = loader_source();
     let mut state = parse_query("").state;
     state.durable.enabled = true;
     let query = to_query(&state);
@@ -163,8 +164,7 @@ fn the_loader_sends_a_link_showing_the_durable_object_to_the_durable_objects_mod
 #[test]
 fn the_loader_sends_exactly_the_links_the_page_reads_as_embeds_to_the_embeds_module() {
     use ratelab::core::url::{parse_query, to_query};
-    let loader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/loader.js"))
-        .expect("web/loader.js is readable");
+    let loader = loader_source();
     let mut state = parse_query("").state;
     state.embed = true;
     let query = to_query(&state);
