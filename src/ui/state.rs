@@ -100,8 +100,8 @@ impl Lab {
     }
 
     /// Whether the page is an embed (`embed=1`), which only a new link changes. The embed's
-    /// module (built without the feature `full-page`) is loaded for embeds only, so there the
-    /// answer is known as it is compiled, and what an embed never builds is left out of it.
+    /// module (built without the feature `full-page`, `app::full_page`) is loaded for embeds
+    /// only, so there the answer is always yes.
     pub fn is_embed(&self) -> bool {
         !cfg!(feature = "full-page") || self.state.with_untracked(|s| s.embed)
     }
