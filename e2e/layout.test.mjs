@@ -1,5 +1,6 @@
-// What a person sees at a phone's width: nothing cut off. Each row's label (its name and the
-// line under it) fits its row, for every algorithm and product and the Durable Object, and long
+// What a person sees at a phone's width: nothing cut off. Each row's label (its name, the line
+// under it and the bracket's count) fits its row, for every algorithm and product and the
+// Durable Object, at a phone's width and a wide screen's, and long
 // lists of messages wrap inside their panel instead of running past it. The line under a row's
 // name reads as its promise, then what it did.
 import { test } from 'node:test';
@@ -9,6 +10,9 @@ import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR, timelineX } from './help
 const shared = useBrowser();
 const EVERY_ROW =
   'algos=fixed,sliding-log,sliding-counter,token-bucket,gcra,leaky-bucket,nginx,governor,redis-cell,upstash-fixed,upstash-sliding,upstash-token,envoy,cf-binding&do=1';
+
+const OTHER_PRODUCTS =
+  'algos=fixed,x-time-rate,express-rate-limit,limits-fixed,limits-moving,limits-sliding,dotnet-fixed,dotnet-sliding,dotnet-token,guava';
 
 /** Row labels whose content is taller or wider than the label shows. */
 const clippedLabels = (page) =>
@@ -25,6 +29,15 @@ for (const width of [375, 760, 1280]) {
       await gotoLab(page, `${EVERY_ROW}&pattern=edge`);
       assert.equal(await page.locator('.row-label').count(), 15);
       assert.deepEqual(await clippedLabels(page), []);
+      // With the playhead on the timeline, each row also counts what its bracket holds.
+      await page.click('[data-testid="step"]');
+      await page.locator('[data-testid="bracket-fixed"]').waitFor();
+      assert.deepEqual(await clippedLabels(page), []);
+      // The other products, whose names are the longest.
+      await gotoLab(page, `${OTHER_PRODUCTS}&pattern=edge`);
+      await page.click('[data-testid="step"]');
+      await page.locator('[data-testid="bracket-fixed"]').waitFor();
+      assert.deepEqual(await clippedLabels(page), []);
       if (width === 375) await page.locator('.timelines').screenshot({ path: `${SCREENSHOT_DIR}/layout-phone-rows.png` });
       assert.deepEqual(problems, []);
     } finally {
@@ -32,6 +45,39 @@ for (const width of [375, 760, 1280]) {
     }
   });
 }
+
+/** Promises (the line under a row's name) shortened with an ellipsis. */
+const shortenedPromises = (page) =>
+  page.$$eval('.row-summary', (lines) => lines.filter((l) => l.scrollWidth > l.clientWidth + 1).map((l) => l.textContent));
+
+test("at 1280 px a row's promise takes one line above the bracket's count, and only a very long one is shortened, whole in its title", async () => {
+  const { page, problems, context } = await openPage(shared.browser, { width: 1280 });
+  try {
+    for (const query of ['pattern=edge', 'pattern=edge&instances=4&spread=key', 'pattern=double&limit=250&window=60']) {
+      await gotoLab(page, query);
+      await page.click('[data-testid="step"]');
+      await page.locator('[data-testid="bracket-fixed"]').waitFor();
+      assert.deepEqual(await clippedLabels(page), [], query);
+      assert.deepEqual(await shortenedPromises(page), [], query);
+      const heights = await page.$$eval('.row-summary', (lines) => lines.map((l) => l.getBoundingClientRect().height));
+      assert.ok(heights.every((h) => h < 20), `${query}: one line each, got ${heights}`);
+    }
+    await page.locator('.timelines').screenshot({ path: `${SCREENSHOT_DIR}/layout-row-labels.png` });
+    // Sixty-four copies of a large limit over a long window: the one case past 26rem.
+    await gotoLab(page, 'pattern=edge&instances=64&limit=1000000&window=86400');
+    await page.click('[data-testid="step"]');
+    await page.locator('[data-testid="bracket-fixed"]').waitFor();
+    assert.deepEqual(await clippedLabels(page), []);
+    const fixed = page.locator('div[data-row="fixed"] > .row-summary');
+    const whole = await fixed.getAttribute('title');
+    assert.match(whole, /^limit 1000000 per \d+ s on each of 64 copies; busiest window \d+$/);
+    assert.ok((await shortenedPromises(page)).includes(await fixed.textContent()), 'shortened on screen');
+    assert.equal((await fixed.textContent()).replace(/^⚠ /, ''), whole);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
 
 test('each row states its promise, then its busiest window, so the figure never reads as the limit', async () => {
   const { page, problems, context } = await openPage(shared.browser);

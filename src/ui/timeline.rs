@@ -298,10 +298,11 @@ pub fn Timelines() -> impl IntoView {
                             }
                             (RowKind::Durable, _) => None,
                         };
+                        let whole = summary.clone();
                         view! {
                             <div class="row-label" class:broke=broke style:height=px(row.height) data-row=row.kind.id()>
                                 <span class="row-name">{name}</span>
-                                <span class="row-summary">{if broke { "⚠ " } else { "" }}{summary}</span>
+                                <span class="row-summary" title=whole>{if broke { "⚠ " } else { "" }}{summary}</span>
                                 <span class="row-short" aria-hidden="true">{short}</span>
                                 {bracket.map(|b| view! { <span class="row-bracket" data-testid=format!("bracket-{}", row.kind.id())>{b}</span> })}
                                 {gauge_note.map(|g| view! { <span class="row-gauge">{g}</span> })}
@@ -377,13 +378,13 @@ pub fn Timelines() -> impl IntoView {
                     <div aria-hidden="true">{lane_labels}</div>
                     <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
-            </div>
-            <div class="timeline-tools">
-                <button data-testid="zoom-reset" prop:hidden=whole on:click=move |_| lab.change(|s| s.view = None)>"Reset zoom"</button>
-                <button data-testid="lanes-toggle" prop:hidden=one_key aria-pressed=move || split().to_string()
-                    on:click=move |_| lab.change(|s| s.lanes = if s.lanes == Lanes::Key { Lanes::One } else { Lanes::Key })>
-                    "A lane per key"
-                </button>
+                <div class="timeline-tools">
+                    <button data-testid="zoom-reset" prop:hidden=whole on:click=move |_| lab.change(|s| s.view = None)>"Reset zoom"</button>
+                    <button data-testid="lanes-toggle" prop:hidden=one_key aria-pressed=move || split().to_string()
+                        on:click=move |_| lab.change(|s| s.lanes = if s.lanes == Lanes::Key { Lanes::One } else { Lanes::Key })>
+                        "A lane per key"
+                    </button>
+                </div>
             </div>
             {move || draw_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> }.into_any())}
             <ul class="legend" aria-label="Legend">
