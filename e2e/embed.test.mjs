@@ -1,5 +1,6 @@
 // Embeds in someone else's page: the snippet the lab offers works on a host that sends no CORS
-// header, embed.js sizes the frame to the height the lab reports, a frame that cannot load says
+// header and loads the embed alone (no service worker copying the site for a docs page's
+// reader), embed.js sizes the frame to the height the lab reports, a frame that cannot load says
 // why, `controls=` and `caption=` choose what an embed shows, and the embed follows a theme
 // message of the documented shape and nothing else.
 //
@@ -69,9 +70,16 @@ test('the offered snippet opens the lab on a host that sends no CORS header, and
   assert.match(snippet, /sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"/);
   assert.match(snippet, /<script src="[^"]*\/embed\.js" defer><\/script>/);
   const { page, context, problems } = await docsPage(`<h1>Rate limits</h1>${snippet}<p id="after">After the lab.</p>`);
+  const requested = [];
+  page.on('request', (req) => requested.push(new URL(req.url()).pathname));
   try {
     const frame = await frameReady(page);
     assert.equal(await frame.locator('[data-testid="stats-sliding-log"]').getAttribute('data-allowed'), '18');
+    // A reader of the docs gets the embed and nothing more: no service worker copying the site.
+    await frame.waitForSelector('body[data-complete="true"]');
+    await sleep(1000);
+    assert.equal(await frame.evaluate(() => navigator.serviceWorker.getRegistrations().then((r) => r.length)), 0);
+    assert.deepEqual(requested.filter((p) => /ratelab-(first|durable|complete)-/.test(p)), []);
     await page.waitForSelector('iframe[data-ratelab-sized="true"]');
     const needed = await contentHeight(frame);
     await page.waitForFunction((h) => Math.abs(document.querySelector('iframe').getBoundingClientRect().height - h) <= 1, needed, { timeout: 10000 });
