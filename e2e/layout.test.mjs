@@ -1,8 +1,7 @@
-// What a person sees at a phone's width: nothing cut off. Each row's label (its name, the line
-// under it and the bracket's count) fits its row, for every algorithm and product and the
-// Durable Object, at a phone's width and a wide screen's, and long
-// lists of messages wrap inside their panel instead of running past it. The line under a row's
-// name reads as its promise, then what it did.
+// What a person sees, from a phone's width to a wide screen's: nothing cut off. Each row's label
+// (its name, the line under it and the bracket's count) fits its row, for every algorithm and
+// product and the Durable Object, and long lists of messages wrap inside their panel instead of
+// running past it. The line under a row's name reads as its promise, then what it did.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR, timelineX } from './helpers.mjs';
