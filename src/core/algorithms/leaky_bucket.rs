@@ -336,7 +336,9 @@ impl Limiter for LeakyBucket {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.assess(now, cost).0
+        // Decided on a copy: `assess` then has `decide` as its one caller, and the compiler keeps
+        // it inline there (docs/performance.md, "The core, per decision").
+        self.clone().decide(now, cost)
     }
 
     fn is_at_rest(&self, now: Time) -> bool {
