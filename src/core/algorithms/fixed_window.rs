@@ -15,7 +15,7 @@
 //!   either way.
 
 use crate::core::config::Quota;
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{Span, Time};
 
 /// Where a fixed window's windows start.
@@ -189,9 +189,7 @@ impl Limiter for FixedWindow {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        // Decided on a copy: `assess` then has `decide` as its one caller, and the compiler keeps
-        // it inline there (docs/performance.md, "The core, per decision").
-        self.clone().decide(now, cost)
+        peek_on_a_copy(self, now, cost)
     }
 
     fn is_at_rest(&self, now: Time) -> bool {

@@ -17,7 +17,7 @@ use std::hint::select_unpredictable;
 use crate::core::config::{
     checked_mul_u64, div_ceil_u128, span_from_u128, ConfigError, Rate, MAX_COUNT,
 };
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{Span, Time};
 use crate::core::traffic::Request;
 
@@ -249,9 +249,7 @@ impl Limiter for Gcra {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        // Decided on a copy: `assess` then has `decide` as its one caller, and the compiler keeps
-        // it inline there (docs/performance.md, "The core, per decision").
-        self.clone().decide(now, cost)
+        peek_on_a_copy(self, now, cost)
     }
 
     fn is_at_rest(&self, now: Time) -> bool {

@@ -18,7 +18,7 @@
 //! whatever the limit, which is why it suits large limits.
 
 use crate::core::config::{span_from_u128, Quota};
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{Span, Time};
 
 #[derive(Clone, Debug)]
@@ -218,9 +218,7 @@ impl Limiter for SlidingCounter {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        // Decided on a copy: `assess` then has `decide` as its one caller, and the compiler keeps
-        // it inline there (docs/performance.md, "The core, per decision").
-        self.clone().decide(now, cost)
+        peek_on_a_copy(self, now, cost)
     }
 
     fn is_at_rest(&self, now: Time) -> bool {
