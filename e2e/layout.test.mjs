@@ -13,6 +13,12 @@ const EVERY_ROW =
 const OTHER_PRODUCTS =
   'algos=fixed,x-time-rate,express-rate-limit,limits-fixed,limits-moving,limits-sliding,dotnet-fixed,dotnet-sliding,dotnet-token,guava';
 
+/** Steps the playhead to the first request, so that every row also counts what its bracket holds. */
+async function stepToFirstRequest(page) {
+  await page.click('[data-testid="step"]');
+  await page.locator('[data-testid="bracket-fixed"]').waitFor();
+}
+
 /** Row labels whose content is taller or wider than the label shows. */
 const clippedLabels = (page) =>
   page.$$eval('.row-label', (labels) =>
@@ -28,14 +34,11 @@ for (const width of [375, 760, 1280]) {
       await gotoLab(page, `${EVERY_ROW}&pattern=edge`);
       assert.equal(await page.locator('.row-label').count(), 15);
       assert.deepEqual(await clippedLabels(page), []);
-      // With the playhead on the timeline, each row also counts what its bracket holds.
-      await page.click('[data-testid="step"]');
-      await page.locator('[data-testid="bracket-fixed"]').waitFor();
+      await stepToFirstRequest(page);
       assert.deepEqual(await clippedLabels(page), []);
       // The other products, whose names are the longest.
       await gotoLab(page, `${OTHER_PRODUCTS}&pattern=edge`);
-      await page.click('[data-testid="step"]');
-      await page.locator('[data-testid="bracket-fixed"]').waitFor();
+      await stepToFirstRequest(page);
       assert.deepEqual(await clippedLabels(page), []);
       if (width === 375) await page.locator('.timelines').screenshot({ path: `${SCREENSHOT_DIR}/layout-phone-rows.png` });
       assert.deepEqual(problems, []);
@@ -54,8 +57,7 @@ test("at 1280 px a row's promise takes one line above the bracket's count, and o
   try {
     for (const query of ['pattern=edge', 'pattern=edge&instances=4&spread=key', 'pattern=double&limit=250&window=60']) {
       await gotoLab(page, query);
-      await page.click('[data-testid="step"]');
-      await page.locator('[data-testid="bracket-fixed"]').waitFor();
+      await stepToFirstRequest(page);
       assert.deepEqual(await clippedLabels(page), [], query);
       assert.deepEqual(await shortenedPromises(page), [], query);
       const heights = await page.$$eval('.row-summary', (lines) => lines.map((l) => l.getBoundingClientRect().height));
@@ -64,8 +66,7 @@ test("at 1280 px a row's promise takes one line above the bracket's count, and o
     await page.locator('.timelines').screenshot({ path: `${SCREENSHOT_DIR}/layout-row-labels.png` });
     // Sixty-four copies of a large limit over a long window: the one case past 26rem.
     await gotoLab(page, 'pattern=edge&instances=64&limit=1000000&window=86400');
-    await page.click('[data-testid="step"]');
-    await page.locator('[data-testid="bracket-fixed"]').waitFor();
+    await stepToFirstRequest(page);
     assert.deepEqual(await clippedLabels(page), []);
     const fixed = page.locator('div[data-row="fixed"] > .row-summary');
     const whole = await fixed.getAttribute('title');
