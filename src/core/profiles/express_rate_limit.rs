@@ -92,7 +92,7 @@
 use std::fmt;
 
 use crate::core::config::{ConfigError, MAX_COUNT};
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::http::HttpResponse;
 use crate::core::sha256::sha256;
 use crate::core::time::{Span, Time, MICROS_PER_MILLI};
@@ -379,6 +379,8 @@ impl ExpressRateLimit {
         self.client.filter(|c| c.reset_ms > now_ms)
     }
 
+    // Inline in `decide` and `decide_with_reply`: see `decision::peek_on_a_copy`.
+    #[inline(always)]
     fn assess(&self, now: Time, cost: u64) -> Assessment {
         let now = now.max(self.latest);
         let now_ms = now.micros() / MICROS_PER_MILLI;
@@ -514,7 +516,7 @@ impl Limiter for ExpressRateLimit {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.assess(now, cost).decision
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {

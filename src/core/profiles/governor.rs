@@ -48,7 +48,7 @@
 use std::num::NonZeroU32;
 
 use crate::core::config::{ConfigError, MAX_COUNT, MAX_WINDOW};
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time};
 
@@ -278,6 +278,8 @@ impl Governor {
     }
 
     /// The decision for a request of `cost` at `now`, governor's answer, and the TAT to store.
+    // Inline in `decide` and `decide_with_reply`: see `decision::peek_on_a_copy`.
+    #[inline(always)]
     fn evaluate(&self, now: Time, cost: u64) -> (Decision, GovernorAnswer, Option<u128>) {
         let now = now.max(self.latest);
         let now_ns = nanos(now);
@@ -387,7 +389,7 @@ impl Limiter for Governor {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.evaluate(now, cost).0
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {

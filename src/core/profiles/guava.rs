@@ -77,7 +77,7 @@
 //! Guava sends no HTTP response; [`http_response`] is what a server using it typically answers.
 
 use crate::core::config::ConfigError;
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::http::HttpResponse;
 use crate::core::time::{Span, Time};
 
@@ -344,6 +344,8 @@ impl Guava {
     }
 
     /// `tryAcquire(cost)` at `now`, without changing anything.
+    // Inline in `decide` and `decide_with_reply`: see `decision::peek_on_a_copy`.
+    #[inline(always)]
     fn evaluate(&self, now: Time, cost: u64) -> Evaluation {
         let now = now.max(self.latest);
         let now_micros = micros_of(now);
@@ -632,7 +634,7 @@ impl Limiter for Guava {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.evaluate(now, cost).decision
+        peek_on_a_copy(self, now, cost)
     }
 
     /// The stored permits at `now` (0 while the ticket is in the future).

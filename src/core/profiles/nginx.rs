@@ -40,7 +40,7 @@
 use std::fmt;
 
 use crate::core::config::{ConfigError, MAX_COUNT};
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{Span, Time, MICROS_PER_MILLI, MICROS_PER_SEC};
 
 use super::{Product, ProductReply};
@@ -293,6 +293,8 @@ impl NginxLimitReq {
         )
     }
 
+    // Inline in `decide` and `decide_with_reply`: see `decision::peek_on_a_copy`.
+    #[inline(always)]
     fn assess(&self, now: Time, cost: u64) -> Assessment {
         let now = now.max(self.latest);
         let now_ms = now.micros() / MICROS_PER_MILLI;
@@ -415,7 +417,7 @@ impl Limiter for NginxLimitReq {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.assess(now, cost).decision
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {

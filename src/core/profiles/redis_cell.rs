@@ -57,7 +57,7 @@
 //! tolerances the lab allows would overflow, so they are kept in `i128` here.
 
 use crate::core::config::{ConfigError, MAX_COUNT, MAX_WINDOW};
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{format_seconds, Span, Time};
 
@@ -307,6 +307,8 @@ fn seconds_text(at: Time) -> String {
 impl RedisCell {
     /// The decision for `cost` at `now` (earlier times taken as the latest seen), and the
     /// module's own result it came from.
+    // Inline in `decide` and `decide_with_reply`: see `decision::peek_on_a_copy`.
+    #[inline(always)]
     fn evaluate(&mut self, now: Time, cost: u64) -> (Decision, RateLimitResult) {
         let now = now.max(self.latest);
         self.latest = now;
@@ -346,7 +348,7 @@ impl Limiter for RedisCell {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.clone().evaluate(now, cost).0
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {

@@ -57,7 +57,7 @@
 use std::collections::VecDeque;
 
 use crate::core::config::{ConfigError, MAX_COUNT, MAX_WINDOW};
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time, MICROS_PER_MILLI};
 
@@ -347,6 +347,8 @@ impl Upstash {
     }
 
     /// The call, its reply, and the decision the lab draws from it.
+    // Inline in `decide` and `decide_with_reply`: see `decision::peek_on_a_copy`.
+    #[inline(always)]
     fn call(&mut self, now: Time, cost: u64) -> (UpstashReply, Decision) {
         let now = now.max(self.latest);
         self.latest = now;
@@ -727,7 +729,7 @@ impl Limiter for Upstash {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.clone().call(now, cost).1
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {

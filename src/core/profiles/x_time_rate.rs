@@ -73,7 +73,7 @@
 //!   passes.
 
 use crate::core::config::{ConfigError, MAX_COUNT};
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::http::HttpResponse;
 use crate::core::time::{Span, Time};
 
@@ -583,6 +583,8 @@ impl XTimeRate {
     }
 
     /// The lab's decision for `AllowN(now, cost)`, and the state to write if it passes.
+    // Inline in `decide` and `decide_with_reply`: see `decision::peek_on_a_copy`.
+    #[inline(always)]
     fn evaluate(&self, now: Time, cost: u64) -> (Decision, Option<f64>) {
         let now = now.max(self.latest);
         if self.is_inf() {
@@ -683,7 +685,7 @@ impl Limiter for XTimeRate {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.evaluate(now, cost).0
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {

@@ -92,7 +92,7 @@
 use std::collections::VecDeque;
 
 use crate::core::config::ConfigError;
-use crate::core::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Settlement, Verdict};
 use crate::core::http::HttpResponse;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_MILLI};
 
@@ -610,6 +610,8 @@ impl DotnetLimiter {
     }
 
     /// The decision for `cost` at `now`, with the outcome; changes the state.
+    // Inline in `decide` and `decide_with_reply`: see `decision::peek_on_a_copy`.
+    #[inline(always)]
     fn run(&mut self, now: Time, cost: u64) -> (Decision, Outcome) {
         let now = now.max(self.latest);
         self.latest = now;
@@ -734,8 +736,7 @@ impl Limiter for DotnetLimiter {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        let mut copy = self.clone();
-        copy.run(now, cost).0
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {

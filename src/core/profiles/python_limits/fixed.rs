@@ -2,7 +2,7 @@
 //! hit that finds it at 0 and ends `expiry` seconds later; refused hits are counted.
 
 use crate::core::config::ConfigError;
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time};
 
@@ -140,7 +140,7 @@ impl Limiter for FixedWindowRateLimiter {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.clone().call(now, cost).0
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::core::config::ConfigError;
-use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
+use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time};
 
@@ -340,7 +340,7 @@ impl Limiter for MovingWindowRateLimiter {
     }
 
     fn peek(&self, now: Time, cost: u64) -> Decision {
-        self.clone().call(now, cost).0
+        peek_on_a_copy(self, now, cost)
     }
 
     fn gauge(&self, now: Time) -> Gauge {
