@@ -156,8 +156,13 @@ impl Placement {
         }
     }
 
-    /// The limiter slot of request `index` of key `key`: one per key and copy.
+    /// The limiter slot of request `index` of key `key`: one per key and copy. A run asks for it
+    /// once per request, so it is inline, and with one copy (most rows) it is the key's number.
+    #[inline(always)]
     pub fn slot(&self, index: usize, key: u32) -> usize {
+        if self.instances == 1 {
+            return key as usize;
+        }
         key as usize * self.instances as usize + self.instance(index, key) as usize
     }
 
