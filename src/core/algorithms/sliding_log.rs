@@ -93,23 +93,17 @@ impl SlidingLog {
     /// `pending` more at `now` (a peek's request, logged by `decide` but not by a peek).
     fn answer(&self, now: Time, passes: bool, first: usize, pending: u64, cost: u64) -> Decision {
         let limit = self.quota.limit();
-        let held = self.log.len() - first;
-        let live = held + pending as usize;
-        let entry = |i: usize| {
-            self.log
-                .get(first + i)
-                .copied()
-                .filter(|_| i < held)
-                .unwrap_or(now)
-        };
-        let oldest = entry(0);
+        let live = self.log.len() - first + pending as usize;
+        // A live entry past the log's end is a pending one, at `now`.
+        let oldest = self.log.get(first).copied().unwrap_or(now);
         let reset_after = oldest.plus(self.quota.window()).since(now);
         let retry_after = if self.count_refused {
             // The request fits once `live - (limit - cost)` of the entries have left: wait
             // for the last of them (every entry, for a request that can never fit).
             let must_leave = (live as u64).saturating_sub(limit.saturating_sub(cost));
             let last_to_leave = (must_leave as usize).clamp(1, live.max(1)) - 1;
-            entry(last_to_leave).plus(self.quota.window()).since(now)
+            let last = self.log.get(first + last_to_leave).copied().unwrap_or(now);
+            last.plus(self.quota.window()).since(now)
         } else {
             reset_after
         };
