@@ -147,11 +147,29 @@ fn main() {
     // `cargo bench --bench simulate -- --rules` measures only the million requests over 10,000
     // keys through the six algorithms, plain and under each rule (copies, a second limit,
     // obeying clients): each pair is then measured under the same load of the machine.
-    let rules_only = std::env::args().any(|a| a == "--rules");
-    if !rules_only {
+    // `-- --no-rules` measures everything else: the figures an earlier version's benchmark also
+    // has (`scripts/bench-core-compare.sh`).
+    let part = if std::env::args().any(|a| a == "--rules") {
+        Part::RulesOnly
+    } else if std::env::args().any(|a| a == "--no-rules") {
+        Part::NoRules
+    } else {
+        Part::Everything
+    };
+    if part != Part::RulesOnly {
         one_key_figures();
     }
-    million_requests(rules_only);
+    million_requests(part);
+}
+
+/// Which of the figures a run measures.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Everything,
+    /// The six algorithms' million requests, plain and under each rule.
+    RulesOnly,
+    /// All but the rules.
+    NoRules,
 }
 
 fn one_key_figures() {
@@ -190,7 +208,7 @@ fn one_key_figures() {
     );
 }
 
-fn million_requests(rules_only: bool) {
+fn million_requests(part: Part) {
     // 1,000,000 requests over 100 s, keys interleaved (request i belongs to key i mod 10,000).
     let names: Vec<String> = (0..KEYS).map(|k| format!("tenant:{k}")).collect();
     let requests: Vec<Request> = (0..REQUESTS)
@@ -216,7 +234,7 @@ fn million_requests(rules_only: bool) {
     };
     println!("{REQUESTS} requests over {KEYS} keys, limit 50 per 10 s");
     let mut total = Duration::ZERO;
-    let rows: &[Algorithm] = if rules_only {
+    let rows: &[Algorithm] = if part == Part::RulesOnly {
         &Algorithm::CORE
     } else {
         &Algorithm::ALL
@@ -240,7 +258,27 @@ fn million_requests(rules_only: bool) {
         "all six algorithms",
         total.as_secs_f64() * 1e3
     );
-    // The same six under the rules a view can set: copies of each row, and a second limit.
+    if part != Part::NoRules {
+        rules(&trace, &settings);
+    }
+    if part == Part::RulesOnly {
+        return;
+    }
+    let config = SimConfig {
+        settings,
+        ..SimConfig::default()
+    };
+    let t = time(3, || simulate(&config, &sim_traffic).map(|r| r.passed()));
+    println!(
+        "  {:<34} {:>8.1} ms",
+        "Durable Object emulation",
+        t.as_secs_f64() * 1e3
+    );
+}
+
+/// The six algorithms' million requests under the rules a view can set: copies of each row, a
+/// second limit, clients that obey.
+fn rules(trace: &Trace, settings: &Settings) {
     let rules = [
         (
             "as 4 copies, in turn",
@@ -283,10 +321,10 @@ fn million_requests(rules_only: bool) {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for _ in 0..7 {
                 a.extend(samples(1, || {
-                    run_one(&trace, algorithm, &settings).map(|r| r.allowed)
+                    run_one(trace, algorithm, settings).map(|r| r.allowed)
                 }));
                 b.extend(samples(1, || {
-                    run_one(&trace, algorithm, ruled).map(|r| r.allowed)
+                    run_one(trace, algorithm, ruled).map(|r| r.allowed)
                 }));
             }
             plain += median(a);
@@ -322,7 +360,7 @@ fn million_requests(rules_only: bool) {
             .iter()
             .map(|&algorithm| {
                 time(5, || {
-                    run_one(&trace, algorithm, ruled).map(|r| {
+                    run_one(trace, algorithm, ruled).map(|r| {
                         retries = r.clients.map_or(0, |c| c.retries.len());
                         r.allowed
                     })
@@ -340,17 +378,4 @@ fn million_requests(rules_only: bool) {
             }
         );
     }
-    if rules_only {
-        return;
-    }
-    let config = SimConfig {
-        settings,
-        ..SimConfig::default()
-    };
-    let t = time(3, || simulate(&config, &sim_traffic).map(|r| r.passed()));
-    println!(
-        "  {:<34} {:>8.1} ms",
-        "Durable Object emulation",
-        t.as_secs_f64() * 1e3
-    );
 }

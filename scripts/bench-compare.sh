@@ -24,19 +24,7 @@ mkdir -p "$WORK/sites" "$WORK/src"
 # its files under target/compare/src/.
 build() {
   local name=$1 revision=$2 tree="$WORK/src/$1"
-  mkdir -p "$tree"
-  if [ "$revision" = "." ]; then
-    # The working tree's files, committed or not, but for ignored and deleted ones.
-    git ls-files -z --cached --others --exclude-standard \
-      | while IFS= read -r -d '' file; do if [ -f "$file" ]; then printf '%s\0' "$file"; fi; done \
-      | tar --null -T - -cf - | tar -x -C "$tree"
-  else
-    git archive "$(git rev-parse --verify "$revision^{commit}")" | tar -x -C "$tree"
-  fi
-  # Both copies share one cargo folder and build the same package: cargo tells a changed file by
-  # its time, and a revision's files carry its commit's, which may be older than the other
-  # copy's build. Dated now, each copy is built from its own files.
-  find "$tree" -type f -exec touch {} +
+  copy_revision "$revision" "$tree"
   say "building $name from $revision"
   CARGO_TARGET_DIR="$WORK/cargo" bash "$tree/scripts/build-site.sh" "$WORK/sites/$name" >/dev/null
 }

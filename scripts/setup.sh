@@ -102,6 +102,25 @@ serve_folder() {
   SERVED_AT="http://127.0.0.1:$(cat "$SERVER_PORT_FILE")"
 }
 
+# Copies revision $1 of this repository (`.` for the working tree as it is, uncommitted changes
+# included, but for ignored and deleted files) into folder $2, for a benchmark that compares two
+# versions (scripts/bench-compare.sh, scripts/bench-core-compare.sh). The copies of two versions
+# share one cargo folder and build the same package, and cargo tells a changed file by its time:
+# a revision's files carry its commit's, which may be older than the other copy's build, so every
+# file is dated now and each copy is built from its own files.
+copy_revision() {
+  local revision=$1 tree=$2
+  mkdir -p "$tree"
+  if [ "$revision" = "." ]; then
+    (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard \
+      | while IFS= read -r -d '' file; do if [ -f "$file" ]; then printf '%s\0' "$file"; fi; done \
+      | tar --null -T - -cf -) | tar -x -C "$tree"
+  else
+    (cd "$ROOT" && git archive "$(git rev-parse --verify "$revision^{commit}")") | tar -x -C "$tree"
+  fi
+  find "$tree" -type f -exec touch {} +
+}
+
 ensure_browser_tools() {
   local missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)

@@ -1,0 +1,196 @@
+"""Runs two versions' core benchmarks in turn and prints each row side by side.
+
+Called by scripts/bench-core-compare.sh, which builds them into one folder: `A-one-key` and
+`B-one-key` (benches/one_key.rs), `A-native` and `B-native` (`cargo bench --bench simulate`),
+`A-wasm.wasm` and `B-wasm.wasm` (tests/wasm_bench.rs, run in headless Chromium by
+wasm-bindgen-test-runner).
+
+Instructions: valgrind's cachegrind counts what one row's program executes deciding 2N requests
+and N requests (N = 100,000); the difference over N is the instructions per decision, without
+the program's start and the trace's making. The count is the same from run to run.
+
+Times: both benchmarks print one line per row, a label then figures in ns or ms. A row is
+compared when both versions print it; the rules (`--rules`), which earlier versions lack, are
+not run. For each row: the median of each version's rounds with their range, and B's median over
+A's. A version's rounds alternate with the other's (A first in odd rounds, B first in even
+ones), so a change in the machine's speed over the run weighs on both alike.
+"""
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+# "  Token bucket      6.1 ns     38.8 ns": a row of the one-key table (verdict, full decision).
+ONE_KEY_ROW = re.compile(r"^  (\S.*?)\s+([\d.]+) ns\s+([\d.]+) ns")
+# "  Token bucket      47.6 ms  (...)": a row of the million requests over 10,000 keys.
+MILLION_ROW = re.compile(r"^  (\S.*?)\s+([\d.]+) ms")
+# The browser's million requests, on one line.
+MILLION_WASM = re.compile(
+    r"requests over \d+ keys: the six algorithms ([\d.]+) ms, "
+    r"the Durable Object emulation ([\d.]+) ms"
+)
+
+
+def parse(output):
+    """Figures by (table, row, column) from one run's output."""
+    figures = {}
+    table = None
+    for line in output.splitlines():
+        if line.startswith("one key"):
+            table = "one key"
+        elif re.match(r"^\d+ requests over \d+ keys", line):
+            table = "10,000 keys"
+            wasm = MILLION_WASM.search(line)
+            if wasm:
+                figures[(table, "all six algorithms", "time")] = float(wasm.group(1))
+                figures[(table, "Durable Object emulation", "time")] = float(wasm.group(2))
+        elif table == "one key" and (row := ONE_KEY_ROW.match(line)):
+            figures[(table, row.group(1), "verdict")] = float(row.group(2))
+            figures[(table, row.group(1), "full decision")] = float(row.group(3))
+        elif table == "10,000 keys" and (row := MILLION_ROW.match(line)):
+            if row.group(1).startswith("all six,"):
+                continue  # a rule: only the newer versions measure them
+            figures[(table, row.group(1), "time")] = float(row.group(2))
+    return figures
+
+
+def run(command):
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+    figures = parse(result.stdout)
+    if not figures:
+        sys.exit(f"{' '.join(command)} printed no figures:\n{result.stdout}")
+    return figures
+
+
+# valgrind's summary line, "I refs: 1,234,567" (with more spaces in some versions).
+INSTRUCTIONS = re.compile(r"I\s+refs:\s+([\d,]+)")
+PER_DECISION = 100_000
+
+
+def instructions(program, row, mode, requests):
+    """The instructions `program` executes deciding `requests` requests of `row`."""
+    command = [
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--cachegrind-out-file=/dev/null",
+        program,
+        row,
+        mode,
+        str(requests),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True)
+    found = INSTRUCTIONS.search(result.stderr)
+    if result.returncode != 0 or not found:
+        sys.exit(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instruction_counts(folder, label_a, label_b):
+    """Prints the instructions per decision of every row both versions have, as Markdown."""
+    programs = {v: str(folder / f"{v}-one-key") for v in "AB"}
+    rows = {
+        v: subprocess.run([p, "rows"], capture_output=True, text=True, check=True)
+        .stdout.splitlines()
+        for v, p in programs.items()
+    }
+    table = [
+        f"\ninstructions per decision (valgrind), A = {label_a}, B = {label_b}\n",
+        "| row | verdict: A | verdict: B | verdict: B/A"
+        " | full decision: A | full decision: B | full decision: B/A |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in [r for r in rows["A"] if r in rows["B"]]:
+        print(f"[compare] instructions: {row}", file=sys.stderr)
+        cells = [row]
+        for mode in ("verdict", "full"):
+            counts = {}
+            for v, program in programs.items():
+                n = PER_DECISION
+                counts[v] = (
+                    instructions(program, row, mode, 2 * n) - instructions(program, row, mode, n)
+                ) / n
+            cells += [f"{counts['A']:.1f}", f"{counts['B']:.1f}", f"{counts['B'] / counts['A']:.2f}"]
+        table.append("| " + " | ".join(cells) + " |")
+    print("\n".join(table))
+
+
+def commands(folder, parts):
+    found = {}
+    if "native" in parts:
+        found["natively"] = lambda v: [str(folder / f"{v}-native"), "--bench", "--no-rules"]
+    if "wasm" in parts:
+        found["in WebAssembly"] = lambda v: [
+            "wasm-bindgen-test-runner",
+            str(folder / f"{v}-wasm.wasm"),
+            "--nocapture",
+        ]
+    return found
+
+
+def spread(values):
+    low, high = min(values), max(values)
+    median = statistics.median(values)
+    if len(values) == 1 or low == high:
+        return f"{median:g}"
+    return f"{median:g} ({low:g}-{high:g})"
+
+
+def report(where, unit_of, runs, label_a, label_b):
+    """Prints one table per benchmark table, as Markdown."""
+    keys = [k for k in runs["A"][0] if all(k in r for v in "AB" for r in runs[v])]
+    tables = defaultdict(lambda: defaultdict(dict))
+    for table, row, column in keys:
+        tables[table][row][column] = {
+            v: [r[(table, row, column)] for r in runs[v]] for v in "AB"
+        }
+    rounds = len(runs["A"])
+    for table, rows in tables.items():
+        print(f"\n{where}, {table}: median of {rounds} rounds (range), A = {label_a}, B = {label_b}\n")
+        columns = list(next(iter(rows.values())))
+        head = ["row"]
+        for column in columns:
+            unit = unit_of[column]
+            head += [f"{column}: A ({unit})", f"{column}: B ({unit})", f"{column}: B/A"]
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for row, by_column in rows.items():
+            cells = [row]
+            for column in columns:
+                a, b = by_column[column]["A"], by_column[column]["B"]
+                ratio = statistics.median(b) / statistics.median(a)
+                cells += [spread(a), spread(b), f"{ratio:.2f}"]
+            print("| " + " | ".join(cells) + " |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--parts", nargs="+", choices=["instructions", "native", "wasm"], required=True
+    )
+    parser.add_argument("--label-a", default="A")
+    parser.add_argument("--label-b", default="B")
+    args = parser.parse_args()
+    unit_of = {"verdict": "ns", "full decision": "ns", "time": "ms"}
+    if "instructions" in args.parts:
+        instruction_counts(args.folder, args.label_a, args.label_b)
+    for where, command in commands(args.folder, args.parts).items():
+        runs = {"A": [], "B": []}
+        for round_ in range(args.rounds):
+            order = "AB" if round_ % 2 == 0 else "BA"
+            for version in order:
+                print(f"[compare] {where}: round {round_ + 1}, {version}", file=sys.stderr)
+                runs[version].append(run(command(version)))
+        report(where, unit_of, runs, args.label_a, args.label_b)
+
+
+if __name__ == "__main__":
+    main()
