@@ -90,15 +90,26 @@ impl FixedWindow {
     }
 
     /// The window `now` falls in (`now` no earlier than any time seen).
+    ///
+    /// Inline in each caller, so that a request in the current window, nearly every one, makes
+    /// no call: with several callers the compiler otherwise keeps it out of line, a call of
+    /// about ten instructions per request.
+    #[inline(always)]
     fn window_at(&self, now: Time) -> Window {
-        let now = now.micros();
-        if now < self.end {
-            return Window {
+        if now.micros() < self.end {
+            Window {
                 start: self.start,
                 end: self.end,
                 count: self.count,
-            };
+            }
+        } else {
+            self.next_window(now)
         }
+    }
+
+    /// The window `now` falls in when the current one has ended.
+    fn next_window(&self, now: Time) -> Window {
+        let now = now.micros();
         let w = self.quota.window().micros();
         let start = match self.alignment {
             Alignment::Clock => now - now % w,
@@ -174,7 +185,7 @@ impl Limiter for FixedWindow {
         let now = now.max(self.latest);
         self.latest = now;
         if now.micros() >= self.end {
-            let window = self.window_at(now);
+            let window = self.next_window(now);
             self.start = window.start;
             self.end = window.end;
             self.count = 0;
