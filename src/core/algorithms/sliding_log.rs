@@ -89,6 +89,16 @@ impl SlidingLog {
         }
     }
 
+    /// Logs a request of `cost` at `now`.
+    #[inline(always)]
+    fn log_hit(&mut self, now: Time, cost: u64) {
+        if cost == 1 {
+            self.log.push_back(now);
+        } else {
+            self.log.extend(std::iter::repeat_n(now, cost as usize));
+        }
+    }
+
     /// The answer at `now`, when the live entries are the log's from `first` on and then
     /// `pending` more at `now` (a peek's request, logged by `decide` but not by a peek).
     fn answer(&self, now: Time, passes: bool, first: usize, pending: u64, cost: u64) -> Decision {
@@ -140,18 +150,16 @@ impl Limiter for SlidingLog {
                 self.log.pop_front();
             }
         }
-        let passes = (self.log.len() as u64).saturating_add(cost) <= self.quota.limit();
         // Passing, cost <= limit, so a log of passed requests never holds more than `limit`.
-        if passes || self.count_refused {
-            if cost == 1 {
-                self.log.push_back(now);
-            } else {
-                self.log.extend(std::iter::repeat_n(now, cost as usize));
-            }
-        }
-        if passes {
+        if (self.log.len() as u64).saturating_add(cost) <= self.quota.limit() {
+            self.log_hit(now, cost);
             Verdict::Allowed
         } else {
+            // Whether refusals count is read on a refusal's branch only, and each branch knows
+            // its verdict: two instructions fewer per request than testing `passes` again.
+            if self.count_refused {
+                self.log_hit(now, cost);
+            }
             Verdict::Rejected
         }
     }
