@@ -24,11 +24,15 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+# The lines of both benchmarks, natively and as wasm-bindgen-test-runner prints the browser's
+# console (which may indent them): a table's heading, then its rows.
+ONE_KEY_HEADING = re.compile(r"^\s*one key, ")
+MILLION_HEADING = re.compile(r"^\s*\d+ requests over \d+ keys")
 # "  Token bucket      6.1 ns     38.8 ns": a row of the one-key table (verdict, full decision).
-ONE_KEY_ROW = re.compile(r"^  (\S.*?)\s+([\d.]+) ns\s+([\d.]+) ns")
+ONE_KEY_ROW = re.compile(r"^\s+(\S.*?)\s+([\d.]+) ns\s+([\d.]+) ns")
 # "  Token bucket      47.6 ms  (...)": a row of the million requests over 10,000 keys.
-MILLION_ROW = re.compile(r"^  (\S.*?)\s+([\d.]+) ms")
-# The browser's million requests, on one line.
+MILLION_ROW = re.compile(r"^\s+(\S.*?)\s+([\d.]+) ms")
+# The browser's million requests, on its heading's line.
 MILLION_WASM = re.compile(
     r"requests over \d+ keys: the six algorithms ([\d.]+) ms, "
     r"the Durable Object emulation ([\d.]+) ms"
@@ -40,9 +44,9 @@ def parse(output):
     figures = {}
     table = None
     for line in output.splitlines():
-        if line.startswith("one key"):
+        if ONE_KEY_HEADING.match(line):
             table = "one key"
-        elif re.match(r"^\d+ requests over \d+ keys", line):
+        elif MILLION_HEADING.match(line):
             table = "10,000 keys"
             wasm = MILLION_WASM.search(line)
             if wasm:
