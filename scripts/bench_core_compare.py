@@ -96,6 +96,10 @@ def instructions(program, row, mode, requests):
     return int(found.group(1).replace(",", ""))
 
 
+def markdown_row(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
 def instruction_counts(folder, label_a, label_b):
     """Prints the instructions per decision of every row both versions have, as Markdown."""
     programs = {v: str(folder / f"{v}-one-key") for v in "AB"}
@@ -106,9 +110,10 @@ def instruction_counts(folder, label_a, label_b):
     }
     table = [
         f"\ninstructions per decision (valgrind), A = {label_a}, B = {label_b}\n",
-        "| row | verdict: A | verdict: B | verdict: B/A"
-        " | full decision: A | full decision: B | full decision: B/A |",
-        "|---|---|---|---|---|---|---|",
+        markdown_row(
+            ["row"] + [f"{c}: {v}" for c in ("verdict", "full decision") for v in ("A", "B", "B/A")]
+        ),
+        "|" + "---|" * 7,
     ]
     for row in [r for r in rows["A"] if r in rows["B"]]:
         print(f"[compare] instructions: {row}", file=sys.stderr)
@@ -121,7 +126,7 @@ def instruction_counts(folder, label_a, label_b):
                     instructions(program, row, mode, 2 * n) - instructions(program, row, mode, n)
                 ) / n
             cells += [f"{counts['A']:.1f}", f"{counts['B']:.1f}", f"{counts['B'] / counts['A']:.2f}"]
-        table.append("| " + " | ".join(cells) + " |")
+        table.append(markdown_row(cells))
     print("\n".join(table))
 
 
@@ -162,7 +167,7 @@ def report(where, unit_of, runs, label_a, label_b):
         for column in columns:
             unit = unit_of[column]
             head += [f"{column}: A ({unit})", f"{column}: B ({unit})", f"{column}: B/A"]
-        print("| " + " | ".join(head) + " |")
+        print(markdown_row(head))
         print("|" + "---|" * len(head))
         for row, by_column in rows.items():
             cells = [row]
@@ -170,7 +175,7 @@ def report(where, unit_of, runs, label_a, label_b):
                 a, b = by_column[column]["A"], by_column[column]["B"]
                 ratio = statistics.median(b) / statistics.median(a)
                 cells += [spread(a), spread(b), f"{ratio:.2f}"]
-            print("| " + " | ".join(cells) + " |")
+            print(markdown_row(cells))
 
 
 def main():
