@@ -6,9 +6,10 @@
 # REV_A and REV_B are git revisions (REV_B defaults to HEAD); `.` is the working tree as it is,
 # uncommitted changes included. Each is copied to target/compare/core/src/ and its own benchmarks
 # are built there. PARTS (default all three) says which run:
-#   instructions  the instructions one decision takes, counted by valgrind (cachegrind) on
-#                 benches/one_key.rs, built in each copy from this checkout's file: the same for
-#                 every run, so one run of each version is enough;
+#   instructions  the instructions one decision takes, counted on benches/one_key.rs, built in
+#                 each copy from this checkout's file: natively by valgrind (cachegrind), and in
+#                 WebAssembly as operators by wasmtime's fuel. Both are the same for every run,
+#                 so one run of each version is enough;
 #   native        the times of `cargo bench --bench simulate`;
 #   wasm          the times of tests/wasm_bench.rs in headless Chromium (scripts/bench-wasm.sh).
 # Times run ROUNDS (default 2) times per version, in turn, A first in odd rounds and B first in
@@ -20,8 +21,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 PARTS="${PARTS:-instructions native wasm}"
 has_part() { [[ " $PARTS " == *" $1 "* ]]; }
 ensure_wasm_target
-if has_part instructions && ! command -v valgrind >/dev/null; then
-  need_root_apt valgrind
+PYTHON=python3
+if has_part instructions; then
+  command -v valgrind >/dev/null || need_root_apt valgrind
+  ensure_wasmtime_python
+  PYTHON="$WASMTIME_PYTHON"
 fi
 if has_part wasm; then
   ensure_cargo_tool wasm-bindgen wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
@@ -63,6 +67,11 @@ build() {
     cp "$ROOT/benches/one_key.rs" examples/one_key.rs
     cp "$(CARGO_TARGET_DIR="$WORK/cargo" cargo build --offline --quiet --release \
       --example one_key --message-format=json | executable example)" "$WORK/bin/$name-one-key"
+    # The same program as a WebAssembly module that exports its decisions (wasm-bindgen's
+    # imports stay unresolved: the decisions never call them).
+    cp "$(CARGO_TARGET_DIR="$WORK/cargo" cargo rustc --offline --quiet --release \
+      --target wasm32-unknown-unknown --example one_key --message-format=json \
+      -- -C link-arg=--export=decide_one_key | executable example)" "$WORK/bin/$name-one-key.wasm"
   fi
   if has_part native; then
     cp "$(CARGO_TARGET_DIR="$WORK/cargo" cargo bench --offline --quiet \
@@ -80,5 +89,5 @@ build B "${2:-HEAD}"
 
 export WASM_BINDGEN_TEST_TIMEOUT=900 CHROMEDRIVER=/usr/bin/chromedriver
 # shellcheck disable=SC2086 # one argument per part
-python3 scripts/bench_core_compare.py --rounds "${ROUNDS:-2}" --parts $PARTS \
+"$PYTHON" scripts/bench_core_compare.py --rounds "${ROUNDS:-2}" --parts $PARTS \
   --label-a "$1" --label-b "${2:-HEAD}" "$WORK/bin"

@@ -1,13 +1,16 @@
 """Runs two versions' core benchmarks in turn and prints each row side by side.
 
 Called by scripts/bench-core-compare.sh, which builds them into one folder: `A-one-key` and
-`B-one-key` (benches/one_key.rs), `A-native` and `B-native` (`cargo bench --bench simulate`),
-`A-wasm.wasm` and `B-wasm.wasm` (tests/wasm_bench.rs, run in headless Chromium by
-wasm-bindgen-test-runner).
+`B-one-key` (benches/one_key.rs), `A-one-key.wasm` and `B-one-key.wasm` (the same file built for
+WebAssembly), `A-native` and `B-native` (`cargo bench --bench simulate`), `A-wasm.wasm` and
+`B-wasm.wasm` (tests/wasm_bench.rs, run in headless Chromium by wasm-bindgen-test-runner).
 
 Instructions: valgrind's cachegrind counts what one row's program executes deciding 2N requests
 and N requests (N = 100,000); the difference over N is the instructions per decision, without
-the program's start and the trace's making. The count is the same from run to run.
+the program's start and the trace's making. In WebAssembly, wasmtime's fuel counts the same way
+what the module's `decide_one_key` executes, in operators: one unit each, none for `nop`, `drop`,
+`block`, `loop` and `end`. Both counts are the same from run to run. The WebAssembly count needs
+wasmtime's Python package (the shell script runs this one in a virtual environment with it).
 
 Times: both benchmarks print one line per row, a label then figures in ns or ms. A row is
 compared when both versions print it; the rules (`--rules`), which earlier versions lack, are
@@ -96,38 +99,100 @@ def instructions(program, row, mode, requests):
     return int(found.group(1).replace(",", ""))
 
 
+class WasmOperators:
+    """Counts the WebAssembly operators one version's `decide_one_key` executes."""
+
+    FUEL = 10**15
+
+    def __init__(self, path):
+        import wasmtime  # only this count needs it
+
+        self.wasmtime = wasmtime
+        config = wasmtime.Config()
+        config.consume_fuel = True
+        self.engine = wasmtime.Engine(config)
+        self.module = wasmtime.Module.from_file(self.engine, str(path))
+
+    def run(self, row_index, mode, requests):
+        """The operators executed deciding `requests` requests of row `row_index`, and how many
+        passed, in an instance of its own."""
+        store = self.wasmtime.Store(self.engine)
+        store.set_fuel(self.FUEL)
+
+        def stand_in(*_):
+            raise RuntimeError("the decisions called one of wasm-bindgen's imports")
+
+        imports = [self.wasmtime.Func(store, i.type, stand_in) for i in self.module.imports]
+        instance = self.wasmtime.Instance(store, self.module, imports)
+        passed = instance.exports(store)["decide_one_key"](
+            store, row_index, int(mode == "full"), requests
+        )
+        if passed == 2**64 - 1:
+            sys.exit(f"decide_one_key could not decide row {row_index}")
+        return self.FUEL - store.get_fuel(), passed
+
+
 def markdown_row(cells):
     return "| " + " | ".join(cells) + " |"
 
 
+def count_table(title, rows, count):
+    """Prints, as Markdown, each row's count per decision in both versions, verdict and full:
+    `count(version, row, mode, requests)` counts what deciding `requests` requests executes."""
+    table = [
+        f"\n{title}\n",
+        markdown_row(
+            ["row"] + [f"{c}: {v}" for c in ("verdict", "full decision") for v in ("A", "B", "B/A")]
+        ),
+        "|" + "---|" * 7,
+    ]
+    for row in rows:
+        print(f"[compare] {title.split(',')[0]}: {row}", file=sys.stderr)
+        cells = [row]
+        for mode in ("verdict", "full"):
+            n = PER_DECISION
+            per = {v: (count(v, row, mode, 2 * n) - count(v, row, mode, n)) / n for v in "AB"}
+            cells += [f"{per['A']:.1f}", f"{per['B']:.1f}", f"{per['B'] / per['A']:.2f}"]
+        table.append(markdown_row(cells))
+    print("\n".join(table))
+
+
 def instruction_counts(folder, label_a, label_b):
-    """Prints the instructions per decision of every row both versions have, as Markdown."""
+    """Prints the instructions per decision of every row both versions have, natively and in
+    WebAssembly."""
     programs = {v: str(folder / f"{v}-one-key") for v in "AB"}
     rows = {
         v: subprocess.run([p, "rows"], capture_output=True, text=True, check=True)
         .stdout.splitlines()
         for v, p in programs.items()
     }
-    table = [
-        f"\ninstructions per decision (valgrind), A = {label_a}, B = {label_b}\n",
-        markdown_row(
-            ["row"] + [f"{c}: {v}" for c in ("verdict", "full decision") for v in ("A", "B", "B/A")]
-        ),
-        "|" + "---|" * 7,
-    ]
-    for row in [r for r in rows["A"] if r in rows["B"]]:
-        print(f"[compare] instructions: {row}", file=sys.stderr)
-        cells = [row]
-        for mode in ("verdict", "full"):
-            counts = {}
-            for v, program in programs.items():
-                n = PER_DECISION
-                counts[v] = (
-                    instructions(program, row, mode, 2 * n) - instructions(program, row, mode, n)
-                ) / n
-            cells += [f"{counts['A']:.1f}", f"{counts['B']:.1f}", f"{counts['B'] / counts['A']:.2f}"]
-        table.append(markdown_row(cells))
-    print("\n".join(table))
+    both = [r for r in rows["A"] if r in rows["B"]]
+    versions = f"A = {label_a}, B = {label_b}"
+    count_table(
+        f"instructions per decision, natively (valgrind), {versions}",
+        both,
+        lambda v, row, mode, requests: instructions(programs[v], row, mode, requests),
+    )
+    modules = {v: WasmOperators(folder / f"{v}-one-key.wasm") for v in "AB"}
+    # The module numbers the rows as the program lists them, and both must decide alike: over
+    # 3 s of the trace, the windows let 50 through and the buckets more.
+    requests = 3 * PER_DECISION
+    for v in "AB":
+        for row in both:
+            for mode in ("verdict", "full"):
+                command = [programs[v], row, mode, str(requests)]
+                native = subprocess.run(command, capture_output=True, text=True, check=True)
+                _, passed = modules[v].run(rows[v].index(row), mode, requests)
+                if native.stdout.strip() != str(passed):
+                    sys.exit(
+                        f"{v}: {row} ({mode}) passes {native.stdout.strip()} natively, "
+                        f"{passed} in wasmtime"
+                    )
+    count_table(
+        f"WebAssembly operators per decision (wasmtime's fuel), {versions}",
+        both,
+        lambda v, row, mode, requests: modules[v].run(rows[v].index(row), mode, requests)[0],
+    )
 
 
 def commands(folder, parts):

@@ -2,12 +2,14 @@
 # Installs every tool the build and the tests need, skipping what is already there.
 # Sourced by the scripts that build, serve, test and benchmark the site, so that a fresh machine
 # needs nothing but this repository. Only package registries are used: crates.io (cargo install),
-# npm, and Debian's packages (apt-get). Nothing is downloaded from anywhere else.
+# npm, PyPI (pip) and Debian's packages (apt-get). Nothing is downloaded from anywhere else.
 #
 # Where things go:
 #   $RATELAB_TOOLS (default ~/.local/share/ratelab-tools) holds trunk, wasm-bindgen and the npm
 #   npm packages binaryen (wasm-opt 132) and terser (trunk's own JS minifier cannot read
 #   wasm-bindgen's `export default`). Point it at an empty folder to rehearse a fresh machine.
+#   It also holds, in python/, a Python virtual environment with wasmtime's package, with which
+#   scripts/bench-core-compare.sh counts WebAssembly operators.
 #   playwright-core is a dev dependency in package.json, installed into ./node_modules.
 #   chromium and chromium-driver come from Debian (apt-get; needs root, as on CI).
 set -euo pipefail
@@ -19,6 +21,7 @@ MDBOOK_VERSION="0.5.4"
 WASM_BINDGEN_VERSION="0.2.130"
 BINARYEN_VERSION="132.0.0"
 TERSER_VERSION="5.51.4"
+WASMTIME_PYTHON_VERSION="50.0.1"
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
@@ -130,6 +133,20 @@ ensure_browser_tools() {
     say "installing playwright-core and axe-core from npm (the browser is Debian's chromium)"
     (cd "$ROOT" && npm ci --silent --no-audit --no-fund >/dev/null)
   fi
+}
+
+# wasmtime's Python package, in a virtual environment of its own, for the count of WebAssembly
+# operators in scripts/bench-core-compare.sh. Sets WASMTIME_PYTHON to that environment's python.
+ensure_wasmtime_python() {
+  WASMTIME_PYTHON="$RATELAB_TOOLS/python/bin/python"
+  if "$WASMTIME_PYTHON" -c "import sys, importlib.metadata as m
+sys.exit(m.version('wasmtime') != '$WASMTIME_PYTHON_VERSION')" 2>/dev/null; then
+    return
+  fi
+  say "installing wasmtime $WASMTIME_PYTHON_VERSION from PyPI into $RATELAB_TOOLS/python"
+  python3 -m venv "$RATELAB_TOOLS/python"
+  "$WASMTIME_PYTHON" -m pip install --quiet --disable-pip-version-check \
+    "wasmtime==$WASMTIME_PYTHON_VERSION"
 }
 
 # mdBook, for the end-to-end test that embeds the lab in a real documentation site.
