@@ -1,12 +1,12 @@
-//! One row deciding requests of one key, and nothing else: the program `scripts/bench-core-compare.sh`
-//! counts the instructions of a decision with. A count does not move with the machine's load as
-//! a time does, so two versions compare by it on any day.
+//! One row deciding requests of one key, and nothing else: what `scripts/bench-core-compare.sh`
+//! runs to count the instructions a decision takes. A count does not move with the machine's load
+//! as a time does, so two versions compare by it on any day.
 //!
-//! Natively it is a program, run under valgrind. Built for WebAssembly, the compare script has
-//! the module export `decide_one_key`, the same decisions, which it runs in wasmtime to count
-//! their WebAssembly operators. The compare script builds this file in a copy of each version it
-//! compares, as an example there, so it uses only what every version since `78e4709` (the
-//! published figures') has.
+//! Natively it is a program, which the compare script runs under valgrind. Built for WebAssembly,
+//! it is a module whose export `decide_one_key` (the script has the linker export it) makes the
+//! same decisions, which the script runs in wasmtime to count their WebAssembly operators. The
+//! script builds this file in a copy of each version it compares, as an example there, so it uses
+//! only what every version since `78e4709` (the published figures') has.
 //!
 //! ```sh
 //! cargo bench --bench one_key -- "token bucket" full 100000
