@@ -67,8 +67,8 @@ build() {
     cp "$ROOT/benches/one_key.rs" examples/one_key.rs
     cp "$(CARGO_TARGET_DIR="$WORK/cargo" cargo build --offline --quiet --release \
       --example one_key --message-format=json | executable example)" "$WORK/bin/$name-one-key"
-    # The same program as a WebAssembly module that exports its decisions (wasm-bindgen's
-    # imports stay unresolved: the decisions never call them).
+    # The same program as a WebAssembly module that exports its decisions. Its wasm-bindgen
+    # imports stay unresolved: bench_core_compare.py gives them stand-ins the decisions never call.
     cp "$(CARGO_TARGET_DIR="$WORK/cargo" cargo rustc --offline --quiet --release \
       --target wasm32-unknown-unknown --example one_key --message-format=json \
       -- -C link-arg=--export=decide_one_key | executable example)" "$WORK/bin/$name-one-key.wasm"

@@ -5,7 +5,7 @@
 # npm, PyPI (pip) and Debian's packages (apt-get). Nothing is downloaded from anywhere else.
 #
 # Where things go:
-#   $RATELAB_TOOLS (default ~/.local/share/ratelab-tools) holds trunk, wasm-bindgen and the npm
+#   $RATELAB_TOOLS (default ~/.local/share/ratelab-tools) holds trunk, wasm-bindgen and the
 #   npm packages binaryen (wasm-opt 132) and terser (trunk's own JS minifier cannot read
 #   wasm-bindgen's `export default`). Point it at an empty folder to rehearse a fresh machine.
 #   It also holds, in python/, a Python virtual environment with wasmtime's package, with which
