@@ -6,6 +6,7 @@
 use crate::core::decision::Verdict;
 use std::sync::Arc;
 
+use super::marks::{cluster_columns, plan_row, LaneColumns, LanePlan, KINDS};
 use crate::core::durable::Outcome;
 use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
@@ -250,6 +251,15 @@ impl Layout {
         }
     }
 
+    /// How far a row's bars may grow from its line of marks, up and down (CSS pixels): nearly to
+    /// the row's edges, or, in a key's lane, to its name above and its lower edge.
+    pub fn bar_reach(&self) -> f64 {
+        match self.lanes.count() {
+            1 => ROW_H / 2.0 - 5.0,
+            _ => LANE_H - LANE_MARK_Y - 1.0,
+        }
+    }
+
     /// The axis's ticks for the stretch shown.
     pub fn ticks(&self) -> Vec<Time> {
         ticks_in(self.range, self.width)
@@ -375,24 +385,18 @@ impl Drawn {
     }
 }
 
-/// Which marks each device-pixel column of each row (and each key's lane in it) shows, worked
-/// out once per run and layout (one pass over the decisions shown), so that a redraw while the
-/// pointer moves costs one look per column instead of one per request: a million requests
-/// redraw as fast as a hundred.
+/// What each row (and each key's lane in it) draws, worked out once per run and layout (one pass
+/// over the decisions shown, then a plan per lane: `super::marks`), so that a redraw while the
+/// pointer moves paints a plan instead of looking at every request: a million requests redraw as
+/// fast as a hundred, and the picture's proportions are the counts'.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MarkColumns {
-    /// Per lane of each row of the layout, row after row: a bit per `Mark` for each column (bit
-    /// 7: a delayed request is released here), and for delayed requests the farthest release
-    /// (CSS x) from each column.
+    /// Every lane of every row of the layout, row after row (a row's lanes top to bottom).
     tracks: Vec<Track>,
 }
 
-/// One lane's columns: a bit per [`Mark`] for each device-pixel column (and [`RELEASED`]), and
-/// for delayed requests the farthest release (CSS x) from each column (empty when none is).
-pub type Track = (Vec<u8>, Vec<f32>);
-
-/// The bit of a column saying a delayed request is released there.
-pub const RELEASED: u8 = 1 << 7;
+/// One lane's plan: its lone marks, and its clusters drawn as bars.
+pub type Track = LanePlan;
 
 impl MarkColumns {
     /// Every lane of every row of the layout, row after row (a row's lanes top to bottom).
@@ -404,6 +408,64 @@ impl MarkColumns {
         let mut builder = MarkColumnsBuilder::new(run, layout, dpr);
         while builder.add_row(run, layout) {}
         builder.finish()
+    }
+
+    /// What every lane draws, as JSON published on the canvas for tests and tools that read its
+    /// pixels: per row, per lane, each lone mark (its CSS x and outcome: `a`llowed, `r`efused,
+    /// `d`elayed, `o`pen, `c`losed) and each cluster drawn as bars (the CSS x its bars start and
+    /// end at, its requests, and how many of them were refused, fail-closed ones included).
+    pub fn to_json(&self, layout: &Layout, dpr: f64) -> String {
+        let css = |column: u32| (f64::from(column) / dpr * 100.0).round() / 100.0;
+        let letter = |m: Mark| match m {
+            Mark::Allowed => 'a',
+            Mark::Rejected => 'r',
+            Mark::Delayed => 'd',
+            Mark::Degraded => 'o',
+            Mark::FailedClosed => 'c',
+        };
+        let lane_json = |plan: &Track| {
+            let marks: Vec<String> = plan
+                .marks
+                .iter()
+                .map(|m| format!("[{},\"{}\"]", css(m.column), letter(m.kind)))
+                .collect();
+            let clusters: Vec<String> = plan
+                .clusters
+                .iter()
+                .map(|c| {
+                    let span = cluster_columns(c, mark_width(dpr));
+                    let refused =
+                        c.counts[Mark::Rejected as usize] + c.counts[Mark::FailedClosed as usize];
+                    format!(
+                        "[{},{},{},{}]",
+                        css(span.start),
+                        css(span.end),
+                        c.requests(),
+                        refused
+                    )
+                })
+                .collect();
+            format!(
+                "{{\"marks\":[{}],\"bars\":[{}]}}",
+                marks.join(","),
+                clusters.join(",")
+            )
+        };
+        let lanes = layout.lanes.count();
+        let rows: Vec<String> = layout
+            .rows
+            .iter()
+            .zip(self.tracks.chunks(lanes))
+            .map(|(row, plans)| {
+                let lanes: Vec<String> = plans.iter().map(lane_json).collect();
+                format!(
+                    "{{\"id\":\"{}\",\"lanes\":[{}]}}",
+                    row.kind.id(),
+                    lanes.join(",")
+                )
+            })
+            .collect();
+        format!("{{\"dpr\":{},\"rows\":[{}]}}", dpr, rows.join(","))
     }
 }
 
@@ -461,14 +523,14 @@ impl MarkColumnsBuilder {
         let column = |x: f64| column_at(x, dpr, columns);
         let requests = run.trace.requests();
         let lanes = layout.lanes.count();
-        let mut kinds = vec![vec![0u8; columns]; lanes];
-        let mut reach = vec![Vec::new(); lanes];
+        let mut counts = vec![vec![[0u32; KINDS]; columns]; lanes];
+        let mut release = vec![Vec::new(); lanes];
         let lane_of = |j: usize| self.request_lanes.get(j).map_or(0, |&l| usize::from(l));
         match row.kind {
             RowKind::Algo(a) => {
                 if let Some(r) = run.run(a) {
                     if r.delayed > 0 {
-                        reach = vec![vec![0f32; columns]; lanes];
+                        release = vec![vec![-1f32; columns]; lanes];
                     }
                     // The request itself is read only for a delayed one, to find its release.
                     let verdicts = self.shown.clone().filter_map(|i| r.verdicts.get(i));
@@ -479,16 +541,12 @@ impl MarkColumnsBuilder {
                             Verdict::Rejected => Mark::Rejected,
                             Verdict::Delayed { by } => {
                                 let released = requests[self.shown.start + j].at.plus(by);
-                                let release = layout.x(released);
-                                // A release past the stretch shown is not marked at its edge.
-                                if layout.range.contains(released) {
-                                    kinds[lane][column(release)] |= RELEASED;
-                                }
-                                reach[lane][c] = reach[lane][c].max(release as f32);
+                                let x = layout.x(released) as f32;
+                                release[lane][c] = release[lane][c].max(x);
                                 Mark::Delayed
                             }
                         };
-                        kinds[lane][c] |= 1 << mark as u8;
+                        counts[lane][c][mark as usize] += 1;
                     }
                 }
             }
@@ -499,13 +557,23 @@ impl MarkColumnsBuilder {
                         .iter()
                         .filter(|r| r.attempt == 0 && layout.range.contains(r.sent));
                     for record in shown {
-                        kinds[layout.lanes.lane(record.key)][column(layout.x(record.sent))] |=
-                            1 << outcome_mark(record.outcome) as u8;
+                        let lane = layout.lanes.lane(record.key).min(lanes - 1);
+                        let c = column(layout.x(record.sent));
+                        counts[lane][c][outcome_mark(record.outcome) as usize] += 1;
                     }
                 }
             }
         }
-        self.tracks.extend(kinds.into_iter().zip(reach));
+        let lane_columns: Vec<LaneColumns> = counts
+            .iter()
+            .zip(&release)
+            .map(|(counts, release)| LaneColumns { counts, release })
+            .collect();
+        self.tracks.extend(plan_row(
+            &lane_columns,
+            mark_width(dpr),
+            layout.bar_reach() * dpr,
+        ));
         self.rows_done += 1;
         self.rows_done < layout.rows.len()
     }
@@ -583,6 +651,11 @@ impl Job for MarkColumnsJob {
             None => MarkColumns::default(),
         }
     }
+}
+
+/// A mark's width in device pixels: requests whose columns are closer than this would overlap.
+pub fn mark_width(dpr: f64) -> u32 {
+    (2.0 * MARK_R * dpr).round().max(1.0) as u32
 }
 
 /// The device-pixel column of CSS x, the nearest as plotters rounds, so a mark sits exactly where
@@ -773,11 +846,13 @@ mod tests {
         assert!(layout
             .to_json()
             .contains("\"fromUs\":9000000,\"toUs\":11000000"));
-        // Only the requests shown leave marks: five columns, none piled at the edges.
+        // Only the requests shown leave marks: five marks apart, none piled at the edges.
         let columns = MarkColumns::new(&run, &layout, 1.0);
-        let (kinds, _) = &columns.tracks()[0];
-        assert_eq!(kinds.iter().filter(|&&bits| bits != 0).count(), 5);
-        assert_eq!((kinds[0], kinds[kinds.len() - 1]), (0, 0));
+        let plan = &columns.tracks()[0];
+        assert_eq!(plan.marks.len(), 5);
+        assert!(plan.clusters.is_empty());
+        let last = (1032.0f64).ceil() as u32 + 1;
+        assert!(plan.marks.iter().all(|m| m.column > 0 && m.column < last));
     }
 
     #[test]
@@ -811,20 +886,16 @@ mod tests {
                 .iter()
                 .filter(|r| run.trace.key_name(r.key) == *key);
             for request in sent {
-                let c = column_at(split.x(request.at), 1.0, columns.tracks()[k].0.len());
-                assert!(columns.tracks()[k].0[c] != 0, "{key} at {:?}", request.at);
+                let c = column_at(split.x(request.at), 1.0, 802) as u32;
+                assert!(holds(&columns.tracks()[k], c), "{key} at {:?}", request.at);
             }
         }
-        // Every request is in exactly one lane of a row: the lanes' marks add up to the row's.
-        let marked = |tracks: &[Track]| {
-            tracks
-                .iter()
-                .map(|(k, _)| k.iter().filter(|&&b| b != 0).count())
-                .sum::<usize>()
-        };
-        assert!(
-            marked(&columns.tracks()[..3])
-                >= marked(&MarkColumns::new(&run, &one, 1.0).tracks()[..1])
+        // Every request is in exactly one lane of a row: the lanes' requests add up to the row's.
+        let requests = |tracks: &[Track]| tracks.iter().map(LanePlan::requests).sum::<u64>();
+        assert_eq!(requests(&columns.tracks()[..3]), run.trace.len() as u64);
+        assert_eq!(
+            requests(&MarkColumns::new(&run, &one, 1.0).tracks()[..1]),
+            run.trace.len() as u64
         );
         // The line of tools under the axis holds the lanes' toggle for several keys, and the
         // zoom's reset for a stretch.
@@ -894,21 +965,88 @@ mod tests {
         let layout = Layout::new(&run, 600.0);
         let columns = MarkColumns::new(&run, &layout, 2.0);
         assert_eq!(columns.tracks().len(), 2);
-        let (fixed, reach) = &columns.tracks()[0];
-        assert!(reach.is_empty(), "the fixed window delays nothing");
+        let fixed = &columns.tracks()[0];
+        assert!(fixed.marks.iter().all(|m| m.release.is_none()));
         let fixed_run = run.run(Algorithm::FixedWindow).unwrap();
         for (request, verdict) in run.trace.requests().iter().zip(fixed_run.verdicts.iter()) {
-            let column = column_at(layout.x(request.at), 2.0, fixed.len());
+            let column = column_at(layout.x(request.at), 2.0, 1202) as u32;
             let mark = match verdict {
                 Verdict::Allowed => Mark::Allowed,
                 _ => Mark::Rejected,
             };
-            assert!(fixed[column] & (1 << mark as u8) != 0);
+            assert!(shows(fixed, column, mark), "{mark:?} at {:?}", request.at);
         }
-        // The leaky bucket delays: its releases are marked, and reach right of their request.
-        let (leaky, reach) = &columns.tracks()[1];
-        assert!(leaky.iter().any(|bits| bits & RELEASED != 0));
-        assert!(reach.iter().any(|&x| x > 0.0));
+        // The leaky bucket delays: a lone delayed mark reaches right to its release.
+        let leaky = &columns.tracks()[1];
+        assert!(leaky.marks.iter().any(|m| m.kind == Mark::Delayed
+            && m.release
+                .is_some_and(|x| f64::from(x) * 2.0 > f64::from(m.column))));
+    }
+
+    /// True when `plan` shows a request of outcome `mark` in device column `column`: its own mark
+    /// there, or a cluster over that column holding such a request.
+    fn shows(plan: &LanePlan, column: u32, mark: Mark) -> bool {
+        plan.marks
+            .iter()
+            .any(|m| m.column == column && m.kind == mark)
+            || plan
+                .clusters
+                .iter()
+                .any(|c| (c.first..=c.last).contains(&column) && c.counts[mark as usize] > 0)
+    }
+
+    fn holds(plan: &LanePlan, column: u32) -> bool {
+        plan.marks.iter().any(|m| m.column == column)
+            || plan
+                .clusters
+                .iter()
+                .any(|c| (c.first..=c.last).contains(&column))
+    }
+
+    #[test]
+    fn every_request_shown_is_counted_once_in_its_rows_marks_and_bars() {
+        // Fifty requests at one instant, then a spread of others.
+        let mut times = vec!["1".to_string(); 50];
+        times.extend((0..400).map(|i| format!("{}.{:03}", 2 + i / 100, i % 100 * 7)));
+        let run = run(&format!(
+            "algos=fixed,sliding-log,leaky-bucket&limit=20&window=1&trace={}",
+            times.join(",")
+        ));
+        for width in [300.0, 1200.0, 20_000.0] {
+            let layout = Layout::new(&run, width);
+            let columns = MarkColumns::new(&run, &layout, 1.0);
+            for (plan, r) in columns.tracks().iter().zip(&run.runs) {
+                let mut counted = [0u64; KINDS];
+                for m in &plan.marks {
+                    counted[m.kind as usize] += 1;
+                }
+                for c in &plan.clusters {
+                    for (sum, &n) in counted.iter_mut().zip(&c.counts) {
+                        *sum += u64::from(n);
+                    }
+                }
+                let refused = r
+                    .verdicts
+                    .iter()
+                    .filter(|v| *v == Verdict::Rejected)
+                    .count();
+                assert_eq!(counted[Mark::Rejected as usize], refused as u64);
+                assert_eq!(counted.iter().sum::<u64>(), run.trace.len() as u64);
+            }
+        }
+        // At 300 pixels the fifty at one instant are one narrow cluster with its count.
+        let columns = MarkColumns::new(&run, &Layout::new(&run, 300.0), 1.0);
+        let burst = columns.tracks()[0]
+            .clusters
+            .iter()
+            .find(|c| c.narrow)
+            .map(|c| c.requests());
+        assert_eq!(burst, Some(50));
+        // Published with where its bar is drawn, its requests and its refusals: the fixed window
+        // lets 20 of the fifty through.
+        let json = columns.to_json(&Layout::new(&run, 300.0), 1.0);
+        assert!(json.starts_with("{\"dpr\":1,\"rows\":[{\"id\":\"fixed\",\"lanes\":[{\"marks\":["));
+        assert!(json.contains(",50,30]"), "{json}");
     }
 
     #[test]

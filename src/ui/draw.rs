@@ -11,14 +11,13 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d;
 
-use crate::core::decision::Verdict;
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
 use crate::core::time::Time;
+use crate::layout::marks::{cluster_columns, PlacedMark, DOWN, UP};
 use crate::layout::polyline::{drop_straight_runs, thin_by_column};
 use crate::layout::timeline::{
-    dashed_ring, outcome_mark, Drawn, Layout, Mark, MarkColumns, RowKind, Track, MARK_R, PAD_X,
-    RELEASED,
+    dashed_ring, mark_width, Layout, Mark, MarkColumns, RowKind, Track, MARK_R, PAD_X,
 };
 
 /// Colours for one theme. Okabe-Ito hues, safe for colour-blind readers.
@@ -187,66 +186,97 @@ pub fn draw_mark(
     Painter::on(canvas, dpr)?.mark(kind, x, y, palette)
 }
 
-/// Draws the marks of one row from its columns (the whole timeline, no playhead), in batched
-/// paths on the canvas's own 2D context: one path per kind of mark per row instead of one
-/// plotters call per mark, which is what keeps a redraw of thousands of marks within a frame.
-/// The Durable Object's rarer marks (dashed ring, cross in a square) still go through plotters.
-fn draw_columns(
+/// Draws one lane's plan (`layout::marks`): its lone marks, and its clusters as bars in
+/// proportion to their counts, in batched paths on the canvas's own 2D context (one path per
+/// colour per lane, not one plotters call per mark), which is what keeps a redraw of a million
+/// requests within a frame. Up to a playhead, only what lies left of its column is drawn. The
+/// Durable Object's rarer marks (dashed ring, cross in a square) still go through plotters.
+fn draw_plan(
     ctx: &CanvasRenderingContext2d,
     painter: &Painter,
-    (kinds, reach): &Track,
+    plan: &Track,
     mark_y: f64,
-    dpr: f64,
+    until: u32,
     palette: &Palette,
 ) -> Result<(), String> {
+    let dpr = painter.dpr;
     let css = |c: RGBColor| format!("rgb({},{},{})", c.0, c.1, c.2);
     let y = (mark_y * dpr).round();
     let r = (MARK_R * dpr).round().max(1.0);
-    let has = |bits: u8, mark: Mark| bits & (1 << mark as u8) != 0;
-    let centre = |c: usize| c as f64;
-    let marked = || kinds.iter().enumerate().filter(|(_, &bits)| bits != 0);
+    let marks = || plan.marks.iter().filter(|m| m.column <= until);
+    let centre = |m: &PlacedMark| f64::from(m.column);
+
+    // Bars: each outcome's parts in one path, in its exact colour (whole device pixels, so no
+    // edge is blended), let-through ones up from the line and refused ones down.
+    let bars = || plan.bars.iter().filter(|b| b.column <= until);
+    let colour_of = |kind: Mark| match kind {
+        Mark::Allowed => palette.allowed,
+        Mark::Rejected | Mark::FailedClosed => palette.rejected,
+        Mark::Delayed => palette.delayed,
+        Mark::Degraded => palette.degraded,
+    };
+    for (side, up) in [(&UP[..], true), (&DOWN[..], false)] {
+        for (depth, &kind) in side.iter().enumerate() {
+            ctx.begin_path();
+            for bar in bars() {
+                let h = f64::from(bar.heights[kind as usize]);
+                if h == 0.0 {
+                    continue;
+                }
+                let below: f64 = side[..depth]
+                    .iter()
+                    .map(|&k| f64::from(bar.heights[k as usize]))
+                    .sum();
+                let top = if up { y - below - h } else { y + below };
+                ctx.rect(f64::from(bar.column), top, 1.0, h);
+            }
+            ctx.set_fill_style_str(&css(colour_of(kind)));
+            ctx.fill();
+        }
+    }
+    // A cluster narrower than a mark has its count beside its bar.
+    let labels: Vec<_> = plan
+        .clusters
+        .iter()
+        .filter(|c| c.narrow && (c.first + c.last) / 2 <= until)
+        .collect();
+    if !labels.is_empty() {
+        ctx.set_font(&format!("{}px system-ui, sans-serif", (12.0 * dpr).round()));
+        ctx.set_text_baseline("middle");
+        ctx.set_fill_style_str(&css(palette.text));
+        for cluster in labels {
+            let span = cluster_columns(cluster, mark_width(dpr));
+            let x = f64::from(span.end) + 3.0 * dpr;
+            ctx.fill_text(&cluster.requests().to_string(), x, y - 6.0 * dpr)
+                .map_err(err)?;
+        }
+    }
 
     // Delayed requests: a line to their release, and a small dot there.
-    if !reach.is_empty() {
+    let delayed = || marks().filter_map(|m| m.release.map(|x| (m, f64::from(x) * dpr)));
+    if delayed().next().is_some() {
         ctx.begin_path();
-        for (c, _) in marked() {
-            let release = f64::from(reach[c]) * dpr;
-            if release > centre(c) {
-                ctx.move_to(centre(c) + r, y);
-                ctx.line_to(release, y);
-            }
+        for (m, release) in delayed().filter(|&(m, release)| release > centre(m)) {
+            ctx.move_to(centre(m) + r, y);
+            ctx.line_to(release, y);
         }
         ctx.set_stroke_style_str(&css(palette.delayed));
         ctx.set_line_width(dpr.round().max(1.0));
         ctx.stroke();
-        circles(
-            ctx,
-            marked()
-                .filter(|(_, &bits)| bits & RELEASED != 0)
-                .map(|(c, _)| centre(c)),
-            y,
-            2.0 * dpr,
-        )?;
+        circles(ctx, delayed().map(|(_, release)| release), y, 2.0 * dpr)?;
         ctx.set_fill_style_str(&css(palette.delayed));
         ctx.fill();
     }
     // Allowed: filled dots.
-    circles(
-        ctx,
-        marked()
-            .filter(|(_, &bits)| has(bits, Mark::Allowed))
-            .map(|(c, _)| centre(c)),
-        y,
-        r,
-    )?;
+    let of_kind = |kind: Mark| marks().filter(move |m| m.kind == kind).map(centre);
+    circles(ctx, of_kind(Mark::Allowed), y, r)?;
     ctx.set_fill_style_str(&css(palette.allowed));
     ctx.fill();
     // Rejected: crosses; delayed: hollow rings.
     let stroke = (2.0 * dpr).round().max(1.0);
     ctx.set_line_width(stroke);
     ctx.begin_path();
-    for (c, _) in marked().filter(|(_, &bits)| has(bits, Mark::Rejected)) {
-        let x = centre(c);
+    for x in of_kind(Mark::Rejected) {
         ctx.move_to(x - r, y - r);
         ctx.line_to(x + r, y + r);
         ctx.move_to(x - r, y + r);
@@ -254,23 +284,11 @@ fn draw_columns(
     }
     ctx.set_stroke_style_str(&css(palette.rejected));
     ctx.stroke();
-    circles(
-        ctx,
-        marked()
-            .filter(|(_, &bits)| has(bits, Mark::Delayed))
-            .map(|(c, _)| centre(c)),
-        y,
-        r,
-    )?;
+    circles(ctx, of_kind(Mark::Delayed), y, r)?;
     ctx.set_stroke_style_str(&css(palette.delayed));
     ctx.stroke();
-    for (c, &bits) in marked() {
-        for mark in [Mark::Degraded, Mark::FailedClosed]
-            .into_iter()
-            .filter(|&m| has(bits, m))
-        {
-            painter.mark(mark, centre(c) / dpr, mark_y, palette)?;
-        }
+    for m in marks().filter(|m| matches!(m.kind, Mark::Degraded | Mark::FailedClosed)) {
+        painter.mark(m.kind, centre(m) / dpr, mark_y, palette)?;
     }
     Ok(())
 }
@@ -447,100 +465,21 @@ pub fn draw(
         }
     }
 
-    // Marks: the whole timeline from the columns worked out once; up to a playhead, one per
-    // request per row, marks that would land on the same pixel drawn once.
+    // Marks and bars, from each lane's plan worked out once (`layout::marks`); up to a playhead,
+    // only what lies left of it.
     let requests = run.trace.requests();
     let lanes = layout.lanes.count();
-    let from_columns =
-        view.playhead.is_none() && columns.tracks().len() == layout.rows.len() * lanes;
-    if from_columns {
+    let until = match view.playhead {
+        Some(t) if t < layout.range.from => None,
+        Some(t) => Some(((layout.x(t.min(layout.range.to)) * view.dpr).floor()).max(0.0) as u32),
+        None => Some(u32::MAX),
+    };
+    if let (Some(until), true) = (until, columns.tracks().len() == layout.rows.len() * lanes) {
         let mut tracks = columns.tracks().iter();
         for row in &layout.rows {
             for (lane, track) in (0..lanes).zip(tracks.by_ref()) {
                 let y = layout.mark_y(row, lane);
-                draw_columns(&ctx, &painter, track, y, view.dpr, palette)?;
-            }
-        }
-    }
-    let width_columns = (layout.width * view.dpr).ceil() as usize + 2;
-    let shown = layout.shown(requests);
-    for row in layout.rows.iter().filter(|_| !from_columns) {
-        let mut drawn: Vec<Drawn> = (0..lanes).map(|_| Drawn::new(width_columns)).collect();
-        match row.kind {
-            RowKind::Algo(a) => {
-                let Some(r) = run.run(a) else { continue };
-                // Once a column shows every kind of mark this row can have, the rest of its
-                // requests would draw nothing: jump to the first request of the next column, so a
-                // million requests cost about one look per column, not one per request.
-                let kinds_here = (1u8 << Mark::Allowed as u8)
-                    | (1u8 << Mark::Rejected as u8)
-                    | if r.delayed > 0 {
-                        1u8 << Mark::Delayed as u8
-                    } else {
-                        0
-                    };
-                let mut i = shown.start;
-                while let (Some(request), Some(verdict), true) =
-                    (requests.get(i), r.verdicts.get(i), i < shown.end)
-                {
-                    if request.at > visible_until {
-                        break;
-                    }
-                    let x = layout.x(request.at);
-                    let lane = layout.lanes.lane(request.key);
-                    let (y, drawn) = (layout.mark_y(row, lane), &mut drawn[lane.min(lanes - 1)]);
-                    let column = (x * view.dpr) as i32;
-                    let kind = match verdict {
-                        Verdict::Allowed => Mark::Allowed,
-                        Verdict::Rejected => Mark::Rejected,
-                        Verdict::Delayed { by } => {
-                            let release = layout.x(request.at.plus(by));
-                            if drawn.insert((release * view.dpr) as i32, Mark::Allowed) {
-                                let style = palette.delayed.stroke_width(painter.px(1.0) as u32);
-                                painter.line(vec![(x + MARK_R, y), (release, y)], style)?;
-                                painter
-                                    .area
-                                    .draw(&Circle::new(
-                                        painter.p(release, y),
-                                        painter.px(2.0),
-                                        palette.delayed.filled(),
-                                    ))
-                                    .map_err(err)?;
-                            }
-                            Mark::Delayed
-                        }
-                    };
-                    if drawn.insert(column, kind) {
-                        painter.mark(kind, x, y, palette)?;
-                    }
-                    i += 1;
-                    // A delayed request also marks its release elsewhere: those rows look at each.
-                    // So do split rows, whose next request may be in another lane.
-                    if r.delayed == 0 && lanes == 1 && drawn.has_all(column, kinds_here) {
-                        let next_column = layout.time_at((column + 1) as f64 / view.dpr);
-                        i = i.max(requests.partition_point(|q| q.at < next_column));
-                    }
-                }
-            }
-            RowKind::Durable => {
-                let Some(Ok(report)) = &run.durable else {
-                    continue;
-                };
-                let shown = report
-                    .records
-                    .iter()
-                    .filter(|r| r.attempt == 0 && layout.range.contains(r.sent));
-                for record in shown {
-                    if record.sent > visible_until {
-                        break;
-                    }
-                    let x = layout.x(record.sent);
-                    let lane = layout.lanes.lane(record.key).min(lanes - 1);
-                    let kind = outcome_mark(record.outcome);
-                    if drawn[lane].insert((x * view.dpr) as i32, kind) {
-                        painter.mark(kind, x, layout.mark_y(row, lane), palette)?;
-                    }
-                }
+                draw_plan(&ctx, &painter, track, y, until, palette)?;
             }
         }
     }

@@ -225,6 +225,7 @@ pub fn Timelines() -> impl IntoView {
             if let Some(p) = &performance {
                 let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
             }
+            let _ = canvas.set_attribute("data-marks", &columns_now.to_json(&layout, dpr));
             draw_error.set(result.err());
             let _ = canvas.set_attribute("data-drawn", "true");
             super::mark_ready();

@@ -1,0 +1,193 @@
+// Marks true at any density: where a row's marks would overlap, the row draws bars whose areas
+// are proportional to the counts of each outcome (src/layout/marks.rs), and where they are apart,
+// one mark per request. Read from the canvas's own pixels: in every stretch a row draws as bars,
+// the share of the drawn area in the refused colour is the share of refused requests there
+// (within 5 points), zoomed out and in, in both themes; and from the plan the canvas publishes
+// (`data-marks`), every request shown is one mark or is counted in one bar, as the table counts it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { useBrowser, openPage, gotoLab, openImport, rowFigures, timelineLayout, SCREENSHOT_DIR } from './helpers.mjs';
+
+const shared = useBrowser();
+
+/** The outcome colours of `src/ui/draw.rs`'s palettes, exactly as painted. */
+const PALETTES = {
+  light: { allowed: [0, 158, 115], refused: [213, 94, 0], delayed: [0, 114, 178], degraded: [230, 159, 0] },
+  dark: { allowed: [60, 207, 158], refused: [240, 138, 75], delayed: [86, 180, 233], degraded: [240, 190, 60] },
+};
+
+/** The plan the canvas publishes (`MarkColumns::to_json`). */
+async function marks(page) {
+  return JSON.parse(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-marks'));
+}
+
+/**
+ * Pixels of each outcome colour, exactly, inside CSS x from `x0` to `x1` and y from `y0` to
+ * `y1` of the timelines' canvas.
+ */
+async function colourArea(page, [x0, x1, y0, y1], palette) {
+  return page.evaluate(([box, colours]) => {
+    const c = document.querySelector('[data-testid="timeline-canvas"]');
+    const ratio = c.width / c.getBoundingClientRect().width;
+    const [dx0, dx1] = [Math.max(0, Math.floor(box[0] * ratio)), Math.min(c.width, Math.ceil(box[1] * ratio))];
+    const [dy0, dy1] = [Math.max(0, Math.floor(box[2] * ratio)), Math.min(c.height, Math.ceil(box[3] * ratio))];
+    const d = c.getContext('2d').getImageData(dx0, dy0, dx1 - dx0, dy1 - dy0).data;
+    const counts = Object.fromEntries(Object.keys(colours).map((k) => [k, 0]));
+    for (let i = 0; i < d.length; i += 4) {
+      for (const [name, [r, g, b]] of Object.entries(colours)) {
+        if (d[i] === r && d[i + 1] === g && d[i + 2] === b) counts[name]++;
+      }
+    }
+    return counts;
+  }, [[x0, x1, y0, y1], palette]);
+}
+
+/**
+ * Checks the rule on every cluster every row draws as bars: the refused colour's share of the
+ * outcome colours' area against the cluster's share of refused requests. Returns how many
+ * clusters were checked.
+ */
+async function checkShares(page, palette, what) {
+  const layout = await timelineLayout(page);
+  const plan = await marks(page);
+  let checked = 0;
+  for (const [r, row] of plan.rows.entries()) {
+    const geometry = layout.rows[r];
+    assert.equal(geometry.id, row.id);
+    for (const [l, lane] of row.lanes.entries()) {
+      const y = geometry.laneY[l];
+      const reach = row.lanes.length > 1 ? 9 : 25;
+      for (const [x0, x1, requests, refused] of lane.bars) {
+        const area = await colourArea(page, [x0, x1, y - reach, y + reach], PALETTES[palette]);
+        const drawn = area.allowed + area.refused + area.delayed + area.degraded;
+        assert.ok(drawn > 0, `${what}: ${row.id}'s bars from ${x0} to ${x1} px are drawn`);
+        const share = area.refused / drawn;
+        const expected = refused / requests;
+        assert.ok(
+          Math.abs(share - expected) <= 0.05,
+          `${what}: ${row.id} from ${x0} to ${x1} px draws ${(100 * share).toFixed(1)} % of its area refused for ${refused} of ${requests} requests refused (${(100 * expected).toFixed(1)} %)`,
+        );
+        checked++;
+      }
+    }
+  }
+  return checked;
+}
+
+/** Every request shown in `row` counted once: lone marks plus the requests in its bars. */
+function shownIn(plan, id) {
+  const row = plan.rows.find((r) => r.id === id);
+  let marksCount = 0;
+  let inBars = 0;
+  let refused = 0;
+  for (const lane of row.lanes) {
+    marksCount += lane.marks.length;
+    refused += lane.marks.filter(([, k]) => k === 'r' || k === 'c').length;
+    for (const [, , n, r] of lane.bars) {
+      inBars += n;
+      refused += r;
+    }
+  }
+  return { marks: marksCount, inBars, refused, total: marksCount + inBars };
+}
+
+/** 200,000 requests over 1,000 s: 180 a second, with ten 10-second bursts at 400 a second. */
+function twoHundredThousand() {
+  const times = [];
+  for (let s = 0; s < 1000 && times.length < 200_000; s++) {
+    const burst = s % 100 >= 40 && s % 100 < 50 && s < 1000;
+    const perSecond = burst ? 400 : 180;
+    for (let i = 0; i < perSecond && times.length < 200_000; i++) times.push((s + i / perSecond).toFixed(4));
+  }
+  while (times.length < 200_000) times.push('999.9999');
+  return times;
+}
+
+for (const theme of ['light', 'dark']) {
+  test(`200,000 requests: every row's bars are refused in the share its requests were (${theme})`, async () => {
+    const { page } = await openPage(shared.browser);
+    await gotoLab(page, `limit=250&window=1&theme=${theme}`);
+    await openImport(page);
+    const times = twoHundredThousand();
+    await page.setInputFiles('[data-testid="import-file"]', { name: 'busy.txt', mimeType: 'text/plain', buffer: Buffer.from(times.join('\n')) });
+    await page.waitForSelector('[data-testid="import-ok"]', { timeout: 120000 });
+    await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]') && document.querySelector('[data-testid="timeline-canvas"]')?.getAttribute('data-marks'), null, { timeout: 120000 });
+    // Zoomed out: the whole trace.
+    let plan = await marks(page);
+    for (const row of plan.rows) {
+      const figures = await rowFigures(page, row.id);
+      const shown = shownIn(plan, row.id);
+      assert.equal(shown.total, 200_000, `${row.id}: every request counted once`);
+      assert.equal(shown.refused, figures.rejected, `${row.id}: the drawing refuses what the table does`);
+    }
+    const some = await rowFigures(page, 'sliding-log');
+    assert.ok(some.rejected > 0 && some.rejected < 20_000, `the sliding log refuses a few (${some.rejected})`);
+    const zoomedOut = await checkShares(page, theme, 'zoomed out');
+    assert.ok(zoomedOut >= 6, `every row is drawn as bars (${zoomedOut})`);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `density-200k-${theme}.png`) });
+    // Zoomed in on the first burst's edge: 38 s to 44 s.
+    const url = new URL(page.url());
+    url.searchParams.set('view', '38-44');
+    await page.goto(url.toString());
+    await page.waitForSelector('body[data-complete="true"]', { timeout: 60000 });
+    await page.waitForFunction(() => {
+      const c = document.querySelector('[data-testid="timeline-canvas"]');
+      return c && JSON.parse(c.getAttribute('data-layout') || '{}').fromUs === 38000000 && c.getAttribute('data-marks') && !document.querySelector('[data-testid="progress"]');
+    }, null, { timeout: 120000 });
+    plan = await marks(page);
+    const zoomedIn = await checkShares(page, theme, 'zoomed in');
+    assert.ok(zoomedIn >= 6, `zoomed in, every row is still bars (${zoomedIn})`);
+    const logShown = shownIn(plan, 'sliding-log');
+    assert.ok(logShown.refused > 0, 'the burst refuses inside the stretch shown');
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `density-200k-zoomed-${theme}.png`) });
+    await page.close();
+  });
+
+  test(`fifty requests at one instant under nginx: one bar, its refusals in proportion, and a count (${theme})`, async () => {
+    const { page } = await openPage(shared.browser);
+    const burst = new Array(50).fill('1');
+    const later = ['4', '7.5', '11', '14'];
+    await gotoLab(page, `algos=nginx,fixed&nginx-rate=100r/m&nginx-burst=20&limit=100&window=60&theme=${theme}&trace=${[...burst, ...later].join(',')}`);
+    for (const view of [null, '0-15', '0.5-1.5']) {
+      if (view) {
+        const url = new URL(page.url());
+        url.searchParams.set('view', view);
+        await gotoLab(page, url.search.slice(1));
+      }
+      const plan = await marks(page);
+      const nginx = await rowFigures(page, 'nginx');
+      assert.equal(nginx.allowed + nginx.rejected, 54);
+      const shown = shownIn(plan, 'nginx');
+      const lane = plan.rows.find((r) => r.id === 'nginx').lanes[0];
+      const [bar] = lane.bars;
+      assert.ok(bar, `${view}: the fifty at one instant are drawn as bars`);
+      assert.equal(bar[2], 50);
+      assert.equal(bar[3], 29, 'nginx lets 21 of them through (burst 20 and the first)');
+      if (!view || view === '0-15') {
+        assert.equal(shown.marks, 4, `${view}: the four later requests are marks of their own`);
+        assert.equal(shown.refused, nginx.rejected);
+      }
+      assert.ok((await checkShares(page, theme, `50 at once, ${view ?? 'whole'}`)) >= 2);
+    }
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `density-fifty-${theme}.png`) });
+    await page.close();
+  });
+}
+
+test('requests a mark apart are each drawn as their own mark, none as bars', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, '');
+  const plan = await marks(page);
+  const layout = await timelineLayout(page);
+  const figures = await rowFigures(page, 'fixed');
+  for (const row of plan.rows) {
+    const shown = shownIn(plan, row.id);
+    assert.equal(shown.inBars, 0, `${row.id}: no bars`);
+    assert.equal(shown.marks, figures.allowed + figures.rejected, `${row.id}: one mark per request`);
+    const xs = row.lanes[0].marks.map(([x]) => x).sort((a, b) => a - b);
+    for (let i = 1; i < xs.length; i++) assert.ok(xs[i] - xs[i - 1] >= 9, `${row.id}: marks ${xs[i - 1]} and ${xs[i]} px are a mark apart`);
+  }
+  assert.ok(layout.rows.length >= 6);
+  await page.close();
+});
