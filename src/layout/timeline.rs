@@ -252,10 +252,13 @@ impl Layout {
     }
 
     /// How far a row's bars may grow from its line of marks, up and down (CSS pixels): nearly to
-    /// the row's edges, or, in a key's lane, to its name above and its lower edge.
+    /// the row's edges, or, in a key's lane, to its name above and its lower edge; in a row whose
+    /// clients obey, short of their retries (`RETRY_LANE` under the line).
     pub fn bar_reach(&self) -> f64 {
-        match self.lanes.count() {
-            1 => ROW_H / 2.0 - 5.0,
+        let obeying = self.lane_h > LANE_H;
+        match (self.lanes.count(), obeying) {
+            (1, false) => ROW_H / 2.0 - 5.0,
+            (1, true) => RETRY_LANE - 5.0,
             _ => LANE_H - LANE_MARK_Y - 1.0,
         }
     }

@@ -206,34 +206,13 @@ fn draw_plan(
     let marks = || plan.marks.iter().filter(|m| m.column <= until);
     let centre = |m: &PlacedMark| f64::from(m.column);
 
-    // Bars: each outcome's parts in one path, in its exact colour (whole device pixels, so no
-    // edge is blended), let-through ones up from the line and refused ones down.
-    let bars = || plan.bars.iter().filter(|b| b.column <= until);
     let colour_of = |kind: Mark| match kind {
         Mark::Allowed => palette.allowed,
         Mark::Rejected | Mark::FailedClosed => palette.rejected,
         Mark::Delayed => palette.delayed,
         Mark::Degraded => palette.degraded,
     };
-    for (side, up) in [(&UP[..], true), (&DOWN[..], false)] {
-        for (depth, &kind) in side.iter().enumerate() {
-            ctx.begin_path();
-            for bar in bars() {
-                let h = f64::from(bar.heights[kind as usize]);
-                if h == 0.0 {
-                    continue;
-                }
-                let below: f64 = side[..depth]
-                    .iter()
-                    .map(|&k| f64::from(bar.heights[k as usize]))
-                    .sum();
-                let top = if up { y - below - h } else { y + below };
-                ctx.rect(f64::from(bar.column), top, 1.0, h);
-            }
-            ctx.set_fill_style_str(&css(colour_of(kind)));
-            ctx.fill();
-        }
-    }
+    paint_bars(ctx, plan, y, until, colour_of);
     // A cluster narrower than a mark has its count beside its bar.
     let labels: Vec<_> = plan
         .clusters
@@ -291,6 +270,39 @@ fn draw_plan(
         painter.mark(m.kind, centre(m) / dpr, mark_y, palette)?;
     }
     Ok(())
+}
+
+/// Paints a lane's bars (`layout::marks`) on the line `y` (device pixels), up to device column
+/// `until`: each outcome's parts in one path, in its exact colour (whole device pixels, so no
+/// edge is blended), let-through outcomes up from the line and refused ones down.
+pub fn paint_bars(
+    ctx: &CanvasRenderingContext2d,
+    plan: &Track,
+    y: f64,
+    until: u32,
+    colour_of: impl Fn(Mark) -> RGBColor,
+) {
+    let bars = || plan.bars.iter().filter(|b| b.column <= until);
+    for (side, up) in [(&UP[..], true), (&DOWN[..], false)] {
+        for (depth, &kind) in side.iter().enumerate() {
+            ctx.begin_path();
+            for bar in bars() {
+                let h = f64::from(bar.heights[kind as usize]);
+                if h == 0.0 {
+                    continue;
+                }
+                let below: f64 = side[..depth]
+                    .iter()
+                    .map(|&k| f64::from(bar.heights[k as usize]))
+                    .sum();
+                let top = if up { y - below - h } else { y + below };
+                ctx.rect(f64::from(bar.column), top, 1.0, h);
+            }
+            let c = colour_of(kind);
+            ctx.set_fill_style_str(&format!("rgb({},{},{})", c.0, c.1, c.2));
+            ctx.fill();
+        }
+    }
 }
 
 /// Starts a path of circles of radius `r` centred at each x on the line `y` (device pixels), for

@@ -4,15 +4,19 @@
 //! refusal that sent it (on the row's line for a first try, on the lane for an earlier retry).
 //! A curve drawn solid is a wait as told; dashed, a back-off the client chose itself.
 //!
-//! Drawn in batched paths on the canvas's 2D context, one mark per kind per pixel column, as the
-//! first tries are (`super::draw`), so a retry storm costs about one look per retry.
+//! Retries whose marks would overlap are drawn as bars in proportion to how many were let through
+//! (up from the retries' line) and refused (down), as first tries are (`layout::marks`), without
+//! their curves: a retry storm reads as its counts, not as a pile of crosses. Drawn in batched
+//! paths on the canvas's 2D context, so a storm costs about one look per retry.
 
 use plotters::prelude::RGBColor;
 use web_sys::CanvasRenderingContext2d;
 
+use super::draw::paint_bars;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
-use crate::layout::timeline::{Drawn, Layout, Mark, RowKind, RETRY_LANE};
+use crate::layout::marks::{plan_row, LaneColumns, KINDS};
+use crate::layout::timeline::{column_at, Layout, Mark, RowKind, RETRY_LANE};
 
 /// The theme's colours a retry is drawn in (from `super::draw::Palette`).
 #[derive(Clone, Copy, Debug)]
@@ -24,6 +28,12 @@ pub struct RetryColours {
 
 /// A retry's mark radius (first tries: `MARK_R`).
 const RETRY_R: f64 = 3.5;
+/// How far retries' bars grow from their line, each way (CSS pixels): short of the first tries'
+/// bars above (`Layout::bar_reach`).
+const BAR_REACH: f64 = 4.0;
+
+/// A retry's curve: from (x, y) to (x, the lane's y), in device pixels.
+type Link = (f64, f64, f64, f64);
 
 /// Draws every retry up to `visible_until` of every row of `run`, each under the line of its
 /// client's key (the row's line, or its key's lane when the rows are split by key).
@@ -39,6 +49,7 @@ pub fn draw_retries(
     let css = |c: RGBColor| format!("rgb({},{},{})", c.0, c.1, c.2);
     let width_columns = (layout.width * dpr).ceil() as usize + 2;
     let r = (RETRY_R * dpr).round().max(1.0);
+    let mark_width = (2.0 * RETRY_R * dpr).round().max(1.0) as u32;
     let requests = run.trace.requests();
     for row in &layout.rows {
         let RowKind::Algo(algorithm) = row.kind else {
@@ -47,13 +58,11 @@ pub fn draw_retries(
         let Some(clients) = run.run(algorithm).and_then(|r| r.clients.as_ref()) else {
             continue;
         };
-        // One set of drawn columns per lane, so that lanes never hide each other's marks.
-        let mut drawn: Vec<Drawn> = (0..layout.lanes.count())
-            .map(|_| Drawn::new(width_columns))
-            .collect();
-        // Marks at (x, the lane's y); links (from x, from y, to x, the lane's y).
-        let (mut passed, mut refused) = (Vec::new(), Vec::new());
-        let (mut told, mut backed_off) = (Vec::new(), Vec::new());
+        // Each lane's retries counted per device-pixel column, and the curve of the first retry
+        // in each column: a retry alone where it is drawn keeps its mark and its curve.
+        let lanes = layout.lanes.count();
+        let mut counts = vec![vec![[0u32; KINDS]; width_columns]; lanes];
+        let mut curves: Vec<Vec<Option<(Link, bool)>>> = vec![vec![None; width_columns]; lanes];
         for retry in clients
             .retries
             .iter()
@@ -62,32 +71,54 @@ pub fn draw_retries(
         {
             let lane = requests
                 .get(retry.client as usize)
-                .map_or(0, |request| layout.lanes.lane(request.key));
+                .map_or(0, |request| layout.lanes.lane(request.key))
+                .min(lanes - 1);
             let line = layout.mark_y(row, lane) * dpr;
             let lane_y = line + RETRY_LANE * dpr;
             let x = layout.x(retry.at) * dpr;
+            let column = column_at(layout.x(retry.at), dpr, width_columns);
             let kind = if retry.passed {
                 Mark::Allowed
             } else {
                 Mark::Rejected
             };
-            let Some(columns) = drawn.get_mut(lane) else {
-                continue;
-            };
-            if !columns.insert(x as i32, kind) {
-                continue;
-            }
+            counts[lane][column][kind as usize] += 1;
             let from_y = if retry.number == 1 { line } else { lane_y };
-            let link = (layout.x(retry.after) * dpr, from_y, x, lane_y);
-            if retry.as_told {
-                told.push(link);
-            } else {
-                backed_off.push(link);
-            }
-            if kind == Mark::Allowed {
-                passed.push((x, lane_y));
-            } else {
-                refused.push((x, lane_y));
+            curves[lane][column].get_or_insert((
+                (layout.x(retry.after) * dpr, from_y, x, lane_y),
+                retry.as_told,
+            ));
+        }
+        let none = vec![-1.0f32; width_columns];
+        let lane_columns: Vec<LaneColumns> = counts
+            .iter()
+            .map(|counts| LaneColumns {
+                counts,
+                release: &none,
+            })
+            .collect();
+        let plans = plan_row(&lane_columns, mark_width, BAR_REACH * dpr);
+        // Marks at (x, the lane's y); curves (from x, from y, to x, the lane's y).
+        let (mut passed, mut refused) = (Vec::new(), Vec::new());
+        let (mut told, mut backed_off) = (Vec::new(), Vec::new());
+        for (lane, plan) in plans.iter().enumerate() {
+            let lane_y = ((layout.mark_y(row, lane) + RETRY_LANE) * dpr).round();
+            paint_bars(ctx, plan, lane_y, u32::MAX, |kind| match kind {
+                Mark::Allowed => palette.allowed,
+                _ => palette.rejected,
+            });
+            for mark in &plan.marks {
+                let Some((link, as_told)) = curves[lane][mark.column as usize] else {
+                    continue;
+                };
+                match as_told {
+                    true => told.push(link),
+                    false => backed_off.push(link),
+                }
+                match mark.kind {
+                    Mark::Allowed => passed.push((link.2, link.3)),
+                    _ => refused.push((link.2, link.3)),
+                }
             }
         }
         ctx.set_line_width(dpr.round().max(1.0));
