@@ -112,7 +112,12 @@ for (const theme of ['light', 'dark']) {
     const times = twoHundredThousand();
     await page.setInputFiles('[data-testid="import-file"]', { name: 'busy.txt', mimeType: 'text/plain', buffer: Buffer.from(times.join('\n')) });
     await page.waitForSelector('[data-testid="import-ok"]', { timeout: 120000 });
-    await page.waitForFunction(() => !document.querySelector('[data-testid="progress"]') && document.querySelector('[data-testid="timeline-canvas"]')?.getAttribute('data-marks'), null, { timeout: 120000 });
+    await page.waitForFunction((n) => {
+      const published = document.querySelector('[data-testid="timeline-canvas"]')?.getAttribute('data-marks');
+      if (document.querySelector('[data-testid="progress"]') || !published) return false;
+      const [lane] = JSON.parse(published).rows[0].lanes;
+      return lane.marks.length + lane.bars.reduce((sum, bar) => sum + bar[2], 0) === n;
+    }, times.length, { timeout: 120000 });
     // Zoomed out: the whole trace.
     let plan = await marks(page);
     for (const row of plan.rows) {
