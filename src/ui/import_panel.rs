@@ -132,7 +132,7 @@ mod reading {
                     // Whether the browser keeps them is known only once it has written them:
                     // the line under the page's heading says it then.
                     message.push_str(
-                        &format!(" Too many for a link of {MAX_LINK_CHARS} characters: the page asks this browser to keep them, and says at the top of the page whether it did."),
+                        &format!(" Too many for a link: the page asks this browser to keep them (a link stays within {MAX_LINK_CHARS} characters), and says at the top of the page whether it did."),
                     );
                 }
                 result.set(Some(Feedback::Read(message, notes)));

@@ -347,7 +347,7 @@ impl Lab {
                         false => "requests",
                     };
                     lab.kept.set(Some(format!(
-                        "Your {count} {what} make a link longer than {MAX_LINK_CHARS} characters, so they are kept in this browser's IndexedDB (database \"{}\", store \"{}\", id {id}: {bytes} bytes of text). The link, trace={}, opens them again in this browser only; anywhere else it opens the default traffic.",
+                        "Your {count} {what} are kept in this browser's IndexedDB (database \"{}\", store \"{}\", id {id}: {bytes} bytes of text). The link, trace={}, opens them again in this browser only; anywhere else it opens the default traffic. In the link itself they would pass {MAX_LINK_CHARS} characters.",
                         super::kept_trace::DATABASE,
                         super::kept_trace::STORE,
                         crate::core::url::kept_link(Some(&id)),
