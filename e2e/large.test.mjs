@@ -48,7 +48,7 @@ test('a million-line file is read and run with a progress bar, and the page keep
   assert.ok(median < 100, `median round trip ${median} ms while working (${trips.join(', ')})`);
   await page.waitForSelector('[data-testid="import-ok"]');
   assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 1000000 requests .* Too many to keep: they last until the page is closed/);
-  assert.match(await page.locator('[data-testid="notices"]').innerText(), /Your 1000000 requests are more than a link carries \(10000\), and more than the page keeps in this browser \(200000\)/);
+  assert.match(await page.locator('[data-testid="notices"]').innerText(), /Your 1000000 requests make a link longer than 2000 characters, and more than the page keeps in this browser \(200000\)/);
   const fixed = await figures(page, 'fixed');
   assert.equal(fixed.passed + fixed.rejected, 1_000_000);
   // 100 per clock-aligned second, 1,000 seconds.
@@ -87,7 +87,7 @@ test('a trace too long for a link is kept in IndexedDB, survives a reload, and i
   await gotoLab(page, 'limit=3&window=1');
   const csv = Array.from({ length: 20_000 }, (_, i) => `${(i / 100).toFixed(2)},tenant:${i % 3}`).join('\n');
   await openImport(page);
-  assert.match(await page.locator('[data-testid="import-limits"]').innerText(), /Up to 10,000 requests go into the link/);
+  assert.match(await page.locator('[data-testid="import-limits"]').innerText(), /Your requests go into the link while it stays within 2,000 characters/);
   // As a paste does: the whole text at once (Playwright's fill types it through the editor).
   await page.locator('[data-testid="import-text"]').evaluate((area, text) => {
     area.value = text;

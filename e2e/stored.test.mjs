@@ -176,7 +176,7 @@ test('without IndexedDB a long trace is not kept, the page says so, and the addr
   await paste(page, csv);
   await page.waitForSelector('[data-testid="notices"]', { timeout: 30000 });
   assert.match(await page.locator('[data-testid="notices"]').innerText(),
-    /Your 20000 requests are more than a link carries \(10000\), and this browser would not keep them \(this browser offers the page no IndexedDB here\): the trace lasts until the page is closed, and the address bar keeps the last view a link can open again\./);
+    /Your 20000 requests make a link longer than 2000 characters, and this browser would not keep them \(this browser offers the page no IndexedDB here\): the trace lasts until the page is closed, and the address bar keeps the last view a link can open again\./);
   await waitForRequests(page, 20_000);
   assert.equal(await page.locator('[data-testid="trace-kept"]').count(), 0);
   assert.equal(page.url(), url, 'the address bar keeps the view before the import');
@@ -238,13 +238,116 @@ test('Back to a kept trace after a preset reads it back, and Forward shows the p
   await context.close();
 });
 
-test('a link carrying more requests than the page writes into links opens in the complete module, which keeps them and names them', async () => {
+test('a link longer than the page writes, by its characters, opens in the complete module, which keeps its trace and names it', async () => {
   const { page, context } = await openPage(shared.browser);
-  const list = Array.from({ length: 10_001 }, (_, i) => (i / 100).toFixed(2)).join(',');
+  // 400 times of four characters and their commas: 2,000 characters of trace=.
+  const list = Array.from({ length: 400 }, (_, i) => (i / 100).toFixed(2)).join(',');
   await gotoLab(page, `limit=3&window=1&trace=${list}`);
   assert.deepEqual(await modulesLoaded(page), ['complete']);
   await page.waitForURL(/\?limit=3&window=1&trace=stored:[0-9a-f]{16}$/, { timeout: 30000 });
-  await waitForRequests(page, 10_001);
-  assert.match(await page.locator('[data-testid="trace-kept"]').innerText(), /^Your 10001 requests are kept in this browser's IndexedDB/);
+  await waitForRequests(page, 400);
+  assert.match(await page.locator('[data-testid="trace-kept"]').innerText(), /^Your 400 requests are kept in this browser's IndexedDB/);
+  // 300 of them make a link the page writes: the first view's module, the list left in the link.
+  const short = list.split(',').slice(0, 300).join(',');
+  await gotoLab(page, `limit=3&window=1&trace=${short}`);
+  await waitForRequests(page, 300);
+  assert.deepEqual(await modulesLoaded(page), ['first']);
+  assert.equal(new URL(page.url()).searchParams.get('trace'), short);
+  await context.close();
+});
+
+/** The six rows' figures, as the table of figures gives them. */
+async function everyRow(page) {
+  const rows = {};
+  for (const slug of ['fixed', 'sliding-log', 'sliding-counter', 'token-bucket', 'gcra', 'leaky-bucket']) rows[slug] = await figures(page, slug);
+  return rows;
+}
+
+/** The keys "Send a request for" offers: the trace's keys, as the page holds them. */
+const offeredKeys = (page) => page.locator('[data-testid="send-key"] option').allTextContents();
+
+/** Records the longest address the page writes into the address bar, from the page's start. */
+function watchAddresses(context) {
+  return context.addInitScript(() => {
+    window.longestAddress = location.href.length;
+    for (const name of ['pushState', 'replaceState']) {
+      const original = history[name].bind(history);
+      history[name] = (state, title, url) => {
+        original(state, title, url);
+        window.longestAddress = Math.max(window.longestAddress, location.href.length);
+      };
+    }
+  });
+}
+
+test('pasted keys holding a comma, an emoji, %, &, +, = and # survive a reload and the link opened in another browser', async () => {
+  const { page, context, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'limit=2&window=10');
+  await openImport(page);
+  const keys = ['acme, inc', '🦀 50% & co', 'a+b=c;#d "q"'];
+  await paste(page, [
+    'time,key',
+    '1733350000,"acme, inc"',
+    '1733350000.5,"acme, inc"',
+    '1733350001,🦀 50% & co',
+    '1733350002,"a+b=c;#d ""q"""',
+    '1733350003,"acme, inc"',
+  ].join('\n'));
+  await page.waitForURL(/trace=/);
+  await waitForRequests(page, 5);
+  const link = page.url();
+  assert.ok(link.length <= 2000, `${link.length} characters`);
+  assert.match(link, /trace=0@acme%2C%20inc,0\.5@acme%2C%20inc,1@%F0%9F%A6%80%2050%25%20%26%20co,/);
+  assert.deepEqual((await offeredKeys(page)).sort(), [...keys].sort());
+  const before = await everyRow(page);
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await waitForRequests(page, 5);
+  assert.equal(page.url(), link);
+  assert.equal(await page.locator('[data-testid="notices"]').count(), 0, 'no message about the link');
+  assert.deepEqual(await everyRow(page), before);
+  assert.deepEqual((await offeredKeys(page)).sort(), [...keys].sort());
+  assert.deepEqual(problems, []);
+  await context.close();
+
+  // The same link in another browser: nothing kept there, the link carries it all.
+  const other = await openPage(shared.browser);
+  await other.page.goto(link);
+  await other.page.waitForSelector('body[data-ready="true"]');
+  await waitForRequests(other.page, 5);
+  assert.equal(await other.page.locator('[data-testid="notices"]').count(), 0);
+  assert.deepEqual(await everyRow(other.page), before);
+  assert.deepEqual((await offeredKeys(other.page)).sort(), [...keys].sort());
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+});
+
+test('5,000 lines with comma keys keep the address under 2,000 characters, name a kept trace and survive a reload', async () => {
+  const { page, context } = await openPage(shared.browser);
+  await watchAddresses(context);
+  await gotoLab(page, 'limit=3&window=1');
+  await openImport(page);
+  const lines = ['time,key'];
+  for (let i = 0; i < 5_000; i++) lines.push(`${(1733350000 + i * 0.25).toFixed(2)},"acme, inc ${i % 7}"`);
+  await paste(page, lines.join('\n'));
+  await page.waitForURL(/\?limit=3&window=1&trace=stored:[0-9a-f]{16}$/, { timeout: 30000 });
+  await waitForRequests(page, 5_000);
+  const link = page.url();
+  assert.ok(await page.evaluate(() => window.longestAddress) <= 2000, 'no longer address written on the way');
+  assert.match(await page.locator('[data-testid="trace-kept"]').innerText(), /^Your 5000 requests are kept in this browser's IndexedDB .*In the link itself they would pass 2000 characters\./);
+  const id = link.split('stored:')[1];
+  assert.ok((await keptText(page, id)).startsWith('0@acme%2C%20inc%200,0.25@acme%2C%20inc%201,'));
+  const before = await everyRow(page);
+  assert.equal((await offeredKeys(page)).length, 7);
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await waitForRequests(page, 5_000);
+  assert.equal(page.url(), link);
+  assert.ok(await page.evaluate(() => window.longestAddress) <= 2000);
+  assert.equal(await page.locator('[data-testid="notices"]').count(), 0);
+  assert.deepEqual(await everyRow(page), before);
+  assert.ok((await offeredKeys(page)).includes('acme, inc 3'));
   await context.close();
 });

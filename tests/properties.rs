@@ -1,6 +1,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::int_plus_one)] // `<= 2 × limit - 1` reads as the documented bound
-//! Property tests: the promise each algorithm makes, checked on random traces.
+//! Property tests: the promise each algorithm makes, checked on random traces; and keys of any
+//! characters through every path a key takes (the link, composed segments, a kept trace, the CSV
+//! export and import).
 
 use proptest::prelude::*;
 use ratelab::core::config::{Quota, Rate};
@@ -455,5 +457,126 @@ proptest! {
         for &point in &line {
             prop_assert!(vertical_gap(&kept, point) <= tolerance + 1e-9, "{:?} is {} away", point, vertical_gap(&kept, point));
         }
+    }
+}
+
+/// A key (or a route) the lab can hold, of any characters: what every reader leaves of a
+/// person's text (1 to 100 characters, no control characters, no space around it), drawn from
+/// any Unicode scalar and, more often, from the characters the link, the segments and the CSV
+/// treat as separators or escapes.
+fn any_name() -> impl Strategy<Value = String> {
+    let tricky = prop::sample::select(vec![
+        ',', '"', '\'', '%', '&', '#', '+', '=', ';', ' ', '@', '*', ':', '/', '?', '~', '-', 'é',
+        'ß', '中', '🦀', '👩', '\u{200d}', '💻', '2', 'C', 'a',
+    ]);
+    prop::collection::vec(prop_oneof![any::<char>(), tricky], 1..40).prop_map(|chars| {
+        let text: String = chars.into_iter().filter(|c| !c.is_control()).collect();
+        let name: String = text.trim().chars().take(100).collect();
+        match name.trim() {
+            "" => "k".to_string(),
+            name => name.to_string(),
+        }
+    })
+}
+
+/// Requests a second apart with these keys, the first with a region and a route.
+fn keyed_points(keys: &[String], route: &str) -> Vec<ratelab::core::traffic::Point> {
+    use ratelab::core::region::Region;
+    use ratelab::core::traffic::Point;
+    keys.iter()
+        .enumerate()
+        .map(|(i, key)| {
+            let mut p = Point::new(Time(i as u64 * 1_000_000), key.as_str());
+            if i == 0 {
+                p.origin = Some(Region::Frankfurt);
+                p.route = Some(route.to_string());
+            }
+            p
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// `trace=`: the link the page writes reads back as the same keys, or, too long for a link,
+    /// is to be kept instead.
+    #[test]
+    fn keys_of_any_characters_survive_the_links_trace(keys in prop::collection::vec(any_name(), 1..4), route in any_name()) {
+        use ratelab::core::lab_state::LabState;
+        use ratelab::core::traffic::Pattern;
+        use ratelab::core::url::{needs_keeping, parse_query, reopens, to_query, MAX_QUERY_CHARS};
+        let state = LabState {
+            pattern: Pattern::from_points(keyed_points(&keys, &route)),
+            ..LabState::default()
+        };
+        let query = to_query(&state);
+        prop_assert!(query.len() <= MAX_QUERY_CHARS);
+        if reopens(&state) {
+            let parsed = parse_query(&query);
+            prop_assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+            prop_assert_eq!(parsed.state, state);
+        } else {
+            prop_assert!(needs_keeping(&state));
+        }
+    }
+
+    /// `compose=`: a segment's key and route, escaped in the segment and the segments escaped
+    /// in the link, read back as they were, both from the segments' text and from the link.
+    #[test]
+    fn keys_of_any_characters_survive_composed_segments(key in any_name(), route in any_name()) {
+        use ratelab::core::compose::{parse_segments, segments_text, Segment, Shape};
+        use ratelab::core::lab_state::LabState;
+        use ratelab::core::url::{needs_keeping, parse_query, reopens, to_query};
+        let segment = Segment {
+            shape: Shape::Burst { count: 3, at: Time(1_500_000) },
+            key: Some(key),
+            region: None,
+            route: Some(route),
+            cost: 2,
+        };
+        let segments = vec![segment.clone(), segment];
+        prop_assert_eq!(&parse_segments(&segments_text(&segments)).unwrap(), &segments);
+        let state = LabState { compose: segments, ..LabState::default() };
+        if reopens(&state) {
+            prop_assert_eq!(parse_query(&to_query(&state)).state, state);
+        } else {
+            prop_assert!(needs_keeping(&state));
+        }
+    }
+
+    /// A trace kept in the browser (`trace=stored:<id>`): its list reads back as the same keys.
+    #[test]
+    fn keys_of_any_characters_survive_a_kept_trace(keys in prop::collection::vec(any_name(), 1..6), route in any_name()) {
+        use ratelab::core::job::run_to_end;
+        use ratelab::core::traffic::Pattern;
+        use ratelab::core::url::kept::KeepTrace;
+        use ratelab::core::url::parse_stored_trace;
+        let points = keyed_points(&keys, &route);
+        let kept = run_to_end(KeepTrace::new(Pattern::from_points(points.clone())));
+        prop_assert_eq!(parse_stored_trace(&kept.text).unwrap(), points);
+    }
+
+    /// The CSV export writes each key so that the importer reads it back as it was.
+    #[test]
+    fn keys_of_any_characters_survive_the_csv_export_and_import(keys in prop::collection::vec(any_name(), 1..4)) {
+        use ratelab::core::export::{decisions_csv, key_field};
+        use ratelab::core::import::import;
+        use ratelab::core::lab::LabRun;
+        use ratelab::core::traffic::Pattern;
+        use ratelab::core::url::parse_query;
+        let mut state = parse_query("algos=fixed").state;
+        state.pattern = Pattern::from_points(keyed_points(&keys, "GET /"));
+        let csv = decisions_csv(&LabRun::compute(&state));
+        let mut lines = String::new();
+        for (i, key) in keys.iter().enumerate() {
+            let written = format!("{i},{},fixed,", key_field(key));
+            prop_assert!(csv.lines().any(|line| line.starts_with(&written)), "{} in {}", written, csv);
+            lines.push_str(&format!("{i},{}\n", key_field(key)));
+        }
+        let read = import(&lines).unwrap();
+        let read_keys: Vec<&str> = read.requests.iter().map(|r| r.key.as_str()).collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        prop_assert_eq!(read_keys, keys);
     }
 }

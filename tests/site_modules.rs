@@ -95,11 +95,12 @@ fn every_rule_set_away_from_its_default_calls_for_the_complete_module() {
 }
 
 /// Only the complete module keeps traces and reads them back (`ui::kept_trace`): the loader
-/// sends every link naming one there, by the word the link grammar uses, and every link carrying
-/// more requests than the page's own links (the page keeps that trace and names it instead).
+/// sends every link naming one there, by the word the link grammar uses, and every link longer
+/// than the page's own links, by its characters (the page keeps the traffic that made it long
+/// and names it instead).
 #[test]
 fn the_loader_sends_every_link_naming_or_carrying_a_long_trace_to_the_complete_module() {
-    use ratelab::core::url::{parse_query, MAX_REQUESTS_IN_LINK, STORED_TRACE};
+    use ratelab::core::url::{parse_query, MAX_QUERY_CHARS, STORED_TRACE};
     let loader = loader_source();
     assert!(
         loader.contains(&format!("var KEPT_TRACE = \"{STORED_TRACE}\";")),
@@ -107,10 +108,14 @@ fn the_loader_sends_every_link_naming_or_carrying_a_long_trace_to_the_complete_m
     );
     assert!(loader.contains(r#"trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0"#));
     assert!(
-        loader.contains(&format!("var LINK_REQUESTS = {MAX_REQUESTS_IN_LINK};")),
-        "web/loader.js declares LINK_REQUESTS as MAX_REQUESTS_IN_LINK"
+        loader.contains(&format!("var QUERY_CHARS = {MAX_QUERY_CHARS};")),
+        "web/loader.js declares QUERY_CHARS as MAX_QUERY_CHARS"
     );
-    assert!(loader.contains(r#"trace.split(",").length > LINK_REQUESTS"#));
+    assert!(loader.contains("location.search.length - 1 > QUERY_CHARS"));
+    assert!(
+        !loader.contains(".split(\",\").length"),
+        "no count of a list's items"
+    );
     for query in ["trace=stored", "trace=stored:0123456789abcdef"] {
         assert!(parse_query(query).state.kept.is_named(), "{query}");
     }

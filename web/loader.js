@@ -6,7 +6,8 @@
 // whose `algos=` names any other row, or whose link sets one of those rules, opens a question
 // (`q=`) or splits the rows by key (`lanes=key`), gets the complete module, as does a link
 // naming a trace this browser keeps (`trace=stored:<id>`, or `stored` alone in earlier links),
-// or carrying more requests than the links the page writes (LINK_REQUESTS, `MAX_REQUESTS_IN_LINK`: the page keeps that trace and
+// or longer than the links the page writes, counted in the link's characters (QUERY_CHARS,
+// `MAX_QUERY_CHARS`, the query after its `?`: the page keeps the traffic that made it long and
 // names it instead; only the complete module keeps and reads traces), and a page the first
 // module reloaded to open those controls (sessionStorage "ratelab-complete").
 // A view showing the Durable Object (`do=1`) gets the Durable Object's module: the first one's
@@ -24,7 +25,7 @@
   var EMBED_FIELD = "embed";
   var query = new URLSearchParams(location.search);
   var KEPT_TRACE = "stored";
-  var LINK_REQUESTS = 10000;
+  var QUERY_CHARS = 1800;
   var rows = (query.get("algos") || "").split(",");
   var trace = (query.get("trace") || "").trim();
   var asked = false;
@@ -35,7 +36,7 @@
   }
   var complete = asked || query.get("lanes") == "key"
     || trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0
-    || trace.split(",").length > LINK_REQUESTS || RULE_FIELDS.concat(QUESTION_FIELDS).some(function (field) {
+    || location.search.length - 1 > QUERY_CHARS || RULE_FIELDS.concat(QUESTION_FIELDS).some(function (field) {
     return query.has(field);
   }) || rows.some(function (row) {
     row = row.trim();

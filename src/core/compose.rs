@@ -7,12 +7,16 @@
 //!   from T1 on;
 //! - `~R/s@T1-T2`: Poisson arrivals at R a second from T1 to T2, drawn from the lab's seed;
 //! - options: `key=` (the default key when left out), `region=` (fra, iad, gru, sin, syd, nrt),
-//!   `route=` (a route holds neither `,` nor `;`), `cost=` (1 when left out).
+//!   `route=`, `cost=` (1 when left out). A key and a route are percent-encoded
+//!   (`core::percent`), so they may hold any character, `,` and `;` included
+//!   (`5@0,key=acme%2C%20inc`); each is decoded once its option is split off, and a `+` in them
+//!   stays a `+`.
 //!
 //! Times are decimal seconds read exactly (`core::time::parse_seconds`); a rate is decimal too,
 //! and a steady segment's request `i` is at `T1 + i / R`, rounded down to the microsecond.
 //! Nothing here panics, whatever the text: a bad segment is named with what it should be.
 
+use super::percent::{percent_decode_name, percent_encode};
 use super::region::Region;
 use super::rng::SeededRng;
 use super::time::{format_seconds, parse_seconds, Time, MICROS_PER_SEC};
@@ -130,7 +134,16 @@ impl Segment {
                 format!("\"{option}\" should be name=value (key, region, route or cost)")
             })?;
             let value = value.trim();
-            match name.trim() {
+            let name = name.trim();
+            let decoded;
+            let value = match name {
+                "key" | "route" => {
+                    decoded = percent_decode_name(value);
+                    decoded.trim()
+                }
+                _ => value,
+            };
+            match name {
                 "key" => {
                     if value.is_empty()
                         || value.chars().count() > MAX_KEY_LEN
@@ -209,13 +222,13 @@ impl Segment {
             ),
         };
         if let Some(key) = &self.key {
-            text.push_str(&format!(",key={key}"));
+            text.push_str(&format!(",key={}", percent_encode(key)));
         }
         if let Some(region) = self.region {
             text.push_str(&format!(",region={}", region.code()));
         }
         if let Some(route) = &self.route {
-            text.push_str(&format!(",route={route}"));
+            text.push_str(&format!(",route={}", percent_encode(route)));
         }
         if self.cost != 1 {
             text.push_str(&format!(",cost={}", self.cost));
@@ -382,9 +395,14 @@ mod tests {
 
     #[test]
     fn options_give_the_key_region_route_and_cost_and_round_trip() {
-        let text = "1.5/s@10-12,key=tenant:a,region=fra,route=GET /x,cost=3";
+        let text = "1.5/s@10-12,key=tenant:a,region=fra,route=GET%20%2Fx,cost=3";
         let segment = Segment::parse(text).unwrap();
         assert_eq!(segment.to_text(), text);
+        assert_eq!(
+            Segment::parse("1.5/s@10-12,key=tenant:a,region=fra,route=GET /x,cost=3").unwrap(),
+            segment,
+            "a route typed with its space"
+        );
         let points = composed_points(std::slice::from_ref(&segment), 1);
         let times: Vec<Time> = points.iter().map(|p| p.at).collect();
         assert_eq!(
@@ -393,6 +411,34 @@ mod tests {
         );
         assert_eq!((points[0].key.as_str(), points[0].cost), ("tenant:a", 3));
         assert_eq!(points[0].route.as_deref(), Some("GET /x"));
+    }
+
+    #[test]
+    fn a_key_or_route_holding_commas_semicolons_or_escapes_is_one_option() {
+        for key in [
+            "acme, inc",
+            "a;b",
+            "50%",
+            "%41",
+            "a+b",
+            "k=v",
+            "🦀 \"q\" &#",
+        ] {
+            let segment = Segment {
+                shape: Shape::Burst {
+                    count: 2,
+                    at: Time::ZERO,
+                },
+                key: Some(key.to_string()),
+                region: None,
+                route: Some(format!("GET /{key}")),
+                cost: 1,
+            };
+            let text = segments_text(&[segment.clone(), segment.clone()]);
+            assert_eq!(parse_segments(&text).unwrap(), [segment.clone(), segment]);
+        }
+        let typed = parse_segments("5@0,key=tenant a+b").unwrap();
+        assert_eq!(typed[0].key.as_deref(), Some("tenant a+b"));
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! included); `status` and `headers` are the response the row's client receives (a product's own,
 //! `profiles::response`), the headers joined as `Name: value; Name: value`. Fields are
 //! quoted as RFC 4180 asks, and a key that a spreadsheet would read as a formula (`=`, `+`, `-`,
-//! `@`) is prefixed with `'`, because keys come from whatever a person pasted.
+//! `@`) is prefixed with `'`, because keys come from whatever a person pasted; so is a key that
+//! starts with `'` itself, so that the importer, which drops that one `'` (`core::import`),
+//! reads every key back as it was ([`key_field`]).
 
 use std::sync::Arc;
 
@@ -403,14 +405,9 @@ pub(crate) fn push_row(
         headers.push_str(": ");
         headers.push_str(value);
     }
-    let formula = if key.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        "'"
-    } else {
-        ""
-    };
     for (i, field) in [
         time,
-        &[formula, key].concat(),
+        &guarded_key(key),
         limiter,
         outcome,
         &response.status.to_string(),
@@ -426,6 +423,25 @@ pub(crate) fn push_row(
     }
     out.push_str(extra);
     out.push('\n');
+}
+
+/// The characters a key may start with that a spreadsheet reads as a formula, and the `'` that
+/// guards them: a key starting with one of these is written after a `'`.
+pub const GUARDED_STARTS: [char; 7] = ['=', '+', '-', '@', '\t', '\r', '\''];
+
+/// A key with its `'` guard when it needs one ([`GUARDED_STARTS`]).
+fn guarded_key(key: &str) -> String {
+    match key.starts_with(GUARDED_STARTS) {
+        true => format!("'{key}"),
+        false => key.to_string(),
+    }
+}
+
+/// A key as the CSV's `key` column holds it: guarded, then quoted as RFC 4180 asks.
+pub fn key_field(key: &str) -> String {
+    let mut out = String::new();
+    push_field(&mut out, &guarded_key(key));
+    out
 }
 
 fn push_field(out: &mut String, field: &str) {
@@ -528,6 +544,14 @@ mod tests {
         let csv = decisions_csv(&LabRun::compute(&state));
         assert!(csv.contains("\n0,'=cmd(),fixed,"), "{csv}");
         assert!(csv.contains("\n1,\"a,b\",fixed,"), "{csv}");
+    }
+
+    #[test]
+    fn a_key_starting_with_an_apostrophe_is_guarded_too_so_it_reads_back_whole() {
+        assert_eq!(key_field("'quoted'"), "''quoted'");
+        assert_eq!(key_field("-1"), "'-1");
+        assert_eq!(key_field("say \"hi\", then"), "\"say \"\"hi\"\", then\"");
+        assert_eq!(key_field("tenant:a"), "tenant:a");
     }
 
     #[test]

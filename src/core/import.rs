@@ -10,7 +10,8 @@
 //!
 //! CSV fields follow RFC 4180: a field in double quotes may hold commas, and `""` inside it is
 //! one quote (what the lab's own CSV export writes); a record stays on one line, since keys and
-//! routes cannot hold line breaks. Times of the first two formats that are Unix-epoch seconds
+//! routes cannot hold line breaks. A key written after a `'` that guards it from spreadsheets
+//! (`'=x`, `'-1`, `''a`: `core::export::GUARDED_STARTS`) is read without that `'`. Times of the first two formats that are Unix-epoch seconds
 //! (from the year 2000 on) are shifted so the first line is at 0, as an access log's are.
 //!
 //! Blank lines and lines starting with `#` are skipped. Every bad line is reported with its line
@@ -484,6 +485,16 @@ fn csv_fields(line: &str) -> Result<Vec<std::borrow::Cow<'_, str>>, String> {
     }
 }
 
+/// A key field without the `'` the lab's CSV export writes before a key a spreadsheet would
+/// read as a formula, or before a key that starts with `'` itself.
+fn unguarded(field: &str) -> &str {
+    let trimmed = field.trim_start();
+    match trimmed.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(super::export::GUARDED_STARTS) => rest,
+        _ => field,
+    }
+}
+
 fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
     let fields = csv_fields(line)?;
     if fields.len() < 2 || fields.len() > 5 {
@@ -493,7 +504,7 @@ fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
         ));
     }
     let at = parse_time(fields[0].trim())?;
-    let key = parse_key(&fields[1])?;
+    let key = parse_key(unguarded(&fields[1]))?;
     let region =
         match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
             Some(code) => Some(Region::from_code(code).ok_or_else(|| {
@@ -1041,6 +1052,10 @@ mod tests {
         // A key with a comma and a quote, as `core::export` quotes it.
         let read = import("time,key\n2,\"a,\"\"b\"\"\"\n").unwrap();
         assert_eq!(read.requests[0].key, "a,\"b\"");
+        // The guard before a key a spreadsheet would take for a formula, or that starts with '.
+        let read = import("1,'=cmd()\n2,''a\n3,'b\n4,\"'-1, two\"\n").unwrap();
+        let keys: Vec<&str> = read.requests.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["=cmd()", "'a", "'b", "-1, two"]);
     }
 
     #[test]

@@ -59,8 +59,8 @@ pub struct LabState {
     pub question: Option<&'static str>,
 }
 
-/// Where the page keeps a person's trace that is too long for a link (more than
-/// `url::MAX_REQUESTS_IN_LINK` requests): in the browser's IndexedDB under an id made from the
+/// Where the page keeps a person's traffic that is too long for a link (one that would pass
+/// `url::MAX_LINK_CHARS` characters, `url::needs_keeping`): in the browser's IndexedDB under an id made from the
 /// trace's own text, which the link names, so the same link reopens the same trace in the same
 /// browser. The model only holds the id; the page does the keeping (`ui::kept_trace`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

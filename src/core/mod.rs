@@ -18,6 +18,7 @@ pub mod job;
 pub mod lab;
 pub mod lab_state;
 pub mod limiter;
+pub mod percent;
 pub mod profiles;
 /// Questions people ask and the views that answer them: only in the complete module.
 #[cfg(feature = "workbench")]

@@ -1,8 +1,8 @@
 //! "Use your own traffic": paste request times, CSV or access-log lines, or upload a file. The
 //! core reads them (`core::import`), a slice at a time for a large file; a bad line is reported
-//! with its number and the page keeps the traffic it had. Up to 10,000 requests go into the URL,
-//! so the view stays a link; longer traces are kept in the browser's IndexedDB (`state.rs`,
-//! `kept_trace.rs`) and the link names them.
+//! with its number and the page keeps the traffic it had. A trace goes into the URL while the
+//! link stays within `url::MAX_LINK_CHARS` characters, so the view stays a link; longer ones are
+//! kept in the browser's IndexedDB (`state.rs`, `kept_trace.rs`) and the link names them.
 //!
 //! Only the complete module reads traffic (`super::workbench`): the first view's module shows
 //! the panel's heading, and opening it opens the page again with the complete module.
@@ -31,7 +31,7 @@ mod reading {
 
     use crate::core::import::{detect, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces};
     use crate::core::lab_state::KeptTrace;
-    use crate::core::url::{MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK};
+    use crate::core::url::{needs_keeping, MAX_KEPT_REQUESTS, MAX_LINK_CHARS};
 
     use super::super::scheduler::{run_sliced, Slicing};
     use super::super::state::Lab;
@@ -114,6 +114,12 @@ mod reading {
                 let (total, format) = (imported.requests.len(), imported.format);
                 let notes = imported.notes.clone();
                 let pattern = imported.into_pattern();
+                let too_long = lab.state.with_untracked(|s| {
+                    let mut next = s.clone();
+                    next.pattern = pattern.clone();
+                    next.kept = KeptTrace::No;
+                    needs_keeping(&next)
+                });
                 lab.playhead.set(None);
                 lab.change_and_remember(|s| {
                     s.pattern = pattern;
@@ -122,11 +128,11 @@ mod reading {
                 let mut message = format!("Read {total} requests ({}).", format.name());
                 if total > MAX_KEPT_REQUESTS {
                     message.push_str(" Too many to keep: they last until the page is closed.");
-                } else if total > MAX_REQUESTS_IN_LINK {
+                } else if too_long {
                     // Whether the browser keeps them is known only once it has written them:
                     // the line under the page's heading says it then.
                     message.push_str(
-                        " Too many for a link: the page asks this browser to keep them, and says at the top of the page whether it did.",
+                        &format!(" Too many for a link: the page asks this browser to keep them (a link stays within {MAX_LINK_CHARS} characters), and says at the top of the page whether it did."),
                     );
                 }
                 result.set(Some(Feedback::Read(message, notes)));
@@ -226,7 +232,7 @@ mod reading {
                     "One time in seconds per line, CSV lines "<code>"time,key"</code>" (quoted fields as RFC 4180 writes them), or access-log lines (keyed by address). Unix-epoch times start at 0 from the first line. # starts a comment."
                 </p>
                 <p class="hint" data-testid="import-limits">
-                    "Up to 10,000 requests go into the link. Longer traces (files of up to two million lines) are kept in this browser's IndexedDB, up to 200,000 requests, and the link names them (trace=stored: and an id made from the trace): it opens them again in this browser only. Longer still, or where the browser keeps nothing (a private window, a sandboxed frame, a full disk), they last until the page is closed, and the address bar keeps the last view a link can open again."
+                    "Your requests go into the link while it stays within 2,000 characters (a few hundred times, fewer with keys). Longer traces (files of up to two million lines) are kept in this browser's IndexedDB, up to 200,000 requests, and the link names them (trace=stored: and an id made from the trace): it opens them again in this browser only. Longer still, or where the browser keeps nothing (a private window, a sandboxed frame, a full disk), they last until the page is closed, and the address bar keeps the last view a link can open again."
                 </p>
                 <textarea rows="6" data-testid="import-text" placeholder="8\n8.398\n10,tenant:acme" node_ref=area></textarea>
                 <div class="import-row">

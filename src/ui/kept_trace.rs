@@ -1,5 +1,5 @@
-//! The browser's IndexedDB, where the page keeps a trace too long for a link (more than
-//! `url::MAX_REQUESTS_IN_LINK` requests): database `ratelab`, object store `traces`, one record
+//! The browser's IndexedDB, where the page keeps traffic too long for a link (one that would
+//! pass `url::MAX_LINK_CHARS` characters, `url::needs_keeping`): database `ratelab`, object store `traces`, one record
 //! per trace, its key the id the link names (`url::trace_id`, made from the text) and its value
 //! the trace list as text (`url::trace_list`). IndexedDB is what browsers offer for data this
 //! size: `localStorage` holds about five million characters per site, which a 200,000-request

@@ -5,8 +5,9 @@
 //! A large trace is computed a slice at a time (`core::lab::Computation`, a job run by
 //! `scheduler::run_sliced`): the first slice runs at once, and if it does not finish within a
 //! frame's work the rest runs between frames with a progress bar, so the page keeps answering.
-//! A trace too long for a link is kept in the browser's IndexedDB (`kept_trace`), up to a size
-//! the import panel states, and the link names it (`trace=stored:<id>`). The address bar only
+//! Traffic that would make the link longer than it may be (`url::MAX_QUERY_CHARS`) is kept in the
+//! browser's IndexedDB as a trace (`kept_trace`), up to a size the import panel states, and the
+//! link names it (`trace=stored:<id>`). The address bar only
 //! ever holds a link that opens the view again: while a trace is too long for a link and not
 //! (or not yet) kept, it keeps the last such link, and the page says why.
 
@@ -19,8 +20,9 @@ use crate::core::lab::{Computation, LabRun};
 use crate::core::lab_state::{KeptTrace, LabState, Lanes};
 use crate::core::theme::Theme;
 use crate::core::time::Time;
+#[cfg(feature = "workbench")]
 use crate::core::traffic::Pattern;
-use crate::core::url::{reopens, to_query, MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK};
+use crate::core::url::{needs_keeping, reopens, to_query, MAX_KEPT_REQUESTS, MAX_LINK_CHARS};
 
 pub use super::scheduler::Progress;
 use super::scheduler::{run_sliced, Slicing};
@@ -172,7 +174,7 @@ impl Lab {
             // bar follows once the gesture pauses.
             let zoomed = self.state.with_untracked(|s| s.view != next.view);
             // A zoom's link is written once the gesture pauses, not for each of its steps.
-            let query = (!zoomed).then(|| to_query(&next));
+            let query = (!zoomed && reopens(&next)).then(|| to_query(&next));
             self.state.set(next);
             match query {
                 Some(query) => super::write_url(&query, false),
@@ -212,7 +214,9 @@ impl Lab {
         let lab = *self;
         super::after(URL_PAUSE_MS, move || {
             lab.url_due.set_value(false);
-            super::write_url(&lab.state.with_untracked(to_query), false);
+            if lab.state.with_untracked(reopens) {
+                super::write_url(&lab.state.with_untracked(to_query), false);
+            }
         });
     }
 
@@ -222,7 +226,12 @@ impl Lab {
     }
 
     fn apply(&self, next: LabState, run: LabRun, remember: bool) {
-        let pattern_changed = self.state.with_untracked(|s| s.pattern != next.pattern);
+        // New traffic, or a link grown too long around the same traffic (more rows, say).
+        let to_keep = self.state.with_untracked(|s| {
+            s.pattern != next.pattern
+                || s.compose != next.compose
+                || (needs_keeping(&next) && !needs_keeping(s))
+        });
         let names_another =
             next.kept.is_named() && self.state.with_untracked(|s| s.kept != next.kept);
         self.run.set(Arc::new(run));
@@ -237,12 +246,12 @@ impl Lab {
         {
             self.selected.set(None);
         }
-        if pattern_changed {
+        if to_keep {
             let shown = self.trace_shown.get_untracked().wrapping_add(1);
             self.trace_shown.set(shown);
             // Its own task: writing a long trace should not add to the redraw's.
-            let (lab, pattern, kept) = (*self, next.pattern.clone(), next.kept.clone());
-            super::soon(move || lab.keep_trace(pattern, kept, remember, shown));
+            let (lab, state) = (*self, next.clone());
+            super::soon(move || lab.keep_trace(state, remember, shown));
         }
         self.state.set(next);
         if names_another {
@@ -250,19 +259,26 @@ impl Lab {
         }
     }
 
-    /// Keeps a trace too long for a link in the browser's IndexedDB, then puts the link naming it
-    /// in the address bar (as a new history entry when `remember`); or says why it could not,
-    /// and the address bar keeps the last link that opens a view again.
-    fn keep_trace(&self, pattern: Pattern, kept: KeptTrace, remember: bool, shown: u32) {
-        if kept != KeptTrace::No {
+    /// Keeps traffic too long for a link in the browser's IndexedDB as a trace (a person's trace
+    /// and the composed segments' requests as one list, `LabState::traffic`), then puts the link
+    /// naming it in the address bar (as a new history entry when `remember`); or says why it
+    /// could not, and the address bar keeps the last link that opens a view again.
+    fn keep_trace(&self, state: LabState, remember: bool, shown: u32) {
+        if state.kept != KeptTrace::No {
             // Named: being read back; kept: read back, and the page said from where.
             return;
         }
         self.kept.set(None);
-        let count = pattern.given_len();
-        if count <= MAX_REQUESTS_IN_LINK {
+        if !needs_keeping(&state) {
             return;
         }
+        // Composed segments become part of the kept trace: the same requests, so the same run.
+        let composed = !state.compose.is_empty();
+        let pattern = match composed {
+            true => state.traffic(),
+            false => state.pattern.clone(),
+        };
+        let count = pattern.given_len();
         if count > MAX_KEPT_REQUESTS {
             self.not_kept(
                 count,
@@ -281,12 +297,13 @@ impl Lab {
                 start_later: true,
                 finish_later: true,
             };
+            let became = composed.then(|| pattern.clone());
             run_sliced(
                 self.unseen,
                 crate::core::url::kept::KeepTrace::new(pattern),
                 slicing,
                 move || lab.trace_shown.get_untracked() == shown,
-                move |kept| lab.put_trace(kept, count, remember, shown),
+                move |kept| lab.put_trace(kept, count, became, remember, shown),
             );
         }
         #[cfg(not(feature = "workbench"))]
@@ -297,12 +314,14 @@ impl Lab {
     }
 
     /// Hands the trace's list to the browser, then puts the link naming it in the address bar
-    /// and says where it is kept, or why it is not.
+    /// and says where it is kept, or why it is not. `became` is the trace composed segments
+    /// became part of, which the state then holds in their place.
     #[cfg(feature = "workbench")]
     fn put_trace(
         &self,
         kept: crate::core::url::kept::KeptText,
         count: usize,
+        became: Option<Pattern>,
         remember: bool,
         shown: u32,
     ) {
@@ -314,10 +333,21 @@ impl Lab {
             match written {
                 Ok(()) => {
                     super::kept_trace::forget_earlier();
-                    lab.state.update(|s| s.kept = KeptTrace::Kept(id.clone()));
+                    let composed = became.is_some();
+                    lab.state.update(|s| {
+                        if let Some(pattern) = became {
+                            s.pattern = pattern;
+                            s.compose.clear();
+                        }
+                        s.kept = KeptTrace::Kept(id.clone());
+                    });
                     super::write_url(&lab.state.with_untracked(to_query), remember);
+                    let what = match composed {
+                        true => "requests (the composed segments' included, now one trace)",
+                        false => "requests",
+                    };
                     lab.kept.set(Some(format!(
-                        "Your {count} requests are kept in this browser's IndexedDB (database \"{}\", store \"{}\", id {id}: {bytes} bytes of text). The link, trace={}, opens them again in this browser only; anywhere else it opens the default traffic.",
+                        "Your {count} {what} are kept in this browser's IndexedDB (database \"{}\", store \"{}\", id {id}: {bytes} bytes of text). The link, trace={}, opens them again in this browser only; anywhere else it opens the default traffic. In the link itself they would pass {MAX_LINK_CHARS} characters.",
                         super::kept_trace::DATABASE,
                         super::kept_trace::STORE,
                         crate::core::url::kept_link(Some(&id)),
@@ -334,25 +364,21 @@ impl Lab {
     /// Says that a trace too long for a link is kept nowhere, and why.
     fn not_kept(&self, count: usize, why: &str) {
         self.notice(format!(
-            "Your {count} requests are more than a link carries ({MAX_REQUESTS_IN_LINK}), and {why}: the trace lasts until the page is closed, and the address bar keeps the last view a link can open again."
+            "Your {count} requests make a link longer than {MAX_LINK_CHARS} characters, and {why}: the trace lasts until the page is closed, and the address bar keeps the last view a link can open again."
         ));
     }
 
     /// What the page does with the trace of the link it opened: reads a kept one back, or keeps
-    /// one that the link carried in full (a link may carry up to `MAX_TRACE_IN_URL` requests)
-    /// but that is longer than the links the page writes, which then name it instead.
+    /// traffic that the link carried in full (a link may carry up to `MAX_TRACE_IN_URL`
+    /// requests) but that makes it longer than the links the page writes, which then name it
+    /// instead.
     pub fn open_trace(&self) {
         self.restore_trace();
         #[cfg(feature = "workbench")]
-        {
-            let (kept, count) = self
-                .state
-                .with_untracked(|s| (s.kept.clone(), s.pattern.given_len()));
-            if kept == KeptTrace::No && count > MAX_REQUESTS_IN_LINK {
-                let (lab, shown) = (*self, self.trace_shown.get_untracked());
-                let pattern = self.state.with_untracked(|s| s.pattern.clone());
-                super::soon(move || lab.keep_trace(pattern, kept, false, shown));
-            }
+        if self.state.with_untracked(needs_keeping) {
+            let (lab, shown) = (*self, self.trace_shown.get_untracked());
+            let state = self.state.get_untracked();
+            super::soon(move || lab.keep_trace(state, false, shown));
         }
     }
 

@@ -5,10 +5,9 @@
 //! puts them all in the order a link writes them.
 
 use super::codec::percent_encode;
-use super::trace_list::{
-    kept_link, parse_kept_link, parse_trace_list, trace_list, MAX_REQUESTS_IN_LINK,
-};
+use super::trace_list::{kept_link, parse_kept_link, parse_trace_list, trace_list_within};
 use super::values::{choice, count, flag, name_of};
+use super::MAX_QUERY_CHARS;
 use crate::core::algorithms::fixed_window::Alignment;
 use crate::core::clients::{DEFAULT_RETRIES, MAX_RETRIES};
 use crate::core::compose::{parse_segments, segments_text};
@@ -70,6 +69,10 @@ pub const LIMIT_AND_WINDOW: &[Field<Settings>] = &[
     },
 ];
 
+/// The most characters a caption takes in a link, escaped (`caption=`): with every other field at
+/// its longest, the link still fits `super::MAX_QUERY_CHARS`.
+pub const MAX_CAPTION_IN_LINK: usize = 900;
+
 /// The traffic and the rows. `trace` comes before `pattern`: a trace, once read, makes
 /// `pattern` moot. A link carries one or the other.
 pub const TRAFFIC: &[Field<LabState>] = &[
@@ -87,16 +90,15 @@ pub const TRAFFIC: &[Field<LabState>] = &[
             s.kept = KeptTrace::No;
             Ok(())
         },
-        // A trace too long for a link that the page has not kept is written nowhere: no link
-        // can open it again (`super::reopens`).
-        write: |s| {
-            let given = s.pattern.given_len();
-            match &s.kept {
-                KeptTrace::Named(id) => Some(kept_link(id.as_deref())),
-                KeptTrace::Kept(id) if given > MAX_REQUESTS_IN_LINK => Some(kept_link(Some(id))),
-                _ if (1..=MAX_REQUESTS_IN_LINK).contains(&given) => trace_list(&s.pattern),
-                _ => None,
+        // The list, unless it alone passes what a link may hold: then the kept trace's name, or
+        // nothing for a trace the page has not kept, which no link can open again
+        // (`super::reopens`). Whether the whole link fits is `super::to_query`'s to decide.
+        write: |s| match &s.kept {
+            KeptTrace::Named(id) => Some(kept_link(id.as_deref())),
+            KeptTrace::Kept(id) => {
+                trace_list_within(&s.pattern, MAX_QUERY_CHARS).or_else(|| Some(kept_link(Some(id))))
             }
+            KeptTrace::No => trace_list_within(&s.pattern, MAX_QUERY_CHARS),
         },
     },
     Field {
@@ -515,12 +517,26 @@ pub const SEED_AND_VIEW: &[Field<LabState>] = &[
         read: |s, raw| {
             let caption: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
             let count = caption.chars().count();
-            s.caption = caption.chars().take(MAX_CAPTION_CHARS).collect();
-            match count > MAX_CAPTION_CHARS {
-                true => Err(format!(
+            // At most MAX_CAPTION_CHARS characters, and as many as fit in MAX_CAPTION_IN_LINK
+            // characters of the link (an emoji is 12 there, a letter with an accent 6).
+            let mut written = 0;
+            s.caption = caption
+                .chars()
+                .take(MAX_CAPTION_CHARS)
+                .take_while(|c| {
+                    written += percent_encode(c.encode_utf8(&mut [0; 4])).len();
+                    written <= MAX_CAPTION_IN_LINK
+                })
+                .collect();
+            let kept = s.caption.chars().count();
+            match (count > MAX_CAPTION_CHARS, kept < count.min(MAX_CAPTION_CHARS)) {
+                (_, true) => Err(format!(
+                    "longer than a link keeps ({MAX_CAPTION_IN_LINK} characters once escaped); showing the first {kept}."
+                )),
+                (true, false) => Err(format!(
                     "longer than {MAX_CAPTION_CHARS} characters; showing the first {MAX_CAPTION_CHARS}."
                 )),
-                false => Ok(()),
+                (false, false) => Ok(()),
             }
         },
         write: |s| (!s.caption.is_empty()).then(|| percent_encode(&s.caption)),

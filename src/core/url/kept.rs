@@ -5,7 +5,6 @@
 //! in headless Chromium; sliced, the page answers meanwhile. Whatever the slices, the output is
 //! [`trace_list`]'s text with [`trace_id`]'s id, and [`parse_stored_trace`]'s requests.
 
-use super::codec::percent_decode;
 use super::trace_list::{check_items, id_of, parse_item, push_item};
 #[cfg(test)]
 use super::trace_list::{trace_id, trace_list};
@@ -93,7 +92,8 @@ impl Job for KeepTrace {
 /// Reads a kept trace list back, as [`super::parse_trace_items`] reads it with room for the
 /// importer's line limit: the whole list is refused on the first bad item, with its position.
 pub struct ReadKeptTrace {
-    /// The list with its names decoded.
+    /// The list as kept, its names still escaped: each is decoded once its item is split off
+    /// (`parse_item`), so a key holding a comma stays one key.
     text: String,
     /// Where the next item starts; past the end once every item is read.
     at: usize,
@@ -106,7 +106,7 @@ pub struct ReadKeptTrace {
 
 impl ReadKeptTrace {
     pub fn new(kept: &str) -> ReadKeptTrace {
-        let text = percent_decode(kept);
+        let text = kept.to_string();
         let total = text.split(',').count();
         let error = check_items(
             text.split(',').all(|s| s.trim().is_empty()),
@@ -237,9 +237,10 @@ mod tests {
             ", ,".to_string(),
             " 1 , 2@a%20b@syd@GET%20%2F ,".to_string(),
             "1@".to_string(),
+            "1@acme%2C%20inc,2@%F0%9F%A6%80%25%26%23%2B%3D%3B".to_string(),
         ];
         for text in cases {
-            let expected = parse_trace_items(&percent_decode(&text), MAX_LINES);
+            let expected = parse_trace_items(&text, MAX_LINES);
             assert_eq!(parse_stored_trace(&text), expected, "{text:.40}");
             for budget in [1, 3, 1_000] {
                 let (sliced, _) = run_in_steps(ReadKeptTrace::new(&text), budget);
@@ -247,6 +248,18 @@ mod tests {
             }
         }
         assert_eq!(parse_stored_trace(&kept).unwrap(), keyed_points());
+    }
+
+    #[test]
+    fn a_kept_key_holding_a_comma_or_an_escape_reads_back_as_one_key() {
+        let keys = ["acme, inc", "50%", "%41", "a+b", "a@b", "🦀 \"q\" &#=;"];
+        let points: Vec<Point> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| Point::new(Time(i as u64 * 1_000_000), *k))
+            .collect();
+        let kept = run_to_end(KeepTrace::new(Pattern::Keyed(Arc::new(points.clone()))));
+        assert_eq!(parse_stored_trace(&kept.text).unwrap(), points);
     }
 
     #[test]

@@ -33,9 +33,19 @@ use codec::{field_value, query_pairs};
 pub use kept::parse_stored_trace;
 pub use trace_list::{
     kept_link, parse_kept_link, parse_trace_items, parse_trace_list, trace_id, trace_list,
-    trace_list_within, MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK, MAX_TRACE_IN_URL, STORED_TRACE,
-    TRACE_ID_LEN,
+    trace_list_within, MAX_KEPT_REQUESTS, MAX_TRACE_IN_URL, STORED_TRACE, TRACE_ID_LEN,
 };
+
+/// The longest link the page writes, in characters: its address and its query. Longer ones
+/// risk a server's `414 Request-URI Too Long`, and the page and its traffic with it.
+pub const MAX_LINK_CHARS: usize = 2_000;
+/// The room the page's own address takes in a link (`https://host/path/` and the `?`), and
+/// `&embed=1` for the embed's: what a link's query may not use.
+pub const ADDRESS_ROOM: usize = 200;
+/// The longest query the page writes (after the `?`). A view whose traffic (`trace=`'s list and
+/// `compose=`'s segments) would make it longer has its traffic kept in the browser's IndexedDB
+/// as a trace, and the link says `trace=stored:<id>` instead ([`needs_keeping`]).
+pub const MAX_QUERY_CHARS: usize = MAX_LINK_CHARS - ADDRESS_ROOM;
 
 /// A group of fields and the part of the state they set.
 pub enum Section {
@@ -105,9 +115,47 @@ pub fn set_field(state: &mut LabState, name: &str, text: &str) -> Result<(), Not
 }
 
 /// Writes the state as a query (without `?`): fields in the table's order, defaults left out.
+/// The traffic goes in full while the query stays within [`MAX_QUERY_CHARS`]; past that, a kept
+/// trace is named by its id (`trace=stored:<id>`), and traffic kept nowhere is left out: that
+/// query does not open the view again ([`reopens`]).
 pub fn to_query(state: &LabState) -> String {
-    // With a question open, only what differs from its view (`question_link`).
-    let pairs = question_link::relative_to_question(state, written_pairs(state));
+    link(state).0
+}
+
+/// The query [`to_query`] writes, and whether it opens the same view again.
+fn link(state: &LabState) -> (String, bool) {
+    let pairs = written_pairs(state);
+    let list_left_out = state.kept == KeptTrace::No
+        && state.pattern.given_len() > 0
+        && !pairs.iter().any(|(name, _)| *name == "trace");
+    let full = joined(state, pairs.clone());
+    if full.len() <= MAX_QUERY_CHARS || state.kept.is_named() {
+        let fits = full.len() <= MAX_QUERY_CHARS;
+        return (full, fits && !list_left_out);
+    }
+    // Too long: the traffic by the name it is kept under, or not at all.
+    let mut pairs = pairs;
+    match &state.kept {
+        KeptTrace::Kept(id) => {
+            for (name, value) in &mut pairs {
+                if *name == "trace" {
+                    *value = kept_link(Some(id));
+                }
+            }
+            let query = joined(state, pairs);
+            let fits = query.len() <= MAX_QUERY_CHARS;
+            (query, fits && state.compose.is_empty())
+        }
+        _ => {
+            pairs.retain(|(name, _)| !["trace", "compose"].contains(name));
+            (joined(state, pairs), false)
+        }
+    }
+}
+
+/// `pairs` as a query; with a question open, only what differs from its view (`question_link`).
+fn joined(state: &LabState, pairs: Vec<(&'static str, String)>) -> String {
+    let pairs = question_link::relative_to_question(state, pairs);
     let parts: Vec<String> = pairs
         .into_iter()
         .map(|(name, value)| format!("{name}={value}"))
@@ -129,11 +177,21 @@ fn written_pairs(state: &LabState) -> Vec<(&'static str, String)> {
     pairs
 }
 
-/// Whether the link [`to_query`] writes opens this state again. Not for a trace too long for a
-/// link that the page has not kept: the link has no `trace=` and would open the default
-/// traffic, so the page leaves the address bar as it was.
+/// Whether the link [`to_query`] writes opens this state again, within [`MAX_QUERY_CHARS`]. Not
+/// for traffic too long for a link that the page has not kept ([`needs_keeping`]): the link has
+/// no `trace=` and would open other traffic, so the page leaves the address bar as it was.
 pub fn reopens(state: &LabState) -> bool {
-    state.kept != KeptTrace::No || state.pattern.given_len() <= MAX_REQUESTS_IN_LINK
+    link(state).1
+}
+
+/// Whether the view's traffic, a person's trace or composed segments, makes its link longer than
+/// [`MAX_QUERY_CHARS`] and is kept nowhere yet: the page then keeps the traffic it runs
+/// (`LabState::traffic`, the trace and the segments' requests as one list) in the browser, and
+/// the link names it (`trace=stored:<id>`).
+pub fn needs_keeping(state: &LabState) -> bool {
+    state.kept == KeptTrace::No
+        && (state.pattern.given_len() > 0 || !state.compose.is_empty())
+        && !reopens(state)
 }
 
 /// The Durable Object's fields as (name, value) pairs, defaults left out: what a form that does

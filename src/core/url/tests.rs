@@ -201,7 +201,7 @@ fn the_state_survives_a_round_trip_through_the_query() {
 }
 
 fn long_trace() -> Vec<Point> {
-    (0..MAX_REQUESTS_IN_LINK as u64 + 1)
+    (0..1_000u64)
         .map(|i| Point::new(Time(i * 1000), if i % 2 == 0 { "a b" } else { DEFAULT_KEY }))
         .collect()
 }
@@ -624,13 +624,32 @@ fn a_caption_is_one_line_of_at_most_two_hundred_characters() {
     use crate::core::embed::MAX_CAPTION_CHARS;
     let parsed = parse_query("caption=%0Aone%0A%0D%09two++");
     assert_eq!(parsed.state.caption, "one two");
-    let long = "é".repeat(MAX_CAPTION_CHARS + 5);
+    let long = "e".repeat(MAX_CAPTION_CHARS + 5);
     let parsed = parse_query(&format!("caption={long}"));
     assert_eq!(parsed.state.caption.chars().count(), MAX_CAPTION_CHARS);
     assert_eq!(parsed.notices[0].field, "caption");
     assert!(parsed.notices[0]
         .message
         .ends_with("showing the first 200."));
+}
+
+#[test]
+fn a_caption_takes_at_most_nine_hundred_characters_of_the_link() {
+    use super::fields::MAX_CAPTION_IN_LINK;
+    // An accented letter is 6 characters escaped, an emoji 12.
+    for (letter, fits) in [("é", 150), ("🦀", 75)] {
+        let parsed = parse_query(&format!("caption={}", letter.repeat(180)));
+        assert_eq!(parsed.state.caption.chars().count(), fits, "{letter}");
+        assert!(to_query(&parsed.state).len() <= "caption=".len() + MAX_CAPTION_IN_LINK);
+        assert!(
+            parsed.notices[0]
+                .message
+                .ends_with(&format!("showing the first {fits}.")),
+            "{}",
+            parsed.notices[0].message
+        );
+        assert_eq!(parse_query(&to_query(&parsed.state)).state, parsed.state);
+    }
 }
 
 #[test]
@@ -715,4 +734,247 @@ fn a_state_that_differs_only_in_how_it_is_looked_at_runs_the_same() {
     let looked = parse_query("pattern=steady&view=2-4&lanes=key&theme=dark").state;
     assert!(base.same_run_as(&looked) && looked.same_run_as(&base));
     assert!(!base.same_run_as(&parse_query("pattern=steady&limit=4").state));
+}
+
+/// The states whose links the version before keys were decoded item by item wrote (its
+/// `to_query`, run as it was), with those links.
+fn links_written_before() -> Vec<(LabState, &'static str)> {
+    use crate::core::compose::parse_segments;
+    let keyed = |keys: &[&str]| {
+        Pattern::from_points(
+            keys.iter()
+                .enumerate()
+                .map(|(i, k)| Point::new(Time(i as u64 * 250_000), *k))
+                .collect(),
+        )
+    };
+    let mut many_keys = LabState {
+        pattern: keyed(&[
+            "tenant:a",
+            "tenant:a",
+            "a b",
+            "tenant:b",
+            "a+b",
+            "50%",
+            "k=v&x#y;z",
+            "\"quoted\" 'key'",
+            "é ü",
+            "🦀 crab",
+            "tenant:a",
+        ]),
+        ..LabState::default()
+    };
+    many_keys.settings.limit = 3;
+    let mut routed = Point::new(Time(1_500_000), "tenant:a");
+    routed.origin = Some(Region::Sydney);
+    routed.route = Some("POST /login".into());
+    routed.cost = 3;
+    let mut regions = LabState {
+        pattern: Pattern::from_points(vec![
+            Point::new(Time::ZERO, "ip:10.0.0.1"),
+            routed,
+            Point::new(Time(2_000_001), "x"),
+        ]),
+        ..LabState::default()
+    };
+    regions.durable.enabled = true;
+    let captioned = LabState {
+        pattern: Pattern::Trace(
+            vec![Time(0), Time(500_000), Time(9_592_000), Time(9_592_000)].into(),
+        ),
+        caption: "Bursts & trickles: 5 per 10 s (é, 🦀)".into(),
+        ..LabState::default()
+    };
+    let composed = LabState {
+        pattern: Pattern::Steady,
+        compose: parse_segments(
+            "150@0;2/s@0-60,key=tenant:a,region=fra,route=GET /x,cost=2;~3/s@10-20,key=a b+c 50%",
+        )
+        .unwrap(),
+        ..LabState::default()
+    };
+    let keyed_and_composed = LabState {
+        pattern: keyed(&["a", "b"]),
+        compose: parse_segments("5@1,key=tenant:z").unwrap(),
+        ..LabState::default()
+    };
+    let mut named = LabState {
+        kept: KeptTrace::Named(Some("0123456789abcdef".into())),
+        algorithms: vec![Algorithm::FixedWindow, Algorithm::Gcra],
+        ..LabState::default()
+    };
+    named.settings.limit = 7;
+    vec![
+        (many_keys, "limit=3&trace=0@tenant:a,0.25@tenant:a,0.5@a%20b,0.75@tenant:b,1@a%2Bb,1.25@50%25,1.5@k%3Dv%26x%23y%3Bz,1.75@%22quoted%22%20%27key%27,2@%C3%A9%20%C3%BC,2.25@%F0%9F%A6%80%20crab,2.5@tenant:a"),
+        (regions, "trace=0@ip:10.0.0.1,1.5*3@tenant:a@syd@POST%20%2Flogin,2.000001@x&do=1"),
+        (captioned, "trace=0,0.5,9.592,9.592&caption=Bursts%20%26%20trickles:%205%20per%2010%20s%20%28%C3%A9%2C%20%F0%9F%A6%80%29"),
+        (composed, "pattern=steady&compose=150%400%3B2%2Fs%400-60%2Ckey%3Dtenant:a%2Cregion%3Dfra%2Croute%3DGET%20%2Fx%2Ccost%3D2%3B~3%2Fs%4010-20%2Ckey%3Da%20b%2Bc%2050%25"),
+        (keyed_and_composed, "trace=0@a,0.25@b&compose=5%401%2Ckey%3Dtenant:z"),
+        (named, "limit=7&trace=stored:0123456789abcdef&algos=fixed,gcra"),
+    ]
+}
+
+#[test]
+fn links_the_earlier_version_wrote_open_the_same_view() {
+    for (state, link) in links_written_before() {
+        let parsed = parse_query(link);
+        assert!(parsed.notices.is_empty(), "{link}: {:?}", parsed.notices);
+        assert_eq!(parsed.state, state, "{link}");
+        assert_eq!(parse_query(&to_query(&state)).state, state, "{link}");
+    }
+    // With a question: the question's view under the link's fields, as before.
+    for (link, expected) in [
+        (
+            "q=window-edge&trace=0,0,1@k%20x",
+            "q=window-edge&trace=0,0,1@k%20x",
+        ),
+        (
+            "q=burst-plus-one&pattern=&compose=20%400%2Ckey%3Dtenant:q",
+            "q=burst-plus-one&pattern=&compose=20%400%2Ckey%3Dtenant:q",
+        ),
+    ] {
+        let parsed = parse_query(link);
+        assert!(parsed.notices.is_empty(), "{link}: {:?}", parsed.notices);
+        assert_eq!(to_query(&parsed.state), expected);
+    }
+}
+
+#[test]
+fn a_key_holding_a_comma_survives_the_link_that_used_to_split_it() {
+    // What the earlier version wrote for a pasted `1733350000,"acme, inc"` and could not read.
+    let parsed = parse_query("trace=0@acme%2C%20inc,1@acme%2C%20inc");
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    let Pattern::Keyed(points) = &parsed.state.pattern else {
+        panic!("a keyed trace")
+    };
+    assert_eq!(points[0].key, "acme, inc");
+    assert_eq!(points.len(), 2);
+    assert_eq!(
+        to_query(&parsed.state),
+        "trace=0@acme%2C%20inc,1@acme%2C%20inc"
+    );
+    // The same list escaped whole once more, as a form writes it.
+    let escaped = parse_query("trace=0%40acme%252C%2520inc%2C1%40acme%252C%2520inc");
+    assert_eq!(escaped.state, parsed.state);
+}
+
+#[test]
+fn a_composed_segments_key_is_written_escaped_inside_the_escaped_segments() {
+    let state = LabState {
+        compose: crate::core::compose::parse_segments("5@1,key=acme%2C%20inc;2@3,key=a%3Bb")
+            .unwrap(),
+        ..LabState::default()
+    };
+    assert_eq!(state.compose[0].key.as_deref(), Some("acme, inc"));
+    assert_eq!(state.compose[1].key.as_deref(), Some("a;b"));
+    let query = to_query(&state);
+    assert_eq!(
+        query,
+        "compose=5%401%2Ckey%3Dacme%252C%2520inc%3B2%403%2Ckey%3Da%253Bb"
+    );
+    assert_eq!(parse_query(&query).state, state);
+}
+
+/// `n` requests a quarter second apart with the key `acme, inc`: about 20 characters of a link
+/// each.
+fn comma_keyed(n: u64) -> LabState {
+    points_state(
+        &(0..n)
+            .map(|i| Point::new(Time(i * 250_000), "acme, inc"))
+            .collect::<Vec<_>>(),
+    )
+}
+
+#[test]
+fn a_trace_goes_in_the_link_while_the_whole_query_stays_within_its_characters() {
+    // The longest trace whose link fits, whatever the other fields take.
+    let fitting = (1..400)
+        .map(comma_keyed)
+        .take_while(|s| !needs_keeping(s))
+        .last()
+        .unwrap();
+    let query = to_query(&fitting);
+    assert!(query.len() <= MAX_QUERY_CHARS && query.len() > MAX_QUERY_CHARS - 40);
+    assert!(reopens(&fitting));
+    assert_eq!(parse_query(&query).state, fitting);
+    // One field more and the same trace no longer fits: it is to be kept.
+    let mut grown = fitting.clone();
+    grown.caption = "x".repeat(40);
+    assert!(query.len() + "&caption=".len() + 40 > MAX_QUERY_CHARS);
+    assert!(needs_keeping(&grown) && !reopens(&grown));
+    let caption = format!("caption={}", grown.caption);
+    assert_eq!(to_query(&grown), caption, "the traffic left out");
+    // Once kept, the link names it, and opens it again (once the page reads it back).
+    grown.kept = KeptTrace::Kept("0123456789abcdef".into());
+    assert_eq!(
+        to_query(&grown),
+        format!("trace=stored:0123456789abcdef&{caption}")
+    );
+    assert!(reopens(&grown) && !needs_keeping(&grown));
+    // A kept trace that fits again goes back in the link as its list.
+    grown.caption.clear();
+    assert_eq!(to_query(&grown), query);
+}
+
+#[test]
+fn five_thousand_requests_with_comma_keys_are_kept_and_their_link_is_short() {
+    let mut state = comma_keyed(5_000);
+    assert!(needs_keeping(&state));
+    assert!(!reopens(&state));
+    assert!(to_query(&state).is_empty());
+    let kept = crate::core::job::run_to_end(kept::KeepTrace::new(state.pattern.clone()));
+    let points = parse_stored_trace(&kept.text).unwrap();
+    assert_eq!(Pattern::from_points(points), state.pattern);
+    state.kept = KeptTrace::Kept(kept.id.clone());
+    assert_eq!(to_query(&state), format!("trace=stored:{}", kept.id));
+}
+
+#[test]
+fn composed_traffic_too_long_for_a_link_is_to_be_kept_as_one_trace() {
+    let text: Vec<String> = (0..50)
+        .map(|i| {
+            format!(
+                "{}@{i},key=tenant {i} with a long name%2C and a comma",
+                i + 1
+            )
+        })
+        .collect();
+    let mut state = LabState::default();
+    set_field(&mut state, "compose", &text.join(";")).unwrap();
+    assert!(needs_keeping(&state) && !reopens(&state));
+    assert!(!to_query(&state).contains("compose"));
+    // What the page does: the traffic it runs becomes the kept trace, in the segments' place.
+    let traffic = state.traffic();
+    state.pattern = traffic.clone();
+    state.compose.clear();
+    state.kept = KeptTrace::Kept("0123456789abcdef".into());
+    assert_eq!(
+        state.traffic(),
+        traffic,
+        "the same requests, so the same run"
+    );
+    assert_eq!(to_query(&state), "trace=stored:0123456789abcdef");
+    assert!(reopens(&state));
+}
+
+#[test]
+fn every_field_at_its_longest_with_a_kept_trace_still_fits_a_link() {
+    let rows: Vec<&str> = Algorithm::ALL.iter().map(|a| a.slug()).collect();
+    let link = format!(
+        "limit=999999&window=86399.999999&trace=stored:0123456789abcdef&algos={}&capacity=999999&refill=999999.999999&burst=999999&fixed-align=first&count-refused=1&instances=64&spread=key&also=999999/86400&also-key=prefix&spend=all&clients=obey&retries=10&do=1&seed=18446744073709551615&embed=1&controls=preset,play,send,limit,window,algos,tuning,theme&caption={}&theme=dark&view=86399.123456-86400&lanes=key",
+        rows.join(","),
+        "🦀".repeat(200),
+    );
+    let parsed = parse_query(&link);
+    let fields: Vec<&str> = parsed.notices.iter().map(|n| n.field).collect();
+    assert_eq!(fields, ["caption"], "{:?}", parsed.notices);
+    let state = parsed.state;
+    assert!(state.kept.is_named());
+    let query = to_query(&state);
+    assert!(
+        query.len() <= MAX_QUERY_CHARS,
+        "{} characters: {query}",
+        query.len()
+    );
+    assert!(reopens(&state));
 }

@@ -1,21 +1,25 @@
 //! The trace list, the grammar a link (`trace=`) and the page's storage use for a person's
 //! traffic: comma-separated items `time[*cost][@key[@region[@route]]]`, times in seconds
-//! (`8,8.398@tenant:a,600*17@k,9@tenant:a@syd@POST%20%2Flogin`), names percent-encoded.
-//! A trace too long for a link is kept in the browser's IndexedDB as this same text, and the link
-//! names it instead: `trace=stored:<id>`, the id being the first 64 bits of the text's SHA-256
-//! (FIPS 180-4, `core::sha256`) in lowercase hex, so the same trace always gets the same id.
+//! (`8,8.398@tenant:a,600*17@k,9@tenant:a@syd@POST%20%2Flogin`), names percent-encoded
+//! (`core::percent`: a name never holds a `,`, `@`, `&`, `#`, `+` or `%` of its own). The list is
+//! split first, then each part of an item decoded, so a key may hold any character
+//! (`1@acme%2C%20inc` is key `acme, inc`). A link may also carry the whole list escaped once more
+//! (a form or `URLSearchParams` writes `1%2C2%40k`): a value with no `,` or `@` of its own is
+//! decoded once before it is split.
+//! A trace that would make the link too long (`super::MAX_QUERY_CHARS`) is kept in the browser's
+//! IndexedDB as this same text, and the link names it instead: `trace=stored:<id>`, the id being
+//! the first 64 bits of the text's SHA-256 (FIPS 180-4, `core::sha256`) in lowercase hex, so the
+//! same trace always gets the same id.
 
-use super::codec::percent_encode;
+use super::codec::{percent_decode, percent_encode};
 use crate::core::region::Region;
 use crate::core::sha256::sha256;
 use crate::core::time::{format_seconds, parse_seconds, Time};
 use crate::core::traffic::{parse_cost, Pattern, Point, DEFAULT_KEY, MAX_KEY_LEN};
 
-/// The most request times a `trace=` parameter may carry.
+/// The most request times a `trace=` parameter may carry (a link the page reads; the links it
+/// writes are far shorter, `super::MAX_QUERY_CHARS`).
 pub const MAX_TRACE_IN_URL: usize = 100_000;
-/// The most requests the page writes into a link; a larger trace is kept in the browser's
-/// IndexedDB and the link says `trace=stored:<id>`.
-pub const MAX_REQUESTS_IN_LINK: usize = 10_000;
 /// `trace=stored:<id>`: the trace this browser keeps under `<id>`. Alone, `trace=stored` is a
 /// link written before the ids, naming the one trace the page kept in `localStorage`.
 pub const STORED_TRACE: &str = "stored";
@@ -70,11 +74,16 @@ pub fn kept_link(id: Option<&str>) -> String {
     }
 }
 
-/// Parses `trace=`: comma-separated seconds, each optionally followed by `@key`
-/// (`1.5@tenant:a`); items without a key belong to the default key. The whole list is refused on
-/// the first bad item, with its position, so a typo never silently drops a request.
+/// Parses `trace=` as the link has it, undecoded: comma-separated seconds, each optionally
+/// followed by `@key` (`1.5@tenant:a`); items without a key belong to the default key. The whole
+/// list is refused on the first bad item, with its position, so a typo never silently drops a
+/// request. A list escaped whole (no `,` or `@` of its own) is decoded once first.
 pub fn parse_trace_list(raw: &str) -> Result<Vec<Point>, String> {
-    parse_trace_items(raw, MAX_TRACE_IN_URL)
+    if raw.contains([',', '@']) {
+        parse_trace_items(raw, MAX_TRACE_IN_URL)
+    } else {
+        parse_trace_items(&percent_decode(raw), MAX_TRACE_IN_URL)
+    }
 }
 
 /// A trace list as [`parse_trace_list`] reads it, with room for up to `max` items (the page's
@@ -106,18 +115,22 @@ pub(super) fn check_items(all_empty: bool, count: usize, max: usize) -> Result<(
     Ok(())
 }
 
-/// Reads item `i` (from 0) of a list, already trimmed: `time[*cost][@key[@region[@route]]]`.
+/// Reads item `i` (from 0) of a list, already trimmed and not yet decoded:
+/// `time[*cost][@key[@region[@route]]]`, each part decoded once split off.
 pub(super) fn parse_item(i: usize, item: &str) -> Result<Point, String> {
-    let mut parts = item.splitn(4, '@');
+    let mut parts = item.splitn(4, '@').map(|part| {
+        let decoded = percent_decode(part.trim());
+        decoded.trim().to_string()
+    });
     let head = parts.next().unwrap_or_default();
     let (time_text, cost) = match head.split_once('*') {
         Some((time, cost)) => (
             time,
             parse_cost(cost).map_err(|e| format!("item {} of the list: {e}", i + 1))?,
         ),
-        None => (head, 1),
+        None => (head.as_str(), 1),
     };
-    let key = parts.next().map(str::trim).unwrap_or(DEFAULT_KEY);
+    let key = parts.next().unwrap_or_else(|| DEFAULT_KEY.to_string());
     if key.is_empty() || key.chars().count() > MAX_KEY_LEN || key.chars().any(char::is_control) {
         return Err(format!(
             "item {} of the list: the key after @ must be 1 to {MAX_KEY_LEN} printable characters",
@@ -125,8 +138,8 @@ pub(super) fn parse_item(i: usize, item: &str) -> Result<Point, String> {
         ));
     }
     let at = parse_seconds(time_text).map_err(|e| format!("item {} of the list: {e}", i + 1))?;
-    let origin = match parts.next().map(str::trim).filter(|r| !r.is_empty()) {
-        Some(code) => Some(Region::from_code(code).ok_or_else(|| {
+    let origin = match parts.next().filter(|r| !r.is_empty()) {
+        Some(code) => Some(Region::from_code(code.as_str()).ok_or_else(|| {
             format!(
                 "item {} of the list: \"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)",
                 i + 1
@@ -134,14 +147,10 @@ pub(super) fn parse_item(i: usize, item: &str) -> Result<Point, String> {
         })?),
         None => None,
     };
-    let route = parts
-        .next()
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .map(str::to_string);
+    let route = parts.next().filter(|r| !r.is_empty());
     Ok(Point {
         at: Time(at),
-        key: key.to_string(),
+        key,
         origin,
         route,
         cost,
