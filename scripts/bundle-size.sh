@@ -4,8 +4,9 @@
 # service worker's scripts) passes the guardrail of 256 KiB (262,144 bytes). What a view showing the
 # Durable Object loads (its module in place of the first's: the lab, its chart and its controls) has
 # a guardrail of its own, the first view's and 32 KiB for the lab (288 KiB), as does the complete
-# module (448 KiB), which only a view with a product row, a rule, a question or a kept trace loads (scripts/site_modules.py). An embed loads
-# the embed's module in place of the first's, a smaller one, under the first view's guardrail.
+# module (448 KiB), which only a view with a product row, a rule, a question or a kept trace loads
+# (scripts/site_modules.py). An embed loads the embed's module in place of the first's, a smaller
+# one, under the first view's guardrail.
 # embed.js, the resize helper that pages embedding the lab load, is listed but not counted.
 #
 # The guardrails are not targets: what the project budgets is what a person waits for, a cold
