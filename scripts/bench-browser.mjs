@@ -42,13 +42,13 @@ await measure('steady, with the Durable Object row', 'pattern=steady&do=1');
 await measure('twice the rate at 1,000 per second', 'pattern=double&limit=1000&window=1');
 await measure('twice the rate at 10,000 per second', 'pattern=double&limit=10000&window=1');
 
-// A million-line file through "Use your own traffic": until the page shows the result, every
-// task over 50 ms on the main thread meanwhile, and the redraws of the million marks. The second
-// file is the performance issue's simulation case: 10,000 keys, the six algorithms and the
-// Durable Object's emulation.
-async function million(label, query, line) {
-  const lines = new Array(1_000_000);
-  for (let i = 0; i < lines.length; i++) lines[i] = line(i);
+// A file through "Use your own traffic": until the page shows the result, every task over 50 ms
+// on the main thread meanwhile, and the redraws of its marks. The million-line files: one request
+// a millisecond, then the performance issue's simulation case (10,000 keys, the six algorithms
+// and the Durable Object's emulation). The 200,000-request file is drawn as bars in every row
+// (e2e/density.test.mjs's trace: 180 a second, ten bursts at 400).
+async function uploaded(label, query, lines) {
+  const count = lines.length;
   const buffer = Buffer.from(lines.join('\n'));
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${BASE}?${query}`);
@@ -64,10 +64,10 @@ async function million(label, query, line) {
   });
   // setInputFiles itself hands the file to the page in one long task of its own (the test
   // harness, not the app): the clock starts once the page holds the file.
-  await page.setInputFiles('[data-testid="import-file"]', { name: 'million.txt', mimeType: 'text/plain', buffer });
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'traffic.txt', mimeType: 'text/plain', buffer });
   const start = await page.evaluate(() => performance.now());
-  // The run is shown when the lede counts the million requests; its first redraw follows.
-  await page.waitForFunction(() => document.querySelector('[data-testid="lede"]').innerText.includes('same 1000000 requests'), null, { timeout: 120000 });
+  // The run is shown when the lede counts the file's requests; its first redraw follows.
+  await page.waitForFunction((n) => document.querySelector('[data-testid="lede"]').innerText.includes(`same ${n} requests`), count, { timeout: 120000 });
   const done = await page.evaluate(() => performance.now());
   await page.waitForTimeout(1000);
   // Then the pointer sweeps the timeline, as for the presets above.
@@ -82,12 +82,23 @@ async function million(label, query, line) {
   const tasks = await page.evaluate(() => window.longTasks);
   const draws = await page.evaluate(() => performance.getEntriesByName('timeline-draw').map((e) => e.duration));
   console.log(
-    `${label.padEnd(44)} 1000000 requests   shown ${(done - start).toFixed(0).padStart(5)} ms   tasks over 50 ms: ${tasks.slice(1).map((t) => t.toFixed(0)).join(', ') || 'none'}   first draw ${first.toFixed(0)} ms   redraw median ${median(draws).toFixed(1)} ms, max ${Math.max(...draws).toFixed(1)} ms`,
+    `${label.padEnd(44)} ${String(count).padStart(7)} requests   shown ${(done - start).toFixed(0).padStart(5)} ms   tasks over 50 ms: ${tasks.slice(1).map((t) => t.toFixed(0)).join(', ') || 'none'}   first draw ${first.toFixed(0)} ms   redraw median ${median(draws).toFixed(1)} ms, max ${Math.max(...draws).toFixed(1)} ms`,
   );
   await page.close();
 }
-await million('a million-line file, read and run', 'limit=100&window=1', (i) => (i / 1000).toFixed(3));
-await million('the same over 10,000 keys, with the object', 'limit=100&window=1&do=1', (i) => `${(i / 1000).toFixed(3)},tenant:${i % 10000}`);
+const lines = (n, line) => Array.from({ length: n }, (_, i) => line(i));
+function twoHundredThousand() {
+  const times = [];
+  for (let s = 0; times.length < 200_000; s++) {
+    const perSecond = s % 100 >= 40 && s % 100 < 50 ? 400 : 180;
+    for (let i = 0; i < perSecond && times.length < 200_000; i++) times.push((s + i / perSecond).toFixed(4));
+  }
+  return times;
+}
+await uploaded('200,000 requests drawn as bars', 'limit=250&window=1', twoHundredThousand());
+if (process.argv[2] !== 'redraw') {
+await uploaded('a million-line file, read and run', 'limit=100&window=1', lines(1_000_000, (i) => (i / 1000).toFixed(3)));
+await uploaded('the same over 10,000 keys, with the object', 'limit=100&window=1&do=1', lines(1_000_000, (i) => `${(i / 1000).toFixed(3)},tenant:${i % 10000}`));
 // Every decision of 100,000 keyed requests through the six algorithms and the Durable Object as
 // CSV (700,000 rows): from the click to the download, and every main-thread task over 50 ms.
 {
@@ -114,5 +125,6 @@ await million('the same over 10,000 keys, with the object', 'limit=100&window=1&
   const tasks = await page.evaluate(() => window.longTasks);
   console.log(`${'CSV of 100,000 keyed requests, six + object'.padEnd(44)}  700000 rows      written ${String(took).padStart(5)} ms   ${(bytes / 1e6).toFixed(0)} MB   tasks over 50 ms: ${tasks.map((t) => t.toFixed(0)).join(', ') || 'none'}`);
   await page.close();
+}
 }
 await browser.close();
