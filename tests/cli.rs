@@ -401,3 +401,22 @@ fn table_on_a_streamed_access_log_gives_the_pages_figures() {
     }
     assert!(out.contains("5000 requests"), "{out}");
 }
+
+#[test]
+fn a_megabyte_long_bad_line_gives_a_short_error() {
+    let path = file("long.txt", &format!("1\n2\n{}\n3\n", "9x".repeat(500_000)));
+    for args in [
+        vec!["table", "limit=2", "--traffic", &path],
+        vec!["csv", "limit=2", "--traffic", &path],
+        vec!["table", "limit=2&do=1", "--traffic", &path],
+    ] {
+        let out = ratelab(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.len() < 1024, "{args:?}: {} bytes", stderr.len());
+        assert!(
+            stderr.contains(&format!("line 3: \"{}…\" is not a number", "9x".repeat(40))),
+            "{args:?}: {stderr}"
+        );
+    }
+}

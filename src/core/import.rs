@@ -18,6 +18,7 @@
 //! counted; nothing here panics, whatever the text.
 
 use super::job::{Job, Progress, Step};
+use super::quote::{clipped, quoted};
 use super::region::Region;
 use super::time::{parse_seconds, Time, MICROS_PER_SEC};
 use super::traffic::{parse_cost, Pattern, Point, MAX_KEY_LEN};
@@ -248,9 +249,9 @@ impl LineDecoder {
                 if !self.warned_decimal_comma && looks_like_decimal_comma(line) {
                     self.warned_decimal_comma = true;
                     self.notes.push(format!(
-                        "\"{}\" was read as a time and a key; if it is one number with a decimal comma, write it with a point ({}).",
-                        line.trim(),
-                        line.trim().replacen(',', ".", 1)
+                        "{} was read as a time and a key; if it is one number with a decimal comma, write it with a point ({}).",
+                        quoted(line.trim()),
+                        clipped(&line.trim().replacen(',', ".", 1))
                     ));
                 }
                 parse_csv_line(line).map(|mut request| {
@@ -494,13 +495,15 @@ fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
     }
     let at = parse_time(fields[0].trim())?;
     let key = parse_key(&fields[1])?;
-    let region =
-        match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
-            Some(code) => Some(Region::from_code(code).ok_or_else(|| {
-                format!("\"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)")
-            })?),
-            None => None,
-        };
+    let region = match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
+        Some(code) => Some(Region::from_code(code).ok_or_else(|| {
+            format!(
+                "{} is not a region (fra, iad, gru, sin, syd, nrt)",
+                quoted(code)
+            )
+        })?),
+        None => None,
+    };
     let route = fields
         .get(3)
         .map(|r| r.trim().to_string())
@@ -543,7 +546,12 @@ fn parse_log_line(line: &str) -> Result<(i64, String, String), String> {
 
 /// `10/Oct/2026:13:55:36 +0000` as seconds since the Unix epoch, in UTC.
 fn parse_log_date(text: &str) -> Result<i64, String> {
-    let bad = || format!("\"{text}\" is not a log date like 10/Oct/2026:13:55:36 +0000");
+    let bad = || {
+        format!(
+            "{} is not a log date like 10/Oct/2026:13:55:36 +0000",
+            quoted(text)
+        )
+    };
     let (stamp, zone) = text.trim().split_once(' ').ok_or_else(bad)?;
     let mut parts = stamp.splitn(4, [':', '/']);
     let day: i64 = parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
@@ -1095,5 +1103,33 @@ mod tests {
         let job =
             ReadTraffic::new(TextPieces::new(text.to_string(), 2), None).skipping_unreadable(true);
         assert_eq!(run_to_end(job).unwrap().unreadable, 2);
+    }
+
+    #[test]
+    fn a_long_bad_line_is_quoted_to_eighty_characters_and_an_ellipsis() {
+        let long = "é".repeat(1_000_000);
+        let eighty = "é".repeat(80);
+        let cases = [
+            (format!("1\n{long}\n"), format!("line 2: \"{eighty}…\" is not a number")),
+            (
+                format!("-{long}\n"),
+                format!("line 1: \"-{}…\" is not a number", "é".repeat(79)),
+            ),
+            (format!("0,k\n1,k,{long}\n"), format!("line 2: \"{eighty}…\" is not a region")),
+            (format!("0,k\n1,k,fra,/,{long}\n"), format!("not \"{eighty}…\"")),
+            (
+                format!("1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 1\n1.2.3.4 - - [{long}] \"GET /\"\n"),
+                format!("line 2: \"{eighty}…\" is not a log date"),
+            ),
+        ];
+        for (text, quote) in cases {
+            let errors = import(&text).unwrap_err().describe();
+            assert!(errors[0].contains(&quote), "{}", clipped(&errors[0]));
+            assert!(errors[0].len() < 300, "{} bytes", errors[0].len());
+        }
+        // A line of two whole numbers is quoted in a note, shortened the same way.
+        let read = import(&format!("{}1,5\n", "0".repeat(1_000_000))).unwrap();
+        assert!(read.notes[0].starts_with(&format!("\"{}…\" was read", "0".repeat(80))));
+        assert!(read.notes[0].len() < 400, "{} bytes", read.notes[0].len());
     }
 }
