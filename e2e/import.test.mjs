@@ -155,3 +155,21 @@ test('after an upload, the box shows the text that was loaded', async () => {
   await page.waitForSelector('[data-testid="import-ok"]');
   assert.equal(await page.locator('[data-testid="import-text"]').inputValue(), text);
 });
+
+test("the panel's message belongs to its view: Back to the traffic before the import does not claim the import", async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady');
+  await paste(page, '0\n0.5\n1\n');
+  await page.waitForURL(/trace=0,0\.5,1(&|$)/);
+  const ok = page.locator('[data-testid="import-ok"]');
+  assert.match(await ok.innerText(), /Read 3 requests/);
+  await page.goBack();
+  await page.waitForURL(/pattern=steady/);
+  await page.waitForFunction(() => /same 60 requests/.test(document.querySelector('[data-testid="lede"]')?.innerText ?? ''));
+  assert.equal(await ok.count(), 0, 'the default traffic is not what was read');
+  await page.goForward();
+  await page.waitForURL(/trace=0,0\.5,1(&|$)/);
+  await ok.waitFor();
+  assert.match(await ok.innerText(), /Read 3 requests/, 'the imported view again, and what was said of it');
+  assert.deepEqual(problems, []);
+});

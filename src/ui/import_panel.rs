@@ -31,6 +31,7 @@ mod reading {
 
     use crate::core::import::{detect, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces};
     use crate::core::lab_state::KeptTrace;
+    use crate::core::traffic::Pattern;
     use crate::core::url::{MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK};
 
     use super::super::scheduler::{run_sliced, Slicing};
@@ -47,7 +48,7 @@ mod reading {
 
     /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
     /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
-    fn apply(lab: Lab, text: String, skip: bool, result: RwSignal<Option<Feedback>>) {
+    fn apply(lab: Lab, text: String, skip: bool, result: RwSignal<Option<Said>>) {
         let format = detect(&text);
         read(
             lab,
@@ -94,7 +95,7 @@ mod reading {
     /// Reads a person's traffic through the page's scheduler; the requests become the page's
     /// traffic in a task of their own (turning a million lines into a trace, after the last slice
     /// of reading, is a long step), or the panel lists the lines it could not read.
-    fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Feedback>>) {
+    fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Said>>) {
         run_sliced(
             lab.progress,
             job,
@@ -104,17 +105,14 @@ mod reading {
         );
     }
 
-    fn use_read(
-        lab: Lab,
-        read: Result<Imported, ImportErrors>,
-        result: RwSignal<Option<Feedback>>,
-    ) {
+    fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Option<Said>>) {
         match read {
             Ok(imported) => {
                 let (total, format) = (imported.requests.len(), imported.format);
                 let notes = imported.notes.clone();
                 let pattern = imported.into_pattern();
                 lab.playhead.set(None);
+                let said_of = pattern.clone();
                 lab.change_and_remember(|s| {
                     s.pattern = pattern;
                     s.kept = KeptTrace::No;
@@ -129,10 +127,19 @@ mod reading {
                         " Too many for a link: the page asks this browser to keep them, and says at the top of the page whether it did.",
                     );
                 }
-                result.set(Some(Feedback::Read(message, notes)));
+                result.set(Some(Said {
+                    of: said_of,
+                    feedback: Feedback::Read(message, notes),
+                }));
             }
-            Err(errors) => result.set(Some(Feedback::Unreadable(errors.describe()))),
+            Err(errors) => say(lab, result, Feedback::Unreadable(errors.describe())),
         }
+    }
+
+    /// Says `feedback` of the traffic the page has now (which it keeps).
+    fn say(lab: Lab, result: RwSignal<Option<Said>>, feedback: Feedback) {
+        let of = lab.state.with_untracked(|s| s.pattern.clone());
+        result.set(Some(Said { of, feedback }));
     }
 
     /// What the panel says after a reading.
@@ -145,12 +152,23 @@ mod reading {
         Unreadable(Vec<String>),
     }
 
+    /// Feedback, and the traffic it was said of: it is shown while the page shows that traffic,
+    /// and not in a view Back or Forward returned to whose traffic is another.
+    #[derive(Clone)]
+    struct Said {
+        of: Pattern,
+        feedback: Feedback,
+    }
+
     #[component]
     pub fn ImportPanel() -> impl IntoView {
         let lab = expect_context::<Lab>();
         // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
         let area = NodeRef::<leptos::html::Textarea>::new();
-        let result = RwSignal::new(None::<Feedback>);
+        let result = RwSignal::new(None::<Said>);
+        // The page's traffic, compared only when it changes (a shared trace compares by its
+        // pointer first): zooming changes the state sixty times a second.
+        let traffic = Memo::new(move |_| lab.state.with(|s| s.pattern.clone()));
         let skip = RwSignal::new(false);
 
         let on_file = move |ev: leptos::ev::Event| {
@@ -198,7 +216,11 @@ mod reading {
         };
 
         let feedback = move || {
-            let view = match result.get()? {
+            let said = result.get()?;
+            if traffic.with(|now| *now != said.of) {
+                return None;
+            }
+            let view = match said.feedback {
             Feedback::Read(message, notes) => view! {
                 <p class="hint" role="status" data-testid="import-ok">{message}</p>
                 {(!notes.is_empty()).then(|| view! {
