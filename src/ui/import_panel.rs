@@ -1,6 +1,8 @@
 //! "Use your own traffic": paste request times, CSV or access-log lines, or upload a file. The
 //! core reads them (`core::import`), a slice at a time for a large file; a bad line is reported
-//! with its number and the page keeps the traffic it had. Up to 10,000 requests go into the URL,
+//! with its number and the page keeps the traffic it had. A file's first 64 KB are looked at
+//! first (`core::import::sniff`): a file that is not text is refused with one line, and the
+//! traffic, the box and the view stay as they were. Up to 10,000 requests go into the URL,
 //! so the view stays a link; longer traces are kept in the browser's IndexedDB (`state.rs`,
 //! `kept_trace.rs`) and the link names them.
 //!
@@ -29,7 +31,9 @@ mod reading {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
 
-    use crate::core::import::{detect, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces};
+    use crate::core::import::{
+        detect, sniff, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces, SNIFF_BYTES,
+    };
     use crate::core::lab_state::KeptTrace;
     use crate::core::traffic::Pattern;
     use crate::core::url::{MAX_KEPT_REQUESTS, MAX_REQUESTS_IN_LINK};
@@ -49,6 +53,10 @@ mod reading {
     /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
     /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
     fn apply(lab: Lab, text: String, skip: bool, result: RwSignal<Option<Said>>) {
+        let head = &text.as_bytes()[..text.len().min(SNIFF_BYTES)];
+        if let Err(refusal) = sniff(head, head.len() == text.len()) {
+            return say(lab, result, Feedback::NotText(refusal));
+        }
         let format = detect(&text);
         read(
             lab,
@@ -150,6 +158,9 @@ mod reading {
         Read(String, Vec<String>),
         /// The lines it could not read (at least one); the page keeps the traffic it had.
         Unreadable(Vec<String>),
+        /// The file is not text: one line saying what it looks like; the page, the box and the
+        /// view stay as they were.
+        NotText(String),
     }
 
     /// Feedback, and the traffic it was said of: it is shown while the page shows that traffic,
@@ -158,6 +169,49 @@ mod reading {
     struct Said {
         of: Pattern,
         feedback: Feedback,
+    }
+
+    /// Reads a file that is text (`core::import::sniff` said so, and how it is written): the
+    /// box shows it, so that "Use" reads the same text again, and the lab reads it.
+    fn read_file(
+        lab: Lab,
+        file: web_sys::File,
+        name: String,
+        encoding: &str,
+        area: NodeRef<leptos::html::Textarea>,
+        skip: bool,
+        result: RwSignal<Option<Said>>,
+    ) {
+        let Ok(reader) = web_sys::FileReader::new() else {
+            return;
+        };
+        let loaded = reader.clone();
+        let onload = Closure::once_into_js(move || {
+            // The browser reads bytes that are not UTF-8 as U+FFFD, as `core::import::decode` does.
+            let text = loaded
+                .result()
+                .ok()
+                .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
+                .unwrap_or_default();
+            if let Some(area) = area.get_untracked() {
+                if text.length() <= MAX_SHOWN_UNITS {
+                    area.set_value(&String::from(text.clone()));
+                } else {
+                    area.set_value("");
+                    area.set_placeholder(&format!(
+                        "{name}: {} characters, read from the file; too long to show here.",
+                        text.length()
+                    ));
+                }
+            }
+            read(
+                lab,
+                ReadTraffic::new(FileText { text, from: 0 }, None).skipping_unreadable(skip),
+                result,
+            );
+        });
+        reader.set_onload(Some(onload.unchecked_ref()));
+        let _ = reader.read_as_text_with_label(&file, encoding);
     }
 
     #[component]
@@ -181,38 +235,38 @@ mod reading {
             let Some(file) = input.files().and_then(|files| files.get(0)) else {
                 return;
             };
+            let name = file.name();
+            // First its first 64 KB, to tell text from a binary file; then the whole as text.
+            let Ok(head) = file.slice_with_f64_and_f64(0.0, SNIFF_BYTES as f64) else {
+                return;
+            };
             let Ok(reader) = web_sys::FileReader::new() else {
                 return;
             };
             let loaded = reader.clone();
-            let name = file.name();
+            let whole = file.size() <= SNIFF_BYTES as f64;
             let onload = Closure::once_into_js(move || {
-                let text = loaded
+                let head = loaded
                     .result()
-                    .ok()
-                    .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
+                    .map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec())
                     .unwrap_or_default();
-                // The box shows what was loaded, so that "Use" reads the same text again.
-                if let Some(area) = area.get_untracked() {
-                    if text.length() <= MAX_SHOWN_UNITS {
-                        area.set_value(&String::from(text.clone()));
-                    } else {
-                        area.set_value("");
-                        area.set_placeholder(&format!(
-                            "{name}: {} characters, read from the file; too long to show here.",
-                            text.length()
-                        ));
+                match sniff(&head, whole) {
+                    Err(refusal) => {
+                        say(lab, result, Feedback::NotText(format!("{name}: {refusal}")))
                     }
+                    Ok(encoding) => read_file(
+                        lab,
+                        file,
+                        name,
+                        encoding.label(),
+                        area,
+                        skip.get_untracked(),
+                        result,
+                    ),
                 }
-                read(
-                    lab,
-                    ReadTraffic::new(FileText { text, from: 0 }, None)
-                        .skipping_unreadable(skip.get_untracked()),
-                    result,
-                );
             });
             reader.set_onload(Some(onload.unchecked_ref()));
-            let _ = reader.read_as_text(&file);
+            let _ = reader.read_as_array_buffer(&head);
         };
 
         let feedback = move || {
@@ -228,6 +282,10 @@ mod reading {
                         {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
                     </ul>
                 })}
+            }
+            .into_any(),
+            Feedback::NotText(line) => view! {
+                <p class="error" role="alert" data-testid="import-refused">{line}</p>
             }
             .into_any(),
             Feedback::Unreadable(lines) => view! {
