@@ -155,3 +155,89 @@ test('after an upload, the box shows the text that was loaded', async () => {
   await page.waitForSelector('[data-testid="import-ok"]');
   assert.equal(await page.locator('[data-testid="import-text"]').inputValue(), text);
 });
+
+/** The figures of every row, the page's own numbers for the traffic it shows. */
+async function allFigures(page) {
+  const rows = await page.locator('[data-testid^="stats-"][data-allowed]').evaluateAll((els) =>
+    els.map((el) => `${el.dataset.testid}:${el.dataset.allowed}/${el.dataset.rejected}`));
+  assert.ok(rows.length > 0, 'the page shows rows');
+  return rows;
+}
+
+test('an uploaded binary file is refused with one line, and the box, the traffic and the view stay as they were', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady');
+  await openImport(page);
+  await page.fill('[data-testid="import-text"]', '1\n2\n');
+  const before = await allFigures(page);
+  const url = page.url();
+  // A PNG's signature and header, then bytes of every value (NUL among them): about 19 KB of
+  // mojibake if it were read as text.
+  const png = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]),
+    Buffer.from(Array.from({ length: 19000 }, (_, i) => (i * 7919) % 256)),
+  ]);
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'chart.png', mimeType: 'image/png', buffer: png });
+  const refused = page.locator('[data-testid="import-refused"]');
+  await refused.waitFor();
+  const message = await refused.innerText();
+  assert.match(message, /^chart\.png: this looks like a binary file: a PNG image \(it starts with 89 50 4e 47\); the lab reads text/);
+  assert.equal(message.split('\n').length, 1, 'one line');
+  assert.equal(await page.locator('[data-testid="import-errors"]').count(), 0, 'no list of bad lines');
+  assert.equal(await page.locator('[data-testid="import-text"]').inputValue(), '1\n2\n', 'the box is unchanged');
+  assert.deepEqual(await allFigures(page), before, 'the rows show the same traffic');
+  assert.match(await page.locator('[data-testid="lede"]').innerText(), /same 60 requests/, 'still the steady traffic');
+  assert.equal(page.url(), url);
+
+  // Bytes with a NUL and no known signature are refused the same way.
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'dump.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0x31, 0x0a, 0x00, 0x32, 0x0a]) });
+  await page.locator('[data-testid="import-refused"]', { hasText: 'dump.bin: this looks like a binary file: byte 3 is 0 (NUL)' }).waitFor();
+  assert.equal(await page.locator('[data-testid="import-text"]').inputValue(), '1\n2\n');
+  assert.deepEqual(await allFigures(page), before);
+  assert.deepEqual(problems, []);
+});
+
+test('an uploaded Latin-1 access log is read, and a long bad line is quoted to 80 characters', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page);
+  await openImport(page);
+  const line = (s, agent) => Buffer.concat([
+    Buffer.from(`203.0.113.7 - - [10/Oct/2026:13:55:${String(s).padStart(2, '0')} +0000] "GET / HTTP/1.1" 200 5 "-" "`),
+    agent,
+    Buffer.from('"\n'),
+  ]);
+  // A browser's user agent ending "café" in Latin-1: the é is the one byte 0xe9, not UTF-8.
+  const cafe = Buffer.concat([
+    Buffer.from('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36 caf'),
+    Buffer.from([0xe9]),
+  ]);
+  const log = Buffer.concat(Array.from({ length: 12 }, (_, s) => line(s, cafe)));
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'latin1.log', mimeType: 'text/plain', buffer: log });
+  await page.locator('[data-testid="import-ok"]').waitFor();
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 12 requests \(access log/);
+
+  await page.fill('[data-testid="import-text"]', `1\n${'9x'.repeat(100000)}\n`);
+  await page.click('[data-testid="import-use"]');
+  const errors = await page.locator('[data-testid="import-errors"]').innerText();
+  assert.ok(errors.includes(`line 2: "${'9x'.repeat(40)}…" is not a number of seconds`), errors.slice(0, 300));
+  assert.ok(errors.length < 400, `${errors.length} characters`);
+  assert.deepEqual(problems, []);
+});
+
+test("the panel's message belongs to its view: Back to the traffic before the import does not claim the import", async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady');
+  await paste(page, '0\n0.5\n1\n');
+  await page.waitForURL(/trace=0,0\.5,1(&|$)/);
+  const ok = page.locator('[data-testid="import-ok"]');
+  assert.match(await ok.innerText(), /Read 3 requests/);
+  await page.goBack();
+  await page.waitForURL(/pattern=steady/);
+  await page.waitForFunction(() => /same 60 requests/.test(document.querySelector('[data-testid="lede"]')?.innerText ?? ''));
+  assert.equal(await ok.count(), 0, 'the default traffic is not what was read');
+  await page.goForward();
+  await page.waitForURL(/trace=0,0\.5,1(&|$)/);
+  await ok.waitFor();
+  assert.match(await ok.innerText(), /Read 3 requests/, 'the imported view again, and what was said of it');
+  assert.deepEqual(problems, []);
+});

@@ -24,6 +24,11 @@ fn text(bytes: &[u8]) -> String {
 
 /// A file of `contents` in the test's own temporary folder.
 fn file(name: &str, contents: &str) -> String {
+    file_of_bytes(name, contents.as_bytes())
+}
+
+/// A file of `contents`, which need not be text, in the test's own temporary folder.
+fn file_of_bytes(name: &str, contents: &[u8]) -> String {
     let dir = std::env::temp_dir().join(format!("ratelab-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
@@ -400,4 +405,98 @@ fn table_on_a_streamed_access_log_gives_the_pages_figures() {
         );
     }
     assert!(out.contains("5000 requests"), "{out}");
+}
+
+#[test]
+fn a_binary_file_is_refused_with_one_line_naming_what_it_looks_like() {
+    let mut png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR".to_vec();
+    png.extend((0..20_000u32).map(|i| (i * 7919 % 251) as u8));
+    let path = file_of_bytes("traffic.png", &png);
+    for args in [
+        vec!["table", "limit=2", "--traffic", &path],
+        vec!["csv", "limit=2", "--traffic", &path],
+        vec!["check", "limit=2", "--traffic", &path, "--max-refused", "5"],
+        vec!["table", "limit=2&do=1", "--traffic", &path],
+    ] {
+        let out = ratelab(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "error: {path}: this looks like a binary file: a PNG image (it starts with 89 50 4e 47);"
+            )),
+            "{args:?}: {stderr}"
+        );
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(["table", "limit=2", "--traffic", "-"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"1\n2\x00\x01\x02\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: standard input: this looks like a binary file: byte 4 is 0 (NUL), which text \
+         never holds; the lab reads text (one time per line, CSV or an access log)\n"
+    );
+}
+
+#[test]
+fn a_megabyte_long_bad_line_gives_a_short_error() {
+    let path = file("long.txt", &format!("1\n2\n{}\n3\n", "9x".repeat(500_000)));
+    for args in [
+        vec!["table", "limit=2", "--traffic", &path],
+        vec!["csv", "limit=2", "--traffic", &path],
+        vec!["table", "limit=2&do=1", "--traffic", &path],
+    ] {
+        let out = ratelab(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.len() < 1024, "{args:?}: {} bytes", stderr.len());
+        assert!(
+            stderr.contains(&format!("line 3: \"{}…\" is not a number", "9x".repeat(40))),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_latin1_access_log_is_read_with_its_odd_bytes_as_the_page_reads_them() {
+    let mut log = access_log(200, 5).into_bytes();
+    let at = log.len() - 1;
+    // A user agent with "é" written in Latin-1: one byte that is not UTF-8.
+    log.splice(at..at, b" \"-\" \"caf\xe9\"".iter().copied());
+    let path = file_of_bytes("latin1.log", &log);
+    let out = ratelab(&["table", "limit=4", "--traffic", &path]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("200 requests"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn a_utf16_file_with_a_byte_order_mark_is_read_as_its_text() {
+    let csv = "0,a\n1,a\n";
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(csv.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let path = file_of_bytes("utf16.csv", &utf16);
+    for query in ["limit=1&algos=fixed", "limit=1&algos=fixed&clients=obey"] {
+        let out = ratelab(&["csv", query, "--traffic", &path]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), page_csv(query, Some(csv)), "{query}");
+    }
 }

@@ -17,7 +17,7 @@ use super::figures::{Figures, Summary};
 use super::read::{TrafficError, TrafficLines};
 use super::rows::{Arrival, StreamRows};
 use super::shard::{Shard, ShardFilter};
-use super::source::{open, read_query, read_whole};
+use super::source::{open_text, read_query, read_whole};
 use super::{CliError, EXIT_CHECK_FAILED};
 
 /// Bytes of CSV gathered before they are written out.
@@ -179,21 +179,28 @@ fn csv(mut state: LabState, traffic: Option<&Path>, shard: Option<Shard>) -> Res
         text.push('\n');
     }
     let mut rows = StreamRows::new(&state.settings, &state.algorithms);
+    let mut wrote = false;
     let streamed = stream(&state, traffic, shard, |arrival| {
         rows.decide(arrival, Some(&mut text));
         if text.len() >= CSV_CHUNK {
             write(&mut out, text.as_bytes())?;
             text.clear();
+            wrote = true;
         }
         Ok(())
     });
-    if let Err(CliError::Input(mut lines)) = streamed {
-        lines.push(
-            "standard output holds only the decisions before the first bad line: discard it".into(),
-        );
-        return Err(CliError::Input(lines));
+    // Nothing written (a file refused before its first request, a bad line early on): nothing
+    // to discard, and the error stays as short as it is.
+    match streamed {
+        Err(CliError::Input(mut lines)) if wrote => {
+            lines.push(
+                "standard output holds only the decisions before the first bad line: discard it"
+                    .into(),
+            );
+            return Err(CliError::Input(lines));
+        }
+        streamed => streamed?,
     }
-    streamed?;
     // Requests still queued at the end are settled before their rows are written.
     rows.settle_rest(Some(&mut text));
     write(&mut out, text.as_bytes())?;
@@ -228,7 +235,7 @@ fn stream(
         }
         return Ok(());
     };
-    let mut lines = TrafficLines::new(open(path)?);
+    let mut lines = TrafficLines::new(open_text(path)?);
     let mut index = 0;
     while let Some(request) = lines.next() {
         if lines.failed() {

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use crate::core::import::{import, MAX_LINES};
+use crate::core::import::{decode, import, sniff, Encoding, MAX_LINES, SNIFF_BYTES};
 use crate::core::lab_state::{KeptTrace, LabState};
 use crate::core::url::parse_query;
 
@@ -24,6 +24,49 @@ pub fn read_query(text: &str) -> crate::core::url::Parsed {
     };
     let query = query.split('#').next().unwrap_or("");
     parse_query(query)
+}
+
+/// What the messages call `path`.
+fn named(path: &Path) -> String {
+    if path == Path::new("-") {
+        "standard input".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Opens the traffic at `path` for reading a line at a time, as text: a file that is not text
+/// is refused with one line saying what it looks like (`core::import::sniff`, on its first
+/// 64 KB). UTF-16 text is read whole and handed on as UTF-8.
+pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>, CliError> {
+    let cannot = |e: std::io::Error| CliError::input(format!("cannot read {}: {e}", named(path)));
+    let mut input = open(path)?;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    input
+        .by_ref()
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(cannot)?;
+    let whole = head.len() < SNIFF_BYTES;
+    match sniff(&head, whole).map_err(|refusal| refused(path, &refusal))? {
+        Encoding::Utf8 => {
+            if head.starts_with(b"\xef\xbb\xbf") {
+                head.drain(..3);
+            }
+            Ok(Box::new(std::io::Cursor::new(head).chain(input)))
+        }
+        Encoding::Utf16Le | Encoding::Utf16Be => {
+            input.read_to_end(&mut head).map_err(cannot)?;
+            let text = decode(&head)
+                .map_err(|refusal| refused(path, &refusal))?
+                .into_owned();
+            Ok(Box::new(std::io::Cursor::new(text.into_bytes())))
+        }
+    }
+}
+
+fn refused(path: &Path, refusal: &str) -> CliError {
+    CliError::input(format!("{}: {refusal}", named(path)))
 }
 
 /// Opens `path` (`-` is standard input) for reading a line at a time.
@@ -46,7 +89,7 @@ pub fn read_whole(path: &Path, state: &mut LabState) -> Result<(), CliError> {
     open(path)?
         .read_to_end(&mut bytes)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = decode(&bytes).map_err(|refusal| refused(path, &refusal))?;
     match import(&text) {
         Ok(imported) => {
             state.pattern = imported.into_pattern();

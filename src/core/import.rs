@@ -11,14 +11,20 @@
 //! CSV fields follow RFC 4180: a field in double quotes may hold commas, and `""` inside it is
 //! one quote (what the lab's own CSV export writes); a record stays on one line, since keys and
 //! routes cannot hold line breaks. A key written after a `'` that guards it from spreadsheets
-//! (`'=x`, `'-1`, `''a`: `core::export::GUARDED_STARTS`) is read without that `'`. Times of the first two formats that are Unix-epoch seconds
-//! (from the year 2000 on) are shifted so the first line is at 0, as an access log's are.
+//! (`'=x`, `'-1`, `''a`: `core::export::GUARDED_STARTS`) is read without that `'`. Times of the
+//! first two formats that are Unix-epoch seconds (from the year 2000 on) are shifted so the first line is at 0, as an access log's are.
+//!
+//! A file is first told to be text or not ([`sniff`], on its first 64 KB): a binary file (a known
+//! format's first bytes, a NUL byte, or more than 1 % of bytes that are not UTF-8) is refused
+//! with one line saying what it looks like; other text is decoded with its odd bytes as U+FFFD
+//! (Latin-1 access logs exist). The page and the command line both ask this module.
 //!
 //! Blank lines and lines starting with `#` are skipped. Every bad line is reported with its line
 //! number (the first 20 of them), so a person can fix the file, or, when asked, skipped and
 //! counted; nothing here panics, whatever the text.
 
 use super::job::{Job, Progress, Step};
+use super::quote::{clipped, quoted};
 use super::region::Region;
 use super::time::{parse_seconds, Time, MICROS_PER_SEC};
 use super::traffic::{parse_cost, Pattern, Point, MAX_KEY_LEN};
@@ -28,6 +34,173 @@ use std::sync::Arc;
 pub const MAX_LINES: usize = 2_000_000;
 /// The most errors listed; past that, the count is given.
 pub const MAX_ERRORS_LISTED: usize = 20;
+
+/// The bytes at a file's start that tell text from a binary file.
+pub const SNIFF_BYTES: usize = 64 * 1024;
+
+/// How a file's text is written, as its first bytes tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// UTF-8 (with or without a byte-order mark), or a near-UTF-8 text such as a Latin-1 access
+    /// log: its few bytes that are not UTF-8 are read as U+FFFD.
+    Utf8,
+    /// UTF-16 with a byte-order mark, as Windows PowerShell writes files.
+    Utf16Le,
+    Utf16Be,
+}
+
+impl Encoding {
+    /// The name a browser's decoder knows it by (`FileReader.readAsText`, `TextDecoder`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Encoding::Utf8 => "utf-8",
+            Encoding::Utf16Le => "utf-16le",
+            Encoding::Utf16Be => "utf-16be",
+        }
+    }
+}
+
+/// Files that are known by their first bytes: what they are, and what to do instead.
+const SIGNATURES: [(&[u8], &str, &str); 17] = [
+    (b"\x89PNG\r\n\x1a\n", "a PNG image", ""),
+    (b"\xff\xd8\xff", "a JPEG image", ""),
+    (b"GIF87a", "a GIF image", ""),
+    (b"GIF89a", "a GIF image", ""),
+    (b"%PDF-", "a PDF document", ""),
+    (
+        b"PK\x03\x04",
+        "a ZIP archive (or a document kept in one: .xlsx, .docx, .ods)",
+        UNPACK,
+    ),
+    (b"PK\x05\x06", "an empty ZIP archive", ""),
+    (b"\x1f\x8b", "a gzip archive", UNPACK),
+    (b"BZh", "a bzip2 archive", UNPACK),
+    (b"\xfd7zXZ\x00", "an xz archive", UNPACK),
+    (b"\x28\xb5\x2f\xfd", "a zstd archive", UNPACK),
+    (b"7z\xbc\xaf\x27\x1c", "a 7z archive", UNPACK),
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        "an old Office document (.xls, .doc)",
+        SAVE_CSV,
+    ),
+    (b"SQLite format 3\x00", "an SQLite database", ""),
+    (b"\x7fELF", "a program", ""),
+    (b"\x00asm", "a WebAssembly module", ""),
+    (b"\xd4\xc3\xb2\xa1", "a packet capture (pcap)", ""),
+];
+const UNPACK: &str = "; unpack it first";
+const SAVE_CSV: &str = "; save the sheet as CSV";
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Whether a file whose first bytes are `head` is text, and how it is written; `whole` when
+/// `head` is the whole file. A file is refused, with one line saying what it looks like, when it
+/// starts like a known binary format, holds a NUL byte, or when more than 1 % of `head` is not
+/// UTF-8 (a few such bytes, as a Latin-1 access log has, are read as U+FFFD and the lines they
+/// spoil are named like any bad line). Only the first [`SNIFF_BYTES`] of `head` are looked at.
+pub fn sniff(head: &[u8], whole: bool) -> Result<Encoding, String> {
+    let whole = whole && head.len() <= SNIFF_BYTES;
+    let head = &head[..head.len().min(SNIFF_BYTES)];
+    if head.starts_with(b"\xff\xfe") {
+        return Ok(Encoding::Utf16Le);
+    }
+    if head.starts_with(b"\xfe\xff") {
+        return Ok(Encoding::Utf16Be);
+    }
+    let refuse = |what: String, hint: &str| {
+        Err(format!(
+            "this looks like a binary file: {what}; the lab reads text (one time per line, CSV \
+             or an access log){hint}"
+        ))
+    };
+    for (signature, name, hint) in SIGNATURES {
+        if head.starts_with(signature) {
+            let hex: Vec<String> = signature
+                .iter()
+                .take(4)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            return refuse(format!("{name} (it starts with {})", hex.join(" ")), hint);
+        }
+    }
+    if let Some(at) = head.iter().position(|&b| b == 0) {
+        // Text saved as UTF-16 without a byte-order mark: every other byte of its letters is 0.
+        let (even, odd) = head
+            .iter()
+            .enumerate()
+            .fold((0, 0), |(e, o), (i, &b)| match b {
+                0 if i % 2 == 0 => (e + 1, o),
+                0 => (e, o + 1),
+                _ => (e, o),
+            });
+        if even.max(odd) * 4 >= head.len() && head.len() >= 4 {
+            return refuse(
+                "every other byte is 0, as in UTF-16 text without a byte-order mark".into(),
+                "; save it as UTF-8",
+            );
+        }
+        return refuse(
+            format!("byte {} is 0 (NUL), which text never holds", at + 1),
+            "",
+        );
+    }
+    let bad = bytes_not_utf8(head, whole);
+    if bad * 100 > head.len() {
+        return refuse(
+            format!(
+                "{bad} of its first {} bytes are not UTF-8, more than 1 %",
+                head.len()
+            ),
+            "",
+        );
+    }
+    Ok(Encoding::Utf8)
+}
+
+/// How many bytes of `head` are not UTF-8. A character cut by the end of `head` counts only when
+/// `head` is the whole file (otherwise the rest of it follows).
+fn bytes_not_utf8(head: &[u8], whole: bool) -> usize {
+    let mut rest = head;
+    let mut bad = 0;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(_) => return bad,
+            Err(e) => match e.error_len() {
+                Some(len) => {
+                    bad += len;
+                    rest = &rest[e.valid_up_to() + len..];
+                }
+                None => {
+                    if whole {
+                        bad += rest.len() - e.valid_up_to();
+                    }
+                    return bad;
+                }
+            },
+        }
+    }
+}
+
+/// A file's text: refused when it is not text ([`sniff`]), else decoded, its bytes that are not
+/// UTF-8 read as U+FFFD, as a browser reads them (a byte-order mark is dropped).
+pub fn decode(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, String> {
+    use std::borrow::Cow;
+    let units = |rest: &[u8], unit: fn([u8; 2]) -> u16| -> Cow<'_, str> {
+        let pairs = rest.chunks_exact(2);
+        let odd = !pairs.remainder().is_empty();
+        let mut text: String = char::decode_utf16(pairs.map(|pair| unit([pair[0], pair[1]])))
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect();
+        if odd {
+            text.push(char::REPLACEMENT_CHARACTER);
+        }
+        Cow::Owned(text)
+    };
+    Ok(match sniff(bytes, true)? {
+        Encoding::Utf8 => String::from_utf8_lossy(bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)),
+        Encoding::Utf16Le => units(&bytes[2..], u16::from_le_bytes),
+        Encoding::Utf16Be => units(&bytes[2..], u16::from_be_bytes),
+    })
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -249,9 +422,9 @@ impl LineDecoder {
                 if !self.warned_decimal_comma && looks_like_decimal_comma(line) {
                     self.warned_decimal_comma = true;
                     self.notes.push(format!(
-                        "\"{}\" was read as a time and a key; if it is one number with a decimal comma, write it with a point ({}).",
-                        line.trim(),
-                        line.trim().replacen(',', ".", 1)
+                        "{} was read as a time and a key; if it is one number with a decimal comma, write it with a point ({}).",
+                        quoted(line.trim()),
+                        clipped(&line.trim().replacen(',', ".", 1))
                     ));
                 }
                 parse_csv_line(line).map(|mut request| {
@@ -505,13 +678,15 @@ fn parse_csv_line(line: &str) -> Result<ImportedRequest, String> {
     }
     let at = parse_time(fields[0].trim())?;
     let key = parse_key(unguarded(&fields[1]))?;
-    let region =
-        match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
-            Some(code) => Some(Region::from_code(code).ok_or_else(|| {
-                format!("\"{code}\" is not a region (fra, iad, gru, sin, syd, nrt)")
-            })?),
-            None => None,
-        };
+    let region = match fields.get(2).map(|r| r.trim()).filter(|r| !r.is_empty()) {
+        Some(code) => Some(Region::from_code(code).ok_or_else(|| {
+            format!(
+                "{} is not a region (fra, iad, gru, sin, syd, nrt)",
+                quoted(code)
+            )
+        })?),
+        None => None,
+    };
     let route = fields
         .get(3)
         .map(|r| r.trim().to_string())
@@ -554,7 +729,12 @@ fn parse_log_line(line: &str) -> Result<(i64, String, String), String> {
 
 /// `10/Oct/2026:13:55:36 +0000` as seconds since the Unix epoch, in UTC.
 fn parse_log_date(text: &str) -> Result<i64, String> {
-    let bad = || format!("\"{text}\" is not a log date like 10/Oct/2026:13:55:36 +0000");
+    let bad = || {
+        format!(
+            "{} is not a log date like 10/Oct/2026:13:55:36 +0000",
+            quoted(text)
+        )
+    };
     let (stamp, zone) = text.trim().split_once(' ').ok_or_else(bad)?;
     let mut parts = stamp.splitn(4, [':', '/']);
     let day: i64 = parts.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
@@ -1110,5 +1290,179 @@ mod tests {
         let job =
             ReadTraffic::new(TextPieces::new(text.to_string(), 2), None).skipping_unreadable(true);
         assert_eq!(run_to_end(job).unwrap().unreadable, 2);
+    }
+
+    /// An access-log line whose user agent holds `agent`, at second `second`.
+    fn log_line(second: u32, agent: &[u8]) -> Vec<u8> {
+        let mut line = format!(
+            "203.0.113.7 - - [10/Oct/2026:13:55:{second:02} +0000] \"GET /caf HTTP/1.1\" 200 512 \"-\" \""
+        )
+        .into_bytes();
+        line.extend_from_slice(agent);
+        line.extend_from_slice(b"\"\n");
+        line
+    }
+
+    #[test]
+    fn a_file_with_a_nul_byte_is_refused_with_one_line() {
+        let mut bytes = b"1\n2\n".to_vec();
+        bytes.push(0);
+        bytes.extend_from_slice(b"3\n");
+        let refusal = decode(&bytes).unwrap_err();
+        assert_eq!(
+            refusal,
+            "this looks like a binary file: byte 5 is 0 (NUL), which text never holds; the lab \
+             reads text (one time per line, CSV or an access log)"
+        );
+        assert!(!refusal.contains('\n'));
+    }
+
+    #[test]
+    fn a_known_binary_format_is_named_by_its_first_bytes() {
+        let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
+        let refusal = decode(png).unwrap_err();
+        assert!(
+            refusal.starts_with(
+                "this looks like a binary file: a PNG image (it starts with 89 50 4e 47);"
+            ),
+            "{refusal}"
+        );
+        let gzip = decode(b"\x1f\x8b\x08\x00rest").unwrap_err();
+        assert!(
+            gzip.contains("a gzip archive (it starts with 1f 8b)"),
+            "{gzip}"
+        );
+        assert!(gzip.ends_with("unpack it first"), "{gzip}");
+        let xlsx = decode(b"PK\x03\x04\x14\x00").unwrap_err();
+        assert!(xlsx.contains(".xlsx"), "{xlsx}");
+    }
+
+    #[test]
+    fn more_than_one_percent_of_bytes_not_utf8_in_the_first_64_kb_is_refused() {
+        let mut bytes = vec![b'1'; 1000];
+        for i in 0..11 {
+            bytes[i * 90] = 0xff;
+        }
+        let refusal = decode(&bytes).unwrap_err();
+        assert_eq!(
+            refusal,
+            "this looks like a binary file: 11 of its first 1000 bytes are not UTF-8, more than \
+             1 %; the lab reads text (one time per line, CSV or an access log)"
+        );
+        // Only the first 64 KB are looked at: the same bytes after them are read as text.
+        let mut late = b"1\n".repeat(SNIFF_BYTES / 2);
+        late.extend_from_slice(&[0xff; 2000]);
+        assert!(decode(&late).is_ok());
+    }
+
+    #[test]
+    fn exactly_one_percent_of_bytes_not_utf8_is_still_text() {
+        let mut bytes = vec![b'1'; 1000];
+        for i in 0..10 {
+            bytes[i * 90] = 0xff;
+        }
+        assert_eq!(sniff(&bytes, true), Ok(Encoding::Utf8));
+        let mut head = vec![b'2'; SNIFF_BYTES];
+        let step = SNIFF_BYTES / 655;
+        for i in 0..655 {
+            head[i * step] = 0xe9;
+        }
+        assert_eq!(
+            sniff(&head, false),
+            Ok(Encoding::Utf8),
+            "655 of 65,536 is under 1 %"
+        );
+        head[SNIFF_BYTES - 10] = 0xff;
+        assert!(sniff(&head, false).is_err(), "656 of 65,536 is over 1 %");
+    }
+
+    #[test]
+    fn a_character_cut_by_the_end_of_the_first_64_kb_is_not_counted_as_bad() {
+        let mut head = vec![b'3'; SNIFF_BYTES - 1];
+        head.push(0xc3);
+        let bad = SNIFF_BYTES / 100;
+        for i in 0..bad {
+            head[i * 64] = 0xe9;
+        }
+        assert_eq!(
+            sniff(&head, false),
+            Ok(Encoding::Utf8),
+            "the é goes on after"
+        );
+        assert!(sniff(&head, true).is_err(), "the file ends inside it");
+    }
+
+    #[test]
+    fn a_latin1_access_log_is_read_with_its_odd_bytes_as_replacement_characters() {
+        let mut bytes = Vec::new();
+        for second in 0..20 {
+            // "Mozilla/5.0 (Macintosh; caf\xe9)": é in Latin-1 is one byte, not UTF-8.
+            bytes.extend(log_line(second, b"Mozilla/5.0 (Macintosh; caf\xe9)"));
+        }
+        let text = decode(&bytes).unwrap();
+        assert_eq!(text.matches('\u{FFFD}').count(), 20);
+        let read = import(&text).unwrap();
+        assert_eq!(read.format, Format::AccessLog);
+        assert_eq!(read.requests.len(), 20);
+        assert_eq!(read.requests[19].at, Time::from_secs(19));
+    }
+
+    #[test]
+    fn a_bad_line_of_latin1_text_is_named_by_its_number() {
+        let mut bytes = b"1\n2\n3\xe9\n".to_vec();
+        bytes.extend(b"4\n".repeat(100));
+        let text = decode(&bytes).unwrap();
+        let errors = import(&text).unwrap_err().describe();
+        assert_eq!(errors, ["line 3: \"3\u{FFFD}\" is not a number of seconds"]);
+    }
+
+    #[test]
+    fn byte_order_marks_are_read_utf16_decoded_and_utf8_dropped() {
+        assert_eq!(decode(b"\xef\xbb\xbf1\n2\n").unwrap(), "1\n2\n");
+        let le: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain("1\n2.5\n".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(sniff(&le, true), Ok(Encoding::Utf16Le));
+        assert_eq!(decode(&le).unwrap(), "1\n2.5\n");
+        let be: Vec<u8> = [0xfe, 0xff]
+            .into_iter()
+            .chain("0,k\u{e9}\n".encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        assert_eq!(decode(&be).unwrap(), "0,k\u{e9}\n");
+        let bare: Vec<u8> = "1\n2\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let refusal = decode(&bare).unwrap_err();
+        assert!(
+            refusal.contains("UTF-16") && refusal.ends_with("save it as UTF-8"),
+            "{refusal}"
+        );
+    }
+
+    #[test]
+    fn a_long_bad_line_is_quoted_to_eighty_characters_and_an_ellipsis() {
+        let long = "é".repeat(1_000_000);
+        let eighty = "é".repeat(80);
+        let cases = [
+            (format!("1\n{long}\n"), format!("line 2: \"{eighty}…\" is not a number")),
+            (
+                format!("-{long}\n"),
+                format!("line 1: \"-{}…\" is not a number", "é".repeat(79)),
+            ),
+            (format!("0,k\n1,k,{long}\n"), format!("line 2: \"{eighty}…\" is not a region")),
+            (format!("0,k\n1,k,fra,/,{long}\n"), format!("not \"{eighty}…\"")),
+            (
+                format!("1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 1\n1.2.3.4 - - [{long}] \"GET /\"\n"),
+                format!("line 2: \"{eighty}…\" is not a log date"),
+            ),
+        ];
+        for (text, quote) in cases {
+            let errors = import(&text).unwrap_err().describe();
+            assert!(errors[0].contains(&quote), "{}", clipped(&errors[0]));
+            assert!(errors[0].len() < 300, "{} bytes", errors[0].len());
+        }
+        // A line of two whole numbers is quoted in a note, shortened the same way.
+        let read = import(&format!("{}1,5\n", "0".repeat(1_000_000))).unwrap();
+        assert!(read.notes[0].starts_with(&format!("\"{}…\" was read", "0".repeat(80))));
+        assert!(read.notes[0].len() < 400, "{} bytes", read.notes[0].len());
     }
 }

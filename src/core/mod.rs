@@ -23,6 +23,7 @@ pub mod profiles;
 /// Questions people ask and the views that answer them: only in the complete module.
 #[cfg(feature = "workbench")]
 pub mod questions;
+pub mod quote;
 pub mod region;
 pub mod replay;
 pub mod retries;

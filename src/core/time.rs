@@ -5,6 +5,7 @@
 //! with up to six decimals) is represented exactly, and no decision depends on floating-point
 //! rounding. Seconds typed by a person are parsed as decimal text, never through `f64`.
 
+use super::quote::quoted;
 use std::fmt;
 
 /// Microseconds in one second.
@@ -128,16 +129,17 @@ impl fmt::Display for SecondsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SecondsError::Empty => write!(f, "no number was given"),
-            SecondsError::NotANumber(s) => write!(f, "\"{s}\" is not a number of seconds"),
-            SecondsError::Negative(s) => write!(f, "\"{s}\" is negative; times start at 0"),
+            SecondsError::NotANumber(s) => write!(f, "{} is not a number of seconds", quoted(s)),
+            SecondsError::Negative(s) => write!(f, "{} is negative; times start at 0", quoted(s)),
             SecondsError::TooPrecise(s) => {
                 write!(
                     f,
-                    "\"{s}\" has more than 6 decimals (1 µs is the finest step)"
+                    "{} has more than 6 decimals (1 µs is the finest step)",
+                    quoted(s)
                 )
             }
             SecondsError::TooLarge(s) => {
-                write!(f, "\"{s}\" is too large (more than 10^12 seconds)")
+                write!(f, "{} is too large (more than 10^12 seconds)", quoted(s))
             }
         }
     }

@@ -314,8 +314,8 @@ pub fn parse_cost(text: &str) -> Result<u32, String> {
         .filter(|c| (1..=MAX_COST).contains(c))
         .ok_or_else(|| {
             format!(
-                "a request's cost must be a whole number from 1 to {MAX_COST}, not \"{}\"",
-                text.trim()
+                "a request's cost must be a whole number from 1 to {MAX_COST}, not {}",
+                crate::core::quote::quoted(text.trim())
             )
         })
 }

@@ -1,8 +1,10 @@
 //! "Use your own traffic": paste request times, CSV or access-log lines, or upload a file. The
 //! core reads them (`core::import`), a slice at a time for a large file; a bad line is reported
-//! with its number and the page keeps the traffic it had. A trace goes into the URL while the
-//! link stays within `url::MAX_LINK_CHARS` characters, so the view stays a link; longer ones are
-//! kept in the browser's IndexedDB (`state.rs`, `kept_trace.rs`) and the link names them.
+//! with its number and the page keeps the traffic it had. A file's first 64 KB are looked at
+//! first (`core::import::sniff`): a file that is not text is refused with one line, and the
+//! traffic, the box and the view stay as they were. A trace goes into the URL while the link
+//! stays within `url::MAX_LINK_CHARS` characters, so the view stays a link; longer ones are kept
+//! in the browser's IndexedDB (`state.rs`, `kept_trace.rs`) and the link names them.
 //!
 //! Only the complete module reads traffic (`super::workbench`): the first view's module shows
 //! the panel's heading, and opening it opens the page again with the complete module.
@@ -29,8 +31,11 @@ mod reading {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
 
-    use crate::core::import::{detect, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces};
+    use crate::core::import::{
+        detect, sniff, ImportErrors, Imported, Pieces, ReadTraffic, TextPieces, SNIFF_BYTES,
+    };
     use crate::core::lab_state::KeptTrace;
+    use crate::core::traffic::Pattern;
     use crate::core::url::{needs_keeping, MAX_KEPT_REQUESTS, MAX_LINK_CHARS};
 
     use super::super::scheduler::{run_sliced, Slicing};
@@ -47,7 +52,11 @@ mod reading {
 
     /// Reads `text` a frame's work at a time (a million lines take many frames, with a progress
     /// bar), then hands the requests to the lab; a bad line keeps the traffic the page had.
-    fn apply(lab: Lab, text: String, skip: bool, result: RwSignal<Option<Feedback>>) {
+    fn apply(lab: Lab, text: String, skip: bool, result: RwSignal<Option<Said>>) {
+        let head = &text.as_bytes()[..text.len().min(SNIFF_BYTES)];
+        if let Err(refusal) = sniff(head, head.len() == text.len()) {
+            return say(lab, result, Feedback::NotText(refusal));
+        }
         let format = detect(&text);
         read(
             lab,
@@ -94,7 +103,7 @@ mod reading {
     /// Reads a person's traffic through the page's scheduler; the requests become the page's
     /// traffic in a task of their own (turning a million lines into a trace, after the last slice
     /// of reading, is a long step), or the panel lists the lines it could not read.
-    fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Feedback>>) {
+    fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Said>>) {
         run_sliced(
             lab.progress,
             job,
@@ -104,11 +113,7 @@ mod reading {
         );
     }
 
-    fn use_read(
-        lab: Lab,
-        read: Result<Imported, ImportErrors>,
-        result: RwSignal<Option<Feedback>>,
-    ) {
+    fn use_read(lab: Lab, read: Result<Imported, ImportErrors>, result: RwSignal<Option<Said>>) {
         match read {
             Ok(imported) => {
                 let (total, format) = (imported.requests.len(), imported.format);
@@ -121,6 +126,7 @@ mod reading {
                     needs_keeping(&next)
                 });
                 lab.playhead.set(None);
+                let said_of = pattern.clone();
                 lab.change_and_remember(|s| {
                     s.pattern = pattern;
                     s.kept = KeptTrace::No;
@@ -135,10 +141,19 @@ mod reading {
                         &format!(" Too many for a link: the page asks this browser to keep them (a link stays within {MAX_LINK_CHARS} characters), and says at the top of the page whether it did."),
                     );
                 }
-                result.set(Some(Feedback::Read(message, notes)));
+                result.set(Some(Said {
+                    of: said_of,
+                    feedback: Feedback::Read(message, notes),
+                }));
             }
-            Err(errors) => result.set(Some(Feedback::Unreadable(errors.describe()))),
+            Err(errors) => say(lab, result, Feedback::Unreadable(errors.describe())),
         }
+    }
+
+    /// Says `feedback` of the traffic the page has now (which it keeps).
+    fn say(lab: Lab, result: RwSignal<Option<Said>>, feedback: Feedback) {
+        let of = lab.state.with_untracked(|s| s.pattern.clone());
+        result.set(Some(Said { of, feedback }));
     }
 
     /// What the panel says after a reading.
@@ -149,6 +164,60 @@ mod reading {
         Read(String, Vec<String>),
         /// The lines it could not read (at least one); the page keeps the traffic it had.
         Unreadable(Vec<String>),
+        /// The file is not text: one line saying what it looks like; the page, the box and the
+        /// view stay as they were.
+        NotText(String),
+    }
+
+    /// Feedback, and the traffic it was said of: it is shown while the page shows that traffic,
+    /// and not in a view Back or Forward returned to whose traffic is another.
+    #[derive(Clone)]
+    struct Said {
+        of: Pattern,
+        feedback: Feedback,
+    }
+
+    /// Reads a file that is text (`core::import::sniff` said so, and how it is written): the
+    /// box shows it, so that "Use" reads the same text again, and the lab reads it.
+    fn read_file(
+        lab: Lab,
+        file: web_sys::File,
+        name: String,
+        encoding: &str,
+        area: NodeRef<leptos::html::Textarea>,
+        skip: bool,
+        result: RwSignal<Option<Said>>,
+    ) {
+        let Ok(reader) = web_sys::FileReader::new() else {
+            return;
+        };
+        let loaded = reader.clone();
+        let onload = Closure::once_into_js(move || {
+            // The browser reads bytes that are not UTF-8 as U+FFFD, as `core::import::decode` does.
+            let text = loaded
+                .result()
+                .ok()
+                .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
+                .unwrap_or_default();
+            if let Some(area) = area.get_untracked() {
+                if text.length() <= MAX_SHOWN_UNITS {
+                    area.set_value(&String::from(text.clone()));
+                } else {
+                    area.set_value("");
+                    area.set_placeholder(&format!(
+                        "{name}: {} characters, read from the file; too long to show here.",
+                        text.length()
+                    ));
+                }
+            }
+            read(
+                lab,
+                ReadTraffic::new(FileText { text, from: 0 }, None).skipping_unreadable(skip),
+                result,
+            );
+        });
+        reader.set_onload(Some(onload.unchecked_ref()));
+        let _ = reader.read_as_text_with_label(&file, encoding);
     }
 
     #[component]
@@ -156,7 +225,10 @@ mod reading {
         let lab = expect_context::<Lab>();
         // Read when "Use" is pressed, not bound on every keystroke: a pasted file can be megabytes.
         let area = NodeRef::<leptos::html::Textarea>::new();
-        let result = RwSignal::new(None::<Feedback>);
+        let result = RwSignal::new(None::<Said>);
+        // The page's traffic, compared only when it changes (a shared trace compares by its
+        // pointer first): zooming changes the state sixty times a second.
+        let traffic = Memo::new(move |_| lab.state.with(|s| s.pattern.clone()));
         let skip = RwSignal::new(false);
 
         let on_file = move |ev: leptos::ev::Event| {
@@ -169,42 +241,46 @@ mod reading {
             let Some(file) = input.files().and_then(|files| files.get(0)) else {
                 return;
             };
+            let name = file.name();
+            // First its first 64 KB, to tell text from a binary file; then the whole as text.
+            let Ok(head) = file.slice_with_f64_and_f64(0.0, SNIFF_BYTES as f64) else {
+                return;
+            };
             let Ok(reader) = web_sys::FileReader::new() else {
                 return;
             };
             let loaded = reader.clone();
-            let name = file.name();
+            let whole = file.size() <= SNIFF_BYTES as f64;
             let onload = Closure::once_into_js(move || {
-                let text = loaded
+                let head = loaded
                     .result()
-                    .ok()
-                    .and_then(|v| v.dyn_into::<js_sys::JsString>().ok())
+                    .map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec())
                     .unwrap_or_default();
-                // The box shows what was loaded, so that "Use" reads the same text again.
-                if let Some(area) = area.get_untracked() {
-                    if text.length() <= MAX_SHOWN_UNITS {
-                        area.set_value(&String::from(text.clone()));
-                    } else {
-                        area.set_value("");
-                        area.set_placeholder(&format!(
-                            "{name}: {} characters, read from the file; too long to show here.",
-                            text.length()
-                        ));
+                match sniff(&head, whole) {
+                    Err(refusal) => {
+                        say(lab, result, Feedback::NotText(format!("{name}: {refusal}")))
                     }
+                    Ok(encoding) => read_file(
+                        lab,
+                        file,
+                        name,
+                        encoding.label(),
+                        area,
+                        skip.get_untracked(),
+                        result,
+                    ),
                 }
-                read(
-                    lab,
-                    ReadTraffic::new(FileText { text, from: 0 }, None)
-                        .skipping_unreadable(skip.get_untracked()),
-                    result,
-                );
             });
             reader.set_onload(Some(onload.unchecked_ref()));
-            let _ = reader.read_as_text(&file);
+            let _ = reader.read_as_array_buffer(&head);
         };
 
         let feedback = move || {
-            let view = match result.get()? {
+            let said = result.get()?;
+            if traffic.with(|now| *now != said.of) {
+                return None;
+            }
+            let view = match said.feedback {
             Feedback::Read(message, notes) => view! {
                 <p class="hint" role="status" data-testid="import-ok">{message}</p>
                 {(!notes.is_empty()).then(|| view! {
@@ -212,6 +288,10 @@ mod reading {
                         {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
                     </ul>
                 })}
+            }
+            .into_any(),
+            Feedback::NotText(line) => view! {
+                <p class="error" role="alert" data-testid="import-refused">{line}</p>
             }
             .into_any(),
             Feedback::Unreadable(lines) => view! {
