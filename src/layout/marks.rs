@@ -17,7 +17,15 @@
 //! outcome's rounding error is carried from column to column inside a cluster (error diffusion),
 //! so a cluster's area of each colour is within half a pixel of its exact share.
 
-use super::timeline::Mark;
+/// The shape a decision is drawn with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    Allowed,
+    Rejected,
+    Delayed,
+    Degraded,
+    FailedClosed,
+}
 
 /// The outcomes a column counts, in the order of [`Mark`]'s variants.
 pub const KINDS: usize = 5;

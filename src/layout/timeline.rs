@@ -6,6 +6,7 @@
 use crate::core::decision::Verdict;
 use std::sync::Arc;
 
+pub use super::marks::Mark;
 use super::marks::{cluster_columns, plan_row, LaneColumns, LanePlan, KINDS};
 use crate::core::durable::Outcome;
 use crate::core::job::{Job, Progress, Step};
@@ -325,16 +326,6 @@ pub fn ticks_in(range: Range, width: f64) -> Vec<Time> {
     (first..=range.to.micros() / step)
         .map(|i| Time(i * step))
         .collect()
-}
-
-/// The shape a decision is drawn with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    Allowed,
-    Rejected,
-    Delayed,
-    Degraded,
-    FailedClosed,
 }
 
 /// Eight short arcs around (x, y), each a sixteenth of the circle with a gap as long after it:

@@ -11,10 +11,11 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d;
 
+use super::draw_bars::paint_bars;
 use crate::core::lab::LabRun;
 use crate::core::limiter::Algorithm;
 use crate::core::time::Time;
-use crate::layout::marks::{cluster_columns, PlacedMark, DOWN, UP};
+use crate::layout::marks::{cluster_columns, PlacedMark};
 use crate::layout::polyline::{drop_straight_runs, thin_by_column};
 use crate::layout::timeline::{
     dashed_ring, mark_width, Layout, Mark, MarkColumns, RowKind, Track, MARK_R, PAD_X,
@@ -270,39 +271,6 @@ fn draw_plan(
         painter.mark(m.kind, centre(m) / dpr, mark_y, palette)?;
     }
     Ok(())
-}
-
-/// Paints a lane's bars (`layout::marks`) on the line `y` (device pixels), up to device column
-/// `until`: each outcome's parts in one path, in its exact colour (whole device pixels, so no
-/// edge is blended), let-through outcomes up from the line and refused ones down.
-pub fn paint_bars(
-    ctx: &CanvasRenderingContext2d,
-    plan: &Track,
-    y: f64,
-    until: u32,
-    colour_of: impl Fn(Mark) -> RGBColor,
-) {
-    let bars = || plan.bars.iter().filter(|b| b.column <= until);
-    for (side, up) in [(&UP[..], true), (&DOWN[..], false)] {
-        for (depth, &kind) in side.iter().enumerate() {
-            ctx.begin_path();
-            for bar in bars() {
-                let h = f64::from(bar.heights[kind as usize]);
-                if h == 0.0 {
-                    continue;
-                }
-                let below: f64 = side[..depth]
-                    .iter()
-                    .map(|&k| f64::from(bar.heights[k as usize]))
-                    .sum();
-                let top = if up { y - below - h } else { y + below };
-                ctx.rect(f64::from(bar.column), top, 1.0, h);
-            }
-            let c = colour_of(kind);
-            ctx.set_fill_style_str(&format!("rgb({},{},{})", c.0, c.1, c.2));
-            ctx.fill();
-        }
-    }
 }
 
 /// Starts a path of circles of radius `r` centred at each x on the line `y` (device pixels), for

@@ -12,7 +12,7 @@
 use plotters::prelude::RGBColor;
 use web_sys::CanvasRenderingContext2d;
 
-use super::draw::paint_bars;
+use super::draw_bars::paint_bars;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
 use crate::layout::marks::{plan_row, LaneColumns, KINDS};

@@ -12,6 +12,7 @@ mod compose_panel;
 mod controls;
 mod counting_controls;
 mod draw;
+mod draw_bars;
 #[cfg(feature = "durable")]
 mod draw_latency;
 #[cfg(feature = "workbench")]
