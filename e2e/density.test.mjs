@@ -180,6 +180,26 @@ for (const theme of ['light', 'dark']) {
   });
 }
 
+test('a lane per key draws each key\'s bursts as bars in proportion, on one scale for the row', async () => {
+  const { page } = await openPage(shared.browser);
+  // Key a: 30 at one instant; key b: 60 over 0.2 s; then a few apart. 20 per key per 10 s.
+  const a = new Array(30).fill('2@tenant:a');
+  const b = Array.from({ length: 60 }, (_, i) => `${(5 + i / 300).toFixed(4)}@tenant:b`);
+  const apart = ['9@tenant:a', '12@tenant:b'];
+  await gotoLab(page, `algos=fixed,sliding-log&limit=20&window=10&lanes=key&trace=${[...a, ...b, ...apart].join(',')}`);
+  const plan = await marks(page);
+  for (const row of plan.rows) {
+    assert.equal(row.lanes.length, 2, `${row.id}: a lane per key`);
+    const [laneA, laneB] = row.lanes;
+    assert.deepEqual(laneA.bars.map((bar) => bar.slice(2)), [[30, 10]], `${row.id}: key a's thirty at one instant, ten refused`);
+    assert.deepEqual(laneB.bars.map((bar) => bar.slice(2)), [[60, 40]], `${row.id}: key b's sixty, forty refused`);
+    assert.equal(laneA.marks.length + laneB.marks.length, 2, `${row.id}: the two requests apart are marks`);
+  }
+  assert.ok((await checkShares(page, 'light', 'lanes')) >= 4);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'density-lanes.png') });
+  await page.close();
+});
+
 test('requests a mark apart are each drawn as their own mark, none as bars', async () => {
   const { page } = await openPage(shared.browser);
   await gotoLab(page, '');

@@ -978,3 +978,12 @@ fn every_field_at_its_longest_with_a_kept_trace_still_fits_a_link() {
     );
     assert!(reopens(&state));
 }
+
+#[test]
+fn a_kept_traces_link_with_its_colon_percent_encoded_names_the_same_trace() {
+    // What `URLSearchParams` writes when a page or a script rewrites the query.
+    let plain = parse_query("trace=stored:0123456789abcdef&limit=3");
+    let escaped = parse_query("trace=stored%3A0123456789abcdef&limit=3");
+    assert_eq!(escaped.state, plain.state);
+    assert!(escaped.notices.is_empty(), "{:?}", escaped.notices);
+}

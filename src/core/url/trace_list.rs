@@ -47,9 +47,12 @@ pub(super) fn id_of(digest: &[u8; 32]) -> String {
 
 /// Reads a `trace=` value that names a kept trace: `None` when it names none (it is a list of
 /// times), `Some(Ok(Some(id)))` for `stored:<id>`, `Some(Ok(None))` for the id-less `stored` of
-/// earlier links, and `Some(Err(_))` for `stored:` followed by anything but an id.
+/// earlier links, and `Some(Err(_))` for `stored:` followed by anything but an id. `raw` is the
+/// value as the link holds it: its colon may be escaped (`stored%3A<id>`, as `URLSearchParams`
+/// writes it), and names no key, so it is decoded whole first.
 pub fn parse_kept_link(raw: &str) -> Option<Result<Option<String>, String>> {
-    let rest = raw.trim().strip_prefix(STORED_TRACE)?;
+    let decoded = crate::core::percent::percent_decode(raw);
+    let rest = decoded.trim().strip_prefix(STORED_TRACE)?;
     if rest.is_empty() {
         return Some(Ok(None));
     }
