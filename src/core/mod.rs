@@ -24,6 +24,8 @@ pub mod profiles;
 #[cfg(feature = "workbench")]
 pub mod questions;
 pub mod region;
+/// The Durable Object lab's scenarios, what choosing one does to the view, and their lessons.
+pub mod scenarios;
 pub mod replay;
 pub mod retries;
 pub mod retry_hint;

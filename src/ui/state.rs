@@ -49,7 +49,7 @@ pub struct Lab {
     pub announcement: RwSignal<String>,
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
-    /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
+    /// The Durable Object scenario last chosen (its id), to explain while it is on screen.
     pub active_scenario: RwSignal<Option<&'static str>>,
     /// Long work under way, shown by the progress bar.
     pub progress: RwSignal<Option<Progress>>,
