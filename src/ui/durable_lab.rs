@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use crate::core::durable::{DurableParams, FailMode, Placement, ShardBy, Tier};
 use crate::core::limiter::Algorithm;
 use crate::core::region::Region;
-use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::scenarios;
+use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 
 use super::controls::{NumberField, Slider};
 use crate::core::url::durable_fields::MAX_SHARDS;

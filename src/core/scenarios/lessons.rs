@@ -307,15 +307,26 @@ mod tests {
             "{own}"
         );
         let yours = lesson_of("far-object", "trace=0,1,2,3,4,5,6,7");
-        assert!(yours.contains(": 8 of 8 requests went through unmetered, and 8 answers"), "{yours}");
+        assert!(
+            yours.contains(": 8 of 8 requests went through unmetered, and 8 answers"),
+            "{yours}"
+        );
     }
 
     #[test]
     fn the_hot_keys_pace_and_keys_come_from_the_trace() {
         let own = lesson_of("hot-key", "");
-        assert!(own.contains("for one key, at 2 times the allowed rate, reach one object"), "{own}");
+        assert!(
+            own.contains("for one key, at 2 times the allowed rate, reach one object"),
+            "{own}"
+        );
         let yours = lesson_of("hot-key", "trace=0@a,0.5@b,1@a,1.5@b");
-        assert!(yours.starts_with("4 requests for 2 keys, at under a tenth of the allowed rate, reach 2 objects"), "{yours}");
+        assert!(
+            yours.starts_with(
+                "4 requests for 2 keys, at under a tenth of the allowed rate, reach 2 objects"
+            ),
+            "{yours}"
+        );
     }
 
     #[test]
@@ -325,7 +336,10 @@ mod tests {
             own.starts_with("36 keys each sent once, one every 20 s. "),
             "{own}"
         );
-        assert!(own.contains("its window has passed and 5 minutes more: at most"), "{own}");
+        assert!(
+            own.contains("its window has passed and 5 minutes more: at most"),
+            "{own}"
+        );
         assert!(own.ends_with(", not 36."), "{own}");
         let yours = lesson_of("alarms", "trace=0@a,1@a,2@b");
         assert!(yours.starts_with("3 requests from 2 keys. "), "{yours}");
@@ -336,15 +350,24 @@ mod tests {
         let own = lesson_of("eviction", "");
         assert!(own.starts_with("6 requests passed in one 120 s window that promised 5: an object sat idle longer than the 60 s eviction (1 restart)"), "{own}");
         let yours = lesson_of("eviction", "trace=0,1,2");
-        assert!(yours.starts_with("No object sat idle for the 60 s eviction"), "{yours}");
+        assert!(
+            yours.starts_with("No object sat idle for the 60 s eviction"),
+            "{yours}"
+        );
     }
 
     #[test]
     fn the_await_lesson_says_the_limit_held_when_it_did() {
         let own = lesson_of("await-between", "");
-        assert!(own.contains("requests got through in one 1 s window that promised 10"), "{own}");
+        assert!(
+            own.contains("requests got through in one 1 s window that promised 10"),
+            "{own}"
+        );
         let yours = lesson_of("await-between", "trace=0,5");
-        assert!(yours.contains("yet here at most 1 request got through"), "{yours}");
+        assert!(
+            yours.contains("yet here at most 1 request got through"),
+            "{yours}"
+        );
     }
 
     #[test]

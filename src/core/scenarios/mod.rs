@@ -96,13 +96,14 @@ impl Scenario {
 /// clicked, a link's `trace=`, a kept trace) or composed segments, and not the traffic a
 /// scenario brought with it.
 pub fn own_traffic(state: &LabState) -> bool {
-    let given = state.pattern.given_len() > 0
-        || !state.compose.is_empty()
-        || state.kept != KeptTrace::No;
+    let given =
+        state.pattern.given_len() > 0 || !state.compose.is_empty() || state.kept != KeptTrace::No;
     given
         && !every_scenario().any(|sc| {
             let view = parse_query(sc.query).state;
-            view.pattern == state.pattern && view.compose == state.compose && view.kept == state.kept
+            view.pattern == state.pattern
+                && view.compose == state.compose
+                && view.kept == state.kept
         })
 }
 
@@ -127,7 +128,9 @@ mod tests {
 
     fn with_trace(times: &[u64]) -> LabState {
         LabState {
-            pattern: Pattern::Trace(Arc::new(times.iter().map(|&s| Time::from_secs(s)).collect())),
+            pattern: Pattern::Trace(Arc::new(
+                times.iter().map(|&s| Time::from_secs(s)).collect(),
+            )),
             ..LabState::default()
         }
     }
@@ -138,7 +141,11 @@ mod tests {
         for sc in every_scenario() {
             let parsed = parse_query(sc.query);
             assert!(parsed.notices.is_empty(), "{}: {:?}", sc.id, parsed.notices);
-            assert!(parsed.state.durable.enabled, "{} shows the Durable Object row", sc.id);
+            assert!(
+                parsed.state.durable.enabled,
+                "{} shows the Durable Object row",
+                sc.id
+            );
             assert!(!ids.contains(&sc.id), "{}", sc.id);
             ids.push(sc.id);
         }
@@ -154,7 +161,10 @@ mod tests {
         let next = far().applied(&now);
         assert_eq!(next, parse_query(far().query).state.with_theme(Theme::Dark));
         assert_eq!(next.pattern, Pattern::Steady);
-        assert_eq!(next.settings.limit, 5, "a field it does not set goes to its default");
+        assert_eq!(
+            next.settings.limit, 5,
+            "a field it does not set goes to its default"
+        );
         assert!(!own_traffic(&now));
     }
 
@@ -165,12 +175,21 @@ mod tests {
         let next = far().applied(&now);
         assert_eq!(next.pattern, now.pattern, "the trace stays");
         let view = parse_query(far().query).state;
-        assert_eq!(next.durable, view.durable, "where the object lives, its shards, do=1");
-        assert_eq!(next.durable.home, Some(crate::core::region::Region::SaoPaulo));
+        assert_eq!(
+            next.durable, view.durable,
+            "where the object lives, its shards, do=1"
+        );
+        assert_eq!(
+            next.durable.home,
+            Some(crate::core::region::Region::SaoPaulo)
+        );
         assert_eq!(next.settings, view.settings);
         assert_eq!(shown(&next).map(|sc| sc.id), Some("far-object"));
         assert_eq!(far().preset(&next), view, "one click gives its own traffic");
-        assert_eq!(shown(&far().preset(&next)).map(|sc| sc.id), Some("far-object"));
+        assert_eq!(
+            shown(&far().preset(&next)).map(|sc| sc.id),
+            Some("far-object")
+        );
     }
 
     #[test]
@@ -181,7 +200,11 @@ mod tests {
         let now = with_trace(&[0, 1, 2]);
         let next = eviction.applied(&now);
         assert_eq!(next.pattern, now.pattern);
-        assert_eq!(next.settings.window, Span::from_secs(120), "its window applies");
+        assert_eq!(
+            next.settings.window,
+            Span::from_secs(120),
+            "its window applies"
+        );
         assert!(!next.durable.persist);
     }
 
@@ -194,13 +217,20 @@ mod tests {
         assert!(own_traffic(&composed));
         let next = far().applied(&composed);
         assert_eq!(next.compose, composed.compose);
-        assert_eq!(next.pattern, Pattern::Edge, "the pattern under the segments stays too");
+        assert_eq!(
+            next.pattern,
+            Pattern::Edge,
+            "the pattern under the segments stays too"
+        );
 
         let named = LabState {
             kept: KeptTrace::Named(Some("0123456789abcdef".into())),
             ..LabState::default()
         };
-        assert!(own_traffic(&named), "a link's trace=stored: not read back yet");
+        assert!(
+            own_traffic(&named),
+            "a link's trace=stored: not read back yet"
+        );
         assert_eq!(far().applied(&named).kept, named.kept);
     }
 
