@@ -79,10 +79,32 @@ test('a number typed beside a slider sets it, and a refused one says why as a li
     await limit.press('Enter');
     const notice = page.locator('[data-testid="notice"]');
     await notice.waitFor();
-    assert.match(await notice.textContent(), /^limit="0": the limit must be at least 1 request/);
+    assert.match(await notice.textContent(), /^limit="0": the limit must be at least 1 request; keeping 250\.$/);
     assert.equal(param(page, 'limit'), 250, 'the refused value changed nothing');
     assert.equal(await limit.inputValue(), '250', 'the field shows the value in force again');
     await page.locator('.scaled').first().screenshot({ path: `${SCREENSHOT_DIR}/controls-number-field.png` });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('with the limit at 100, a typed 0 is refused with the value kept, and the page keeps 100', async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  try {
+    await gotoLab(page, 'limit=100');
+    const limit = page.locator('[data-testid="limit-number"]');
+    await limit.fill('0');
+    await limit.press('Enter');
+    const notice = page.locator('[data-testid="notice"]');
+    await notice.waitFor();
+    const text = await notice.textContent();
+    assert.match(text, /keeping 100\.$/, text);
+    assert.doesNotMatch(text, /default/, 'no default the page does not use');
+    assert.equal(param(page, 'limit'), 100);
+    assert.equal(await limit.inputValue(), '100');
+    assert.equal(await page.locator('[data-testid="limit-value"]').textContent(), '100 requests');
+    assert.match(await page.locator('[data-testid="lede"]').textContent(), /at most 100 requests per/);
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -73,3 +73,47 @@ test('an import and a Durable Object scenario are history entries too', async ()
     await context.close();
   }
 });
+
+test("Back and Forward show each view's own notices: a link's trace error and a refused typed value", async () => {
+  const { page, problems, context } = await openPage(shared.browser);
+  const notices = () => page.locator('[data-testid="notice"]').allInnerTexts();
+  const noticesAre = (pattern) =>
+    page.waitForFunction(
+      (source) => {
+        const texts = [...document.querySelectorAll('[data-testid="notice"]')].map((n) => n.textContent);
+        return source === null ? texts.length === 0 : texts.length === 1 && new RegExp(source).test(texts[0]);
+      },
+      pattern === null ? null : pattern.source,
+      { timeout: 10000 },
+    );
+  try {
+    await gotoLab(page, 'pattern=steady&trace=0,1,x');
+    await noticesAre(/^trace="0,1,x": .*showing the default pattern instead\.$/);
+
+    // A new view: the trace error was about the view before it.
+    await page.selectOption('[data-testid="pattern-select"]', 'double');
+    await page.waitForFunction(() => location.search.includes('pattern=double'));
+    await noticesAre(null);
+    const limit = page.locator('[data-testid="limit-number"]');
+    await limit.fill('0');
+    await limit.press('Enter');
+    await noticesAre(/^limit="0": .*; keeping the default, 5\.$/);
+
+    await page.goBack();
+    await noticesAre(/^trace="0,1,x"/);
+    assert.equal((await notices()).length, 1, 'only its own');
+    await page.goForward();
+    await noticesAre(/^limit="0"/);
+    await page.goBack();
+    await noticesAre(/^trace="0,1,x"/);
+    await page.click('.notices .dismiss');
+    await noticesAre(null);
+    await page.goForward();
+    await noticesAre(/^limit="0"/);
+    await page.goBack();
+    await noticesAre(null);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -32,6 +32,8 @@ pub mod rng;
 pub mod row_notes;
 pub mod row_response;
 pub mod run;
+/// The Durable Object lab's scenarios, what choosing one does to the view, and their lessons.
+pub mod scenarios;
 pub mod second_limit;
 pub mod sha256;
 #[cfg(feature = "products")]

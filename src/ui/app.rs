@@ -16,17 +16,25 @@ use super::timeline::Timelines;
 #[component]
 pub fn App() -> impl IntoView {
     let parsed = parse_query(&super::current_query());
-    let lab = Lab::new(
-        parsed.state,
-        parsed.notices.into_iter().map(|n| n.message).collect(),
-    );
+    // The messages about the link, unless its history entry keeps those said about its view
+    // (the page reloaded, or opened an entry it wrote before).
+    let notices = super::entry_notices()
+        .unwrap_or_else(|| parsed.notices.into_iter().map(|n| n.message).collect());
+    super::write_notices(&notices);
+    let lab = Lab::new(parsed.state, notices);
     provide_context(lab);
     lab.open_trace();
     // Back and Forward walk the views a person chose deliberately (`Lab::change_and_remember`):
-    // the address bar already holds the one to show.
+    // the address bar already holds the one to show, and its entry the messages said about it
+    // (an entry the page did not write gets its link's).
     let history = window_event_listener(leptos::ev::popstate, move |_| {
         lab.playhead.set(None);
-        lab.show_link(parse_query(&super::current_query()).state);
+        let parsed = parse_query(&super::current_query());
+        lab.set_notices(
+            super::entry_notices()
+                .unwrap_or_else(|| parsed.notices.into_iter().map(|n| n.message).collect()),
+        );
+        lab.show_link(parsed.state);
     });
     on_cleanup(move || history.remove());
 
@@ -108,7 +116,7 @@ pub fn App() -> impl IntoView {
             view! {
                 <div class="notices" role="alert" data-testid="notices">
                     <ul>{list.into_iter().map(|n| view! { <li data-testid="notice">{n}</li> }).collect_view()}</ul>
-                    <button class="dismiss" on:click=move |_| lab.notices.set(Vec::new())>"Dismiss"</button>
+                    <button class="dismiss" on:click=move |_| lab.set_notices(Vec::new())>"Dismiss"</button>
                 </div>
             }
             .into_any()

@@ -6,12 +6,11 @@
 use leptos::html;
 use leptos::prelude::*;
 
-use crate::core::durable::{DurableParams, FailMode, Outcome, Placement, ShardBy, SimReport, Tier};
-use crate::core::lab_state::LabState;
+use crate::core::durable::{DurableParams, FailMode, Placement, ShardBy, Tier};
 use crate::core::limiter::Algorithm;
 use crate::core::region::Region;
+use crate::core::scenarios;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
-use crate::core::url::parse_query;
 
 use super::controls::{NumberField, Slider};
 use crate::core::url::durable_fields::MAX_SHARDS;
@@ -28,80 +27,9 @@ use crate::layout::timeline::Range;
 use super::draw::Palette;
 use super::draw_latency::draw_latency;
 use super::latency_marks::MarksCache;
-use super::scenarios::{every_scenario, ScenarioButtons, LAB_INTRO, SHOW_ROW};
+use super::scenarios::{ScenarioButtons, LAB_INTRO, SHOW_ROW};
 use super::state::Lab;
 use super::timeline::dark_theme;
-
-/// The query of the scenario whose view `state` is (whatever its theme), if any.
-pub fn scenario_shown(state: &LabState) -> Option<&'static str> {
-    every_scenario()
-        .find(|sc| parse_query(sc.query).state.with_theme(state.theme) == *state)
-        .map(|sc| sc.query)
-}
-
-/// The two lines a scenario shows, with the figures of the current run.
-fn explain(id: &str, report: &SimReport, state: &LabState) -> String {
-    let d = &state.durable;
-    let n = report.records.len();
-    let degraded = report.count(Outcome::DegradedAllowed);
-    let limit = state.settings.limit;
-    let window = format_seconds(state.settings.window.micros());
-    let most = report.most_in_window;
-    let text = match id {
-        "far-object" => format!(
-            "From {} to an object in {} is {} ms round trip, more than the {} ms timeout: {degraded} of {n} requests went through unmetered, and {} answers came back after the Worker gave up. Raise the timeout, or place the object near its callers.",
-            d.origin(),
-            d.home.map(|r| r.name()).unwrap_or("its region"),
-            d.origin().rtt(d.home.unwrap_or(d.origin())).ceil_millis(),
-            d.timeout.ceil_millis(),
-            report.late
-        ),
-        "hot-key" => format!(
-            "{n} requests for one key, at twice the limit, reach one object that decides one at a time: its queue reached {} and the p95 latency {} ms, so {degraded} requests timed out and went through unmetered. Shard the key, or answer before the hop.",
-            report.longest_queue,
-            report.p95.ceil_millis()
-        ),
-        "shard-by-key" => format!(
-            "The key is split into {} shards of ceil({limit} / {}) = {}, but the seed hashes the key alone, so every request of this one tenant lands on the same shard: it got at most {most} per {window} s window, not {limit}.",
-            report.objects.first().map(|o| o.shards).unwrap_or(1),
-            report.objects.first().map(|o| o.shards).unwrap_or(1),
-            report.objects.first().map(|o| o.limit).unwrap_or(limit),
-        ),
-        "shard-by-request" => format!(
-            "Spreading each request over the {} shards feeds every shard its part: the tenant got {most} per {window} s window, near its limit of {limit} ({} objects served it).",
-            report.objects.len(),
-            report.objects.len()
-        ),
-        "eviction" => format!(
-            "{} requests passed in one {window} s window that promised {limit}: the object sat idle longer than the {} s eviction, lost its in-memory log, and the next request met a fresh allowance. With persist=1 the log is read back and it is refused.",
-            most,
-            format_seconds(d.evict.micros())
-        ),
-        "alarms" => format!(
-            "{} keys each sent once, one every 20 s. Each allowed decision writes storage, and the alarm deletes a key's storage once its window has passed and 5 minutes more: at most {} keys were stored at once, not {}.",
-            report.keys.len(),
-            report.max_stored_keys,
-            report.keys.len()
-        ),
-        "cache" => format!(
-            "Clients in {} hammer a key whose object is in {}: {} of {n} answers came from the Worker's own cache of clients known to be over their limit, without the hop; p50 latency {} ms.",
-            d.origin(),
-            d.home.map(|r| r.name()).unwrap_or("its region"),
-            report.local,
-            report.p50.ceil_millis()
-        ),
-        "binding" => format!(
-            "The binding keeps a separate fixed window in each location: with traffic from {} locations, one key got {most} per {window} s window instead of {limit}. It only answers success, so no RateLimit remaining can be sent.",
-            d.from.len()
-        ),
-        "await-between" => format!(
-            "The object's code awaits another service for {} ms between reading its log and writing it, and an await on anything but storage lets other calls in: calls that arrived meanwhile read the same log, so {most} requests got through in one {window} s window that promised {limit}. Decide and write, then call out, or keep the check and the write in one storage transaction (do-code=safe): never more than {limit}.",
-            format_seconds(d.await_call.micros() * 1000)
-        ),
-        _ => String::new(),
-    };
-    text
-}
 
 /// The "Object in" menu's option for where the object lives.
 fn home_option(durable: &DurableParams) -> &'static str {
@@ -136,7 +64,7 @@ pub fn DurableLab() -> impl IntoView {
     // into this one for a scenario chosen there) shows that scenario's lesson.
     if lab.active_scenario.get_untracked().is_none() {
         lab.active_scenario
-            .set(state.with_untracked(scenario_shown));
+            .set(state.with_untracked(scenarios::shown).map(|sc| sc.id));
     }
 
     // The selects' values at first render; afterwards `prop:value` keeps them in step.
@@ -176,18 +104,35 @@ pub fn DurableLab() -> impl IntoView {
     };
 
     let scenario_text = move || {
-        let active = lab.active_scenario.get()?;
-        let sc = every_scenario().find(|s| s.query == active)?;
-        // Only while the page still shows that scenario's state.
-        if state.with(|s| *s != parse_query(active).state.with_theme(s.theme)) {
+        let sc = scenarios::find(lab.active_scenario.get()?)?;
+        // Only while the page still shows that scenario's view (over the person's own traffic,
+        // or its own).
+        if state.with(|s| sc.applied(s) != *s) {
             return None;
         }
-        let text = lab.run.with(|run| match &run.durable {
-            Some(Ok(report)) => state.with(|s| explain(sc.id, report, s)),
-            _ => String::new(),
+        let text = lab
+            .run
+            .with(|run| state.with(|s| scenarios::lessons::lesson(sc, s, run)))
+            .unwrap_or_default();
+        let kept = state.with(scenarios::own_traffic).then(|| {
+            let requests = lab.run.with(|run| run.trace.len());
+            let theirs = match sc.has_own_trace() {
+                true => "its own trace",
+                false => "its own preset traffic",
+            };
+            view! {
+                <p class="scenario-kept" data-testid="scenario-kept-traffic">
+                    {format!("Your traffic stays: these figures are your {requests} requests through the scenario's setup, not {theirs}. ")}
+                    <button class="scenario" data-testid="scenario-own-traffic" on:click=move |_| {
+                        let next = state.with_untracked(|s| sc.preset(s));
+                        lab.playhead.set(None);
+                        lab.change_and_remember(|s| *s = next);
+                    }>{format!("Run it with {theirs}")}</button>
+                </p>
+            }
         });
         Some(
-            view! { <div class="scenario-text" data-testid="scenario-text"><strong>{sc.title}</strong>" "{text}</div> }.into_any(),
+            view! { <div class="scenario-text" data-testid="scenario-text"><strong>{sc.title}</strong>" "{text}{kept}</div> }.into_any(),
         )
     };
 

@@ -174,8 +174,10 @@ pub(crate) fn current_query() -> String {
 }
 
 /// Puts `query` in the address bar without reloading, so the URL always holds the state: as a
-/// new history entry when `remember` (Back then returns to the view before), else in place.
-pub(crate) fn write_url(query: &str, remember: bool) {
+/// new history entry when `remember` (Back then returns to the view before), else in place. The
+/// entry keeps `notices`, the messages said about its view, so that Back and Forward show each
+/// view's own ([`entry_notices`]).
+pub(crate) fn write_url(query: &str, remember: bool, notices: &[String]) {
     let Some(w) = window() else { return };
     let path = w.location().pathname().unwrap_or_default();
     let url = if query.is_empty() {
@@ -185,11 +187,40 @@ pub(crate) fn write_url(query: &str, remember: bool) {
     };
     if let Ok(history) = w.history() {
         let url = Some(url.as_str());
+        let data = notices_value(notices);
         let _ = match remember {
-            true => history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", url),
-            false => history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", url),
+            true => history.push_state_with_url(&data, "", url),
+            false => history.replace_state_with_url(&data, "", url),
         };
     }
+}
+
+/// Keeps `notices` with the current history entry, its address unchanged.
+pub(crate) fn write_notices(notices: &[String]) {
+    if let Some(history) = window().and_then(|w| w.history().ok()) {
+        let _ = history.replace_state(&notices_value(notices), "");
+    }
+}
+
+/// The messages kept with the current history entry, or `None` for an entry that keeps none
+/// (one the page has not written).
+pub(crate) fn entry_notices() -> Option<Vec<String>> {
+    let data = window()?.history().ok()?.state().ok()?;
+    js_sys::Array::is_array(&data).then(|| {
+        js_sys::Array::from(&data)
+            .iter()
+            .filter_map(|n| n.as_string())
+            .collect()
+    })
+}
+
+/// Notices as a history entry's data: an array of strings.
+fn notices_value(notices: &[String]) -> wasm_bindgen::JsValue {
+    notices
+        .iter()
+        .map(|n| wasm_bindgen::JsValue::from_str(n))
+        .collect::<js_sys::Array>()
+        .into()
 }
 
 /// Loads the page again from its current address.

@@ -49,7 +49,7 @@ pub struct Lab {
     pub announcement: RwSignal<String>,
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
-    /// The Durable Object scenario last chosen (its query), to explain while it is on screen.
+    /// The Durable Object scenario last chosen (its id), to explain while it is on screen.
     pub active_scenario: RwSignal<Option<&'static str>>,
     /// Long work under way, shown by the progress bar.
     pub progress: RwSignal<Option<Progress>>,
@@ -154,6 +154,11 @@ impl Lab {
         if self.state.with_untracked(|s| *s == next) {
             return;
         }
+        if remember {
+            // A new view, a new history entry: the messages said about the view before stay
+            // with its entry (`super::write_url`), and Back shows them again.
+            self.notices.set(Vec::new());
+        }
         let needs_products = next.has_product_row();
         let needs_workbench =
             next.settings.sets_rules() || next.kept.is_named() || next.lanes == Lanes::Key;
@@ -164,7 +169,7 @@ impl Lab {
             // The first view's module has no product profiles, no controls of the rules, no
             // kept traces and no Durable Object lab: the page opens this view again with the
             // module that has them, which web/loader.js picks from the address.
-            super::write_url(&to_query(&next), remember);
+            super::write_url(&to_query(&next), remember, &self.notices.get_untracked());
             super::reload();
             return;
         }
@@ -177,7 +182,7 @@ impl Lab {
             let query = (!zoomed && reopens(&next)).then(|| to_query(&next));
             self.state.set(next);
             match query {
-                Some(query) => super::write_url(&query, false),
+                Some(query) => super::write_url(&query, false, &self.notices.get_untracked()),
                 None => self.write_url_soon(),
             }
             return;
@@ -215,7 +220,8 @@ impl Lab {
         super::after(URL_PAUSE_MS, move || {
             lab.url_due.set_value(false);
             if lab.state.with_untracked(reopens) {
-                super::write_url(&lab.state.with_untracked(to_query), false);
+                let notices = lab.notices.get_untracked();
+                super::write_url(&lab.state.with_untracked(to_query), false, &notices);
             }
         });
     }
@@ -236,7 +242,7 @@ impl Lab {
             next.kept.is_named() && self.state.with_untracked(|s| s.kept != next.kept);
         self.run.set(Arc::new(run));
         if reopens(&next) {
-            super::write_url(&to_query(&next), remember);
+            super::write_url(&to_query(&next), remember, &self.notices.get_untracked());
         }
         let trace_len = self.run.with_untracked(|r| r.trace.len());
         if self
@@ -341,7 +347,8 @@ impl Lab {
                         }
                         s.kept = KeptTrace::Kept(id.clone());
                     });
-                    super::write_url(&lab.state.with_untracked(to_query), remember);
+                    let notices = lab.notices.get_untracked();
+                    super::write_url(&lab.state.with_untracked(to_query), remember, &notices);
                     let what = match composed {
                         true => "requests (the composed segments' included, now one trace)",
                         false => "requests",
@@ -496,9 +503,21 @@ impl Lab {
         self.progress.set(Some(Progress { what, permille }));
     }
 
-    /// Adds a message to the notices at the top of the page.
+    /// Adds a message to the notices at the top of the page (once), and keeps it with the view's
+    /// history entry.
     pub fn notice(&self, message: String) {
+        if self.notices.with_untracked(|n| n.contains(&message)) {
+            return;
+        }
         self.notices.update(|n| n.push(message));
+        self.notices.with_untracked(|n| super::write_notices(n));
+    }
+
+    /// Replaces the notices, those of the view's history entry too: a view opened with Back or
+    /// Forward shows its own (`super::entry_notices`), and Dismiss empties them.
+    pub fn set_notices(&self, notices: Vec<String>) {
+        super::write_notices(&notices);
+        self.notices.set(notices);
     }
 
     pub fn query(&self) -> String {

@@ -94,24 +94,89 @@ pub fn parse_query(query: &str) -> Parsed {
     let mut notices = Vec::new();
     // A question's view first, then the link's fields over it (`question_link`).
     let pairs = question_link::start_from_question(&mut state, pairs);
+    let defaults = LabState::default();
+    let over_a_question = state != defaults;
     read_every_section(&mut state, &pairs, &mut notices);
+    // A refused value over a question's view leaves the question's value in force, which the
+    // message then names instead of the default.
+    for notice in notices.iter_mut().filter(|_| over_a_question) {
+        if written_field(&state, notice.field) != written_field(&defaults, notice.field) {
+            notice.message = keeping(&state, notice.field, &notice.message);
+        }
+    }
     Parsed { state, notices }
 }
 
 /// Sets one field from the text a person typed, as a link would: `Err` carries the message a
-/// link with that text would get, and leaves the state as it was.
+/// link with that text would get, except that it names the value kept (the field's value in
+/// `state`, which stays as it was) where a link would name the default it falls back to.
 pub fn set_field(state: &mut LabState, name: &str, text: &str) -> Result<(), Notice> {
     let pairs = [(name.to_string(), text.to_string())];
     let mut next = state.clone();
     let mut notices = Vec::new();
     read_every_section(&mut next, &pairs, &mut notices);
     match notices.pop() {
-        Some(notice) => Err(notice),
+        Some(mut notice) => {
+            notice.message = keeping(state, notice.field, &notice.message);
+            Err(notice)
+        }
         None => {
             *state = next;
             Ok(())
         }
     }
+}
+
+/// The longest value a message quotes as the one kept; a longer one (a list of segments, say) is
+/// named by its field.
+const MAX_KEPT_IN_MESSAGE: usize = 40;
+
+/// A refusal's message (`why; using the fallback.`) with what is in force instead of what a link
+/// falls back to: the field's value in `in_force` ("keeping 100."), or, when that is the
+/// default, the fallback's own words ("keeping the default, 5."). A message without a fallback
+/// comes back as it is.
+fn keeping(in_force: &LabState, name: &str, message: &str) -> String {
+    let Some((why, fallback)) = message.rsplit_once("; ") else {
+        return message.to_string();
+    };
+    // As a person reads it, not as a link escapes it.
+    let in_force = written_field(in_force, name)
+        .flatten()
+        .map(|text| crate::core::percent::percent_decode(&text));
+    match in_force {
+        Some(text) if text.chars().count() <= MAX_KEPT_IN_MESSAGE => {
+            format!("{why}; keeping {text}{}.", unit_of(name))
+        }
+        Some(_) => format!("{why}; keeping the {name} in force."),
+        None => match fallback.strip_prefix("using ") {
+            Some(rest) => format!("{why}; keeping {rest}"),
+            None => message.to_string(),
+        },
+    }
+}
+
+/// The unit a field's text is in, as a message writes it after the value.
+fn unit_of(name: &str) -> &'static str {
+    match name {
+        "window" | "evict" => " s",
+        "timeout" | "service" | "jitter" | "await-ms" => " ms",
+        _ => "",
+    }
+}
+
+/// The text a link writes for the field `name` of `state` (`None` inside at its default), or
+/// `None` for a field no section has.
+fn written_field(state: &LabState, name: &str) -> Option<Option<String>> {
+    fn of<T>(fields: &[Field<T>], part: &T, name: &str) -> Option<Option<String>> {
+        let field = fields.iter().find(|f| f.name == name)?;
+        Some((field.write)(part))
+    }
+    SECTIONS.iter().find_map(|section| match section {
+        Section::Lab(fields) => of(fields, state, name),
+        Section::Settings(fields) => of(fields, &state.settings, name),
+        Section::Products(fields) => of(fields, &state.settings.products, name),
+        Section::Durable(fields) => of(fields, &state.durable, name),
+    })
 }
 
 /// Writes the state as a query (without `?`): fields in the table's order, defaults left out.

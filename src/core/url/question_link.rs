@@ -192,8 +192,20 @@ mod tests {
         assert_eq!(parsed.notices[0].field, "limit");
         assert_eq!(parsed.state.question, Some("window-edge"));
         assert_eq!(parsed.state.settings.limit, 5);
-        let burst = parse_query("q=burst-plus-one&limit=0").state;
-        assert_eq!(burst.settings.limit, 15);
+        assert!(
+            parsed.notices[0]
+                .message
+                .ends_with("; using the default, 5."),
+            "the question's limit is the default: {}",
+            parsed.notices[0].message
+        );
+        let burst = parse_query("q=burst-plus-one&limit=0");
+        assert_eq!(burst.state.settings.limit, 15);
+        assert!(
+            burst.notices[0].message.ends_with("; keeping 15."),
+            "the message names the question's limit, in force: {}",
+            burst.notices[0].message
+        );
     }
 
     #[test]

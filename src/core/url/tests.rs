@@ -664,19 +664,53 @@ fn a_typed_value_sets_its_field_as_a_link_would() {
 }
 
 #[test]
-fn a_refused_typed_value_gets_the_links_message_and_changes_nothing() {
-    let mut state = parse_query("limit=7").state;
+fn a_refused_typed_value_gets_the_links_reason_names_the_value_kept_and_changes_nothing() {
+    let mut state = parse_query("limit=100&window=60").state;
     let before = state.clone();
-    let refused = set_field(&mut state, "limit", "0").unwrap_err();
+    let refused = set_field(&mut state, "limit", "0").expect_err("0 is no limit");
     assert_eq!(refused.field, "limit");
     assert_eq!(
-        refused.message,
         parse_query("limit=0").notices[0].message,
-        "the same words as a link"
+        "limit=\"0\": the limit must be at least 1 request; using the default, 5.",
+        "a link falls back to the default"
+    );
+    assert_eq!(
+        refused.message, "limit=\"0\": the limit must be at least 1 request; keeping 100.",
+        "a typed value keeps the value in force"
     );
     assert_eq!(state, before);
-    assert!(set_field(&mut state, "window", "abc").is_err());
+    let window = set_field(&mut state, "window", "abc").expect_err("not seconds");
+    assert!(
+        window.message.ends_with("; keeping 60 s."),
+        "{}",
+        window.message
+    );
     assert_eq!(state, before);
+}
+
+#[test]
+fn a_refused_typed_value_at_the_default_says_the_default_is_kept() {
+    let mut state = LabState::default();
+    let refused = set_field(&mut state, "limit", "-3").expect_err("negative");
+    assert!(
+        refused.message.ends_with("; keeping the default, 5."),
+        "{}",
+        refused.message
+    );
+    let mut state = parse_query("compose=2/s@0-60").state;
+    let compose = set_field(&mut state, "compose", "x").expect_err("not a segment");
+    assert!(
+        compose.message.ends_with("; keeping 2/s@0-60."),
+        "{}",
+        compose.message
+    );
+    let mut state = parse_query("do=1&timeout=400").state;
+    let timeout = set_field(&mut state, "timeout", "0").expect_err("too short");
+    assert!(
+        timeout.message.ends_with("; keeping 400 ms."),
+        "{}",
+        timeout.message
+    );
 }
 
 #[test]
