@@ -1,7 +1,11 @@
-//! "Compose traffic": segments added to the view's traffic (`core::compose`), listed in words,
-//! added with a button each, removed one by one, and editable as the text the link carries
-//! (`compose=`). Only the complete module has the panel (`super::workbench`); a link with
-//! segments runs in either module.
+//! "Compose traffic": segments of traffic (`core::compose`), each a row of fields edited in
+//! place (how many, when, over how long, evenly or at random, key, region, route, cost), added
+//! and removed, and the same segments as the text the link carries (`compose=`). A choice says
+//! whether they replace the current traffic (the default: the link then says
+//! `pattern=clicks&compose=...`) or are added to it. The state's `compose` is the one list both
+//! forms read and write; each edit is read by the core (`compose::edit_segment`), and a refused
+//! one shows its message beside its field and changes nothing. Only the complete module has the
+//! panel (`super::workbench`); a link with segments runs in either module.
 
 #[cfg(not(feature = "workbench"))]
 use leptos::prelude::*;
@@ -20,100 +24,258 @@ pub fn ComposePanel() -> impl IntoView {
 
 #[cfg(feature = "workbench")]
 mod editing {
+    use std::sync::Arc;
+
     use leptos::prelude::*;
 
-    use crate::core::compose::{segments_text, Segment, Shape};
-    use crate::core::time::{Span, Time, MICROS_PER_SEC};
+    use crate::core::compose::{
+        add_segment, edit_segment, parse_segments, segments_text, Segment, SegmentField, SPACINGS,
+    };
+    use crate::core::region::Region;
+    use crate::core::traffic::{Pattern, DEFAULT_KEY};
 
     use super::super::state::Lab;
     use super::SUMMARY;
 
-    /// A segment of each shape to start from, scaled to the lab's limit and window: a burst of
-    /// `limit` at 0, then `limit` per `window` for two windows, steadily or at random.
-    fn starter(kind: &str, limit: u64, window: Span) -> Segment {
-        let per_second_micro = u64::try_from(
-            u128::from(limit) * u128::from(MICROS_PER_SEC) * u128::from(MICROS_PER_SEC)
-                / u128::from(window.micros().max(1)),
-        )
-        .unwrap_or(u64::MAX)
-        .max(1);
-        let to = Time(window.micros().saturating_mul(2));
-        let shape = match kind {
-            "burst" => Shape::Burst {
-                count: limit.min(1_000),
-                at: Time::ZERO,
-            },
-            "steady" => Shape::Steady {
-                per_second_micro,
-                from: Time::ZERO,
-                to,
-            },
-            _ => Shape::Poisson {
-                per_second_micro,
-                from: Time::ZERO,
-                to,
-            },
-        };
-        Segment {
-            shape,
-            key: None,
-            region: None,
-            route: None,
-            cost: 1,
-        }
+    /// What the segments do to the traffic the view had.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Mode {
+        /// They are the whole traffic: the pattern becomes "My clicks", which has no requests
+        /// of its own.
+        Replace,
+        /// They are added to the pattern's requests.
+        Add,
     }
+
+    /// Whether `pattern` is "My clicks" with nothing sent: the traffic is the segments alone.
+    fn is_clicks(pattern: &Pattern) -> bool {
+        pattern.slug() == "clicks"
+    }
+
+    /// A message beside a field: which row, which field, what is wrong.
+    type FieldError = (usize, SegmentField, String);
 
     #[component]
     pub fn ComposePanel() -> impl IntoView {
         let lab = expect_context::<Lab>();
         let state = lab.state;
-        let add = move |kind: &'static str| {
-            move |_| {
-                let segment =
-                    state.with_untracked(|s| starter(kind, s.settings.limit, s.settings.window));
-                lab.change_and_remember(|s| s.compose.push(segment));
+        let segments = Memo::new(move |_| state.with(|s| s.compose.clone()));
+        let rows = Memo::new(move |_| segments.with(Vec::len));
+        let mode = RwSignal::new(Mode::Replace);
+        // The traffic "replace" set aside, which "add to it" brings back.
+        let replaced = StoredValue::new(None::<Pattern>);
+        let errors = RwSignal::new(Vec::<FieldError>::new());
+        let add_error = RwSignal::new(None::<String>);
+        let text_error = RwSignal::new(None::<String>);
+
+        // The choice follows the view when it changes under it (a preset picked, Back): segments
+        // beside a preset's requests are added to it; back to "My clicks" from there, they
+        // replace it.
+        let shape =
+            Memo::new(move |_| state.with(|s| (!s.compose.is_empty(), is_clicks(&s.pattern))));
+        Effect::new(move |before: Option<(bool, bool)>| {
+            let now = shape.get();
+            match now {
+                (true, false) => mode.set(Mode::Add),
+                (true, true) if before == Some((true, false)) => mode.set(Mode::Replace),
+                _ => {}
+            }
+            now
+        });
+        // What was refused belongs to the segments it was typed against.
+        Effect::new(move |_| {
+            segments.track();
+            errors.set(Vec::new());
+            add_error.set(None);
+            text_error.set(None);
+        });
+
+        // Puts `next` in force, a history entry; with "replace", the traffic is the segments
+        // alone.
+        let commit = move |next: Vec<Segment>| {
+            let replace = mode.get_untracked() == Mode::Replace && !next.is_empty();
+            let replaces = replace && state.with_untracked(|s| !is_clicks(&s.pattern));
+            if replaces {
+                lab.playhead.set(None);
+                lab.playing.set(false);
+            }
+            lab.change_and_remember(move |s| {
+                if replaces {
+                    replaced.set_value(Some(s.pattern.clone()));
+                    s.pattern = Pattern::Trace(Arc::default());
+                }
+                s.compose = next;
+            });
+        };
+        let choose = move |chosen: Mode| {
+            mode.set(chosen);
+            let (any, clicks) = shape.get_untracked();
+            if !any {
+                return;
+            }
+            match chosen {
+                Mode::Replace if !clicks => {
+                    lab.playhead.set(None);
+                    lab.change_and_remember(|s| {
+                        replaced.set_value(Some(s.pattern.clone()));
+                        s.pattern = Pattern::Trace(Arc::default());
+                    });
+                }
+                Mode::Add if clicks => {
+                    if let Some(pattern) = replaced.get_value() {
+                        lab.playhead.set(None);
+                        lab.change_and_remember(|s| s.pattern = pattern);
+                    }
+                }
+                _ => {}
             }
         };
-        let list = move || {
-            state.with(|s| {
-                s.compose
-                    .iter()
-                    .enumerate()
-                    .map(|(i, segment)| {
-                        view! {
-                            <li data-testid="compose-segment">
-                                <span>{segment.describe()}</span>" "
-                                <button data-testid=format!("compose-remove-{i}")
-                                    on:click=move |_| lab.change_and_remember(|s| { if i < s.compose.len() { s.compose.remove(i); } })>
-                                    "Remove"
-                                </button>
-                            </li>
-                        }
-                    })
-                    .collect_view()
+        let edit = move |row: usize, field: SegmentField, text: String| {
+            let next = segments.with_untracked(|c| edit_segment(c, row, field, &text));
+            errors.update(|e| e.retain(|(r, f, _)| (*r, *f) != (row, field)));
+            match next {
+                Ok(next) => commit(next),
+                Err(message) => errors.update(|e| e.push((row, field, message))),
+            }
+        };
+        let add = move |_| {
+            let limit = state.with_untracked(|s| s.settings.limit);
+            match segments.with_untracked(|c| add_segment(c, limit)) {
+                Ok(next) => commit(next),
+                Err(message) => add_error.set(Some(message)),
+            }
+        };
+        let read_text = move |text: String| match parse_segments(&text) {
+            Ok(next) => commit(next),
+            Err(message) => text_error.set(Some(message)),
+        };
+
+        let value = move |row: usize, field: SegmentField| {
+            move || segments.with(|c| c.get(row).map(|s| s.field_text(field)).unwrap_or_default())
+        };
+        let error_of = move |row: usize, field: SegmentField| {
+            move || {
+                errors.with(|e| {
+                    e.iter()
+                        .find(|(r, f, _)| (*r, *f) == (row, field))
+                        .map(|(_, _, m)| m.clone())
+                })
+            }
+        };
+        // A field's message, beside it.
+        let message = move |row: usize, field: SegmentField| {
+            move || {
+                error_of(row, field)().map(|m| {
+                    view! {
+                        <span class="compose-error" role="alert"
+                            data-testid=format!("compose-{}-error", field.slug())>{m}</span>
+                    }
+                })
+            }
+        };
+        // A choice of a select, chosen while the field's text is its value.
+        let option = move |row: usize,
+                           field: SegmentField,
+                           slug: &'static str,
+                           words: &'static str| {
+            view! { <option value=slug prop:selected=move || value(row, field)() == slug>{words}</option> }
+        };
+        let input = move |row: usize,
+                          field: SegmentField,
+                          label: &'static str,
+                          keys: &'static str,
+                          placeholder: &'static str| {
+            view! {
+                <label class="compose-field">{label}" "
+                    <input type="text" inputmode=keys placeholder=placeholder
+                        data-testid=format!("compose-{}", field.slug())
+                        aria-invalid=move || error_of(row, field)().is_some().then_some("true")
+                        prop:value=value(row, field)
+                        on:change=move |ev| edit(row, field, event_target_value(&ev))/>
+                    {message(row, field)}
+                </label>
+            }
+        };
+        let row = move |row: usize| {
+            let words =
+                move || segments.with(|c| c.get(row).map(Segment::describe).unwrap_or_default());
+            view! {
+                <li data-testid="compose-segment" class="compose-segment">
+                    <span class="compose-words">{words}</span>
+                    <div class="compose-fields">
+                        {input(row, SegmentField::Count, "How many", "numeric", "")}
+                        {input(row, SegmentField::At, "at (s)", "decimal", "")}
+                        {input(row, SegmentField::Over, "over (s, 0: at once)", "decimal", "")}
+                        <label class="compose-field">"spaced "
+                            <select data-testid="compose-spacing"
+                                on:change=move |ev| edit(row, SegmentField::Spacing, event_target_value(&ev))>
+                                {SPACINGS.iter().map(|&(slug, words)| option(row, SegmentField::Spacing, slug, words)).collect_view()}
+                            </select>
+                            {message(row, SegmentField::Spacing)}
+                        </label>
+                        {input(row, SegmentField::Key, "key", "text", DEFAULT_KEY)}
+                        <label class="compose-field">"region "
+                            <select data-testid="compose-region"
+                                on:change=move |ev| edit(row, SegmentField::Region, event_target_value(&ev))>
+                                {option(row, SegmentField::Region, "", "none")}
+                                {Region::ALL.iter().map(|r| option(row, SegmentField::Region, r.code(), r.name())).collect_view()}
+                            </select>
+                            {message(row, SegmentField::Region)}
+                        </label>
+                        {input(row, SegmentField::Route, "route", "text", "GET /")}
+                        {input(row, SegmentField::Cost, "cost", "numeric", "1")}
+                        <button data-testid="compose-remove"
+                            on:click=move |_| {
+                                let mut next = segments.get_untracked();
+                                if row < next.len() {
+                                    next.remove(row);
+                                    commit(next);
+                                }
+                            }>
+                            "Remove"
+                        </button>
+                    </div>
+                </li>
+            }
+        };
+        let now = move || {
+            state.with(|s| match (s.compose.is_empty(), is_clicks(&s.pattern)) {
+                (true, _) => "No segments yet.".to_string(),
+                (false, true) => "The segments are the whole traffic.".to_string(),
+                (false, false) => format!(
+                    "The segments are added to \u{201c}{}\u{201d}.",
+                    s.pattern.label()
+                ),
             })
         };
+
         view! {
             <details class="import compose" data-testid="compose-panel" open=super::super::workbench::asked_to_open("compose")>
                 <summary>{SUMMARY}</summary>
-                <p class="hint">"Segments added to the traffic above, whatever it is: a burst, a steady rate, or random (Poisson) arrivals, each from a key, a region and a route of its own if you like."</p>
-                <ul class="compose-list" data-testid="compose-list">{list}</ul>
+                <p class="hint">"Traffic in segments: each is a number of requests at a moment, or spread over a time evenly or at random (Poisson), from a key, a region and a route of its own if you like."</p>
+                <fieldset class="compose-mode">
+                    <legend>"The segments"</legend>
+                    <label><input type="radio" name="compose-mode" data-testid="compose-mode-replace"
+                        prop:checked=move || mode.get() == Mode::Replace
+                        on:change=move |_| choose(Mode::Replace)/>" replace the current traffic"</label>
+                    <label><input type="radio" name="compose-mode" data-testid="compose-mode-add"
+                        prop:checked=move || mode.get() == Mode::Add
+                        on:change=move |_| choose(Mode::Add)/>" are added to it"</label>
+                    <span class="hint" data-testid="compose-now">{now}</span>
+                </fieldset>
+                <ol class="compose-list" data-testid="compose-list">
+                    <For each=move || 0..rows.get() key=|row| *row children=row/>
+                </ol>
                 <div class="import-row">
-                    <button data-testid="compose-add-burst" on:click=add("burst")>"Add a burst"</button>
-                    <button data-testid="compose-add-steady" on:click=add("steady")>"Add a steady rate"</button>
-                    <button data-testid="compose-add-poisson" on:click=add("poisson")>"Add random arrivals"</button>
+                    <button data-testid="compose-add" on:click=add>"Add a segment"</button>
+                    {move || add_error.get().map(|m| view! { <span class="compose-error" role="alert" data-testid="compose-add-error">{m}</span> })}
                 </div>
                 <label class="compose-text">"As the link writes it "
                     <input type="text" data-testid="compose-text" placeholder="150@0;2/s@0-60"
-                        prop:value=move || state.with(|s| segments_text(&s.compose))
-                        on:change=move |ev| {
-                            let text = event_target_value(&ev);
-                            if text.trim().is_empty() {
-                                lab.change_and_remember(|s| s.compose.clear());
-                            } else {
-                                lab.set_field("compose", &text);
-                            }
-                        }/>
+                        aria-invalid=move || text_error.with(Option::is_some).then_some("true")
+                        prop:value=move || segments.with(|c| segments_text(c))
+                        on:change=move |ev| read_text(event_target_value(&ev))/>
+                    {move || text_error.get().map(|m| view! { <span class="compose-error" role="alert" data-testid="compose-text-error">{m}</span> })}
                 </label>
                 <p class="hint">"Grammar: "<code>"N@T"</code>" (N requests at T s), "<code>"R/s@T1-T2"</code>" (R a second from T1 to T2), "<code>"~R/s@T1-T2"</code>" (at random), segments separated by "<code>";"</code>", each optionally followed by "<code>",key=…,region=…,route=…,cost=…"</code>"."</p>
             </details>
