@@ -14,7 +14,9 @@
 //! (`'=x`, `'-1`, `''a`: `core::export::GUARDED_STARTS`) is read without that `'`. Times of the first two formats that are Unix-epoch seconds
 //! (from the year 2000 on) are shifted so the first line is at 0, as an access log's are.
 //!
-//! Blank lines and lines starting with `#` are skipped. Every bad line is reported with its line
+//! Blank lines and lines starting with `#` are skipped. A first line `# ratelab view: <query>`
+//! ([`VIEW_LINE_PREFIX`]) makes the text a view file (`core::view_file`): its times are the lab's
+//! own, kept exactly as written (never shifted as Unix-epoch times), whoever reads it. Every bad line is reported with its line
 //! number (the first 20 of them), so a person can fix the file, or, when asked, skipped and
 //! counted; nothing here panics, whatever the text.
 
@@ -131,6 +133,14 @@ impl ImportErrors {
     }
 }
 
+/// How a view file's first line starts (`core::view_file`): the query of the view follows it.
+pub const VIEW_LINE_PREFIX: &str = "# ratelab view:";
+
+/// The query a view file's first line carries, or `None` for any other line.
+pub fn view_line_query(line: &str) -> Option<&str> {
+    line.trim().strip_prefix(VIEW_LINE_PREFIX).map(str::trim)
+}
+
 pub(crate) fn is_skipped(line: &str) -> bool {
     let t = line.trim();
     t.is_empty() || t.starts_with('#')
@@ -201,6 +211,14 @@ impl LineDecoder {
             shift: None,
             notes: Vec::new(),
             warned_decimal_comma: false,
+        }
+    }
+
+    /// A decoder that keeps every time as written (a view file's, whose times are the lab's own
+    /// and may be as large as it allows): no shift from the Unix epoch.
+    pub(crate) fn keeping_times(&mut self) {
+        if self.shift.is_none() {
+            self.shift = Some(Time::ZERO);
         }
     }
 
@@ -338,6 +356,9 @@ impl Reader {
                 return;
             }
             if is_skipped(line) {
+                if number == 1 && view_line_query(line).is_some() {
+                    self.decoder.keeping_times();
+                }
                 self.skipped += 1;
                 continue;
             }
