@@ -24,7 +24,7 @@ use super::{CliError, EXIT_CHECK_FAILED};
 const CSV_CHUNK: usize = 1 << 16;
 
 pub fn run(cli: Cli) -> Result<u8, CliError> {
-    let command = cli.command.unwrap_or_else(|| Command::Table {
+    let command = cli.command.unwrap_or(Command::Table {
         query: cli.query,
         traffic: TrafficArg { traffic: None },
     });
