@@ -435,7 +435,10 @@ fn view_file(query: &str) -> (String, String) {
 fn a_view_files_query_applies_when_no_query_is_given() {
     let query = "limit=3&window=2.5&algos=fixed,gcra,token-bucket";
     let (view, plain) = view_file(query);
-    assert!(view.starts_with("# ratelab view: limit=3&window=2.5&algos="), "{view}");
+    assert!(
+        view.starts_with("# ratelab view: limit=3&window=2.5&algos="),
+        "{view}"
+    );
     let view_path = file("view.csv", &view);
     let plain_path = file("plain.csv", &plain);
     let from_view = ratelab(&["table", "--traffic", &view_path]);
@@ -467,7 +470,10 @@ fn a_query_given_with_a_view_file_wins_and_the_files_traffic_is_used() {
     let separately = ratelab(&["table", given, "--traffic", &plain_path]);
     assert!(overridden.status.success());
     assert_eq!(text(&overridden.stdout), text(&separately.stdout));
-    assert!(!text(&overridden.stdout).contains("GCRA") && text(&overridden.stdout).contains("Sliding log"));
+    assert!(
+        !text(&overridden.stdout).contains("GCRA")
+            && text(&overridden.stdout).contains("Sliding log")
+    );
 }
 
 #[test]

@@ -189,6 +189,7 @@ mod full_page {
     use crate::ui::questions::QuestionList;
     use crate::ui::state::Lab;
     use crate::ui::tables::DecisionTable;
+    use crate::ui::view_file::ViewFilePanel;
 
     pub fn counting_controls(embed: bool) -> impl IntoView {
         (!embed).then(|| view! { <CountingControls/> })
@@ -204,6 +205,7 @@ mod full_page {
             provide_context(lab);
             view! {
                 <ImportPanel/>
+                <ViewFilePanel/>
                 <ComposePanel/>
                 <DurableLab/>
                 <QuestionList/>

@@ -94,6 +94,9 @@ mod timeline_input;
     not(any(feature = "workbench", feature = "durable"))
 ))]
 mod tour;
+/// A view as one file, to open in another browser: only the complete module reads and writes
+/// them (the first one shows the section's heading).
+mod view_file;
 mod workbench;
 
 /// The whole page, for tests that mount it.
