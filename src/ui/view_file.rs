@@ -185,6 +185,15 @@ mod files {
             });
         });
 
+        // What a drop on "Use your own traffic" did shows here: the section opens to say it.
+        Effect::new(move |_| {
+            if said.with(Option::is_some) {
+                if let Some(details) = section.get_untracked() {
+                    details.set_open(true);
+                }
+            }
+        });
+
         let feedback = move || {
             Some(match said.get()? {
                 Said::Done(message) => {
