@@ -35,8 +35,12 @@ function fields(url) {
   return { limit: params.get('limit'), window: params.get('window'), algos: params.get('algos') };
 }
 
-/** Opens the view-file section (in the first module its heading reloads into the complete one). */
+/**
+ * Opens the view-file section. The first view's module has none: opening "Use your own traffic"
+ * there reloads the page with the complete module, where the section follows the import panel.
+ */
 async function openViewFile(page) {
+  if (!(await page.locator('[data-testid="view-file-panel"]').count())) await openImport(page);
   const panel = page.locator('[data-testid="view-file-panel"]');
   if (!(await panel.evaluate((d) => d.open))) await panel.locator('summary').click();
   await page.locator('[data-testid="view-file-panel"][open] [data-testid="download-view"]').waitFor({ timeout: 15000 });

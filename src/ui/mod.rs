@@ -95,7 +95,7 @@ mod timeline_input;
 ))]
 mod tour;
 /// A view as one file, to open in another browser: only the complete module reads and writes
-/// them (the first one shows the section's heading).
+/// them.
 mod view_file;
 mod workbench;
 

@@ -6,8 +6,8 @@
 //! is kept in one browser only, this is how it goes to another browser or person.
 //!
 //! Only the complete module reads and writes view files (`super::workbench`): the first view's
-//! module shows the section's heading, and opening it opens the page again with the complete
-//! module, as the import panel does (`super::import_panel`).
+//! module has no such section; opening "Use your own traffic" there opens the page again with
+//! the complete module (`super::import_panel`), where this section follows it.
 
 #[cfg(not(feature = "workbench"))]
 use leptos::prelude::*;
@@ -15,14 +15,15 @@ use leptos::prelude::*;
 #[cfg(feature = "workbench")]
 pub use files::ViewFilePanel;
 
-const SUMMARY: &str = "Take this view elsewhere (a view file)";
-
-/// The first module's section: its heading, which opens the complete module.
+/// The first module's: nothing. Its "Use your own traffic" heading already opens the complete
+/// module, where this section sits right below it; a heading of its own would cost the first
+/// modules code for no view they show.
 #[cfg(not(feature = "workbench"))]
 #[component]
-pub fn ViewFilePanel() -> impl IntoView {
-    view! { <super::workbench::InCompleteModule section="view-file" summary=SUMMARY class="import view-file" testid="view-file-panel"/> }
-}
+pub fn ViewFilePanel() -> impl IntoView {}
+
+#[cfg(feature = "workbench")]
+const SUMMARY: &str = "Take this view elsewhere (a view file)";
 
 /// The section itself, in the complete module.
 #[cfg(feature = "workbench")]
