@@ -500,3 +500,98 @@ fn a_utf16_file_with_a_byte_order_mark_is_read_as_its_text() {
         assert_eq!(text(&out.stdout), page_csv(query, Some(csv)), "{query}");
     }
 }
+
+/// A view file the page would download: `query` and requests with keys of every kind.
+fn view_file(query: &str) -> (String, String) {
+    let keys = [
+        "acme, inc",
+        "say \"hi\"",
+        "100%&#+=;",
+        "🚀 Zürich",
+        "=cmd()",
+    ];
+    let points: Vec<Point> = (0..200u64)
+        .map(|i| Point {
+            cost: 1 + (i % 3) as u32,
+            ..Point::new(
+                ratelab::core::time::Time(i * 37_001),
+                keys[i as usize % keys.len()],
+            )
+        })
+        .collect();
+    let mut state = parse_query(query).state;
+    state.pattern = Pattern::from_points(points);
+    let trace = state
+        .traffic()
+        .generate(state.settings.limit, state.settings.window);
+    let text = ratelab::core::view_file::write(&state, &trace);
+    // The same traffic as a plain CSV, for the query given separately.
+    let plain: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    (text, plain)
+}
+
+#[test]
+fn a_view_files_query_applies_when_no_query_is_given() {
+    let query = "limit=3&window=2.5&algos=fixed,gcra,token-bucket";
+    let (view, plain) = view_file(query);
+    assert!(
+        view.starts_with("# ratelab view: limit=3&window=2.5&algos="),
+        "{view}"
+    );
+    let view_path = file("view.csv", &view);
+    let plain_path = file("plain.csv", &plain);
+    let from_view = ratelab(&["table", "--traffic", &view_path]);
+    let separately = ratelab(&["table", query, "--traffic", &plain_path]);
+    assert!(from_view.status.success(), "{}", text(&from_view.stderr));
+    assert_eq!(text(&from_view.stdout), text(&separately.stdout));
+    assert!(text(&from_view.stdout).contains("GCRA"));
+    assert!(
+        !text(&from_view.stdout).contains("Sliding"),
+        "only the file's rows"
+    );
+    let csv = ratelab(&["csv", "--traffic", &view_path]);
+    assert_eq!(text(&csv.stdout), page_csv(query, Some(&plain)));
+    let check = ratelab(&["check", "--traffic", &view_path, "--max-refused", "100"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    assert_eq!(
+        text(&check.stdout).lines().next(),
+        text(&separately.stdout).lines().next()
+    );
+}
+
+#[test]
+fn a_query_given_with_a_view_file_wins_and_the_files_traffic_is_used() {
+    let (view, plain) = view_file("limit=3&window=2.5&algos=fixed,gcra");
+    let view_path = file("view-override.csv", &view);
+    let plain_path = file("plain-override.csv", &plain);
+    let given = "limit=50&window=1&algos=sliding-log";
+    let overridden = ratelab(&["table", given, "--traffic", &view_path]);
+    let separately = ratelab(&["table", given, "--traffic", &plain_path]);
+    assert!(overridden.status.success());
+    assert_eq!(text(&overridden.stdout), text(&separately.stdout));
+    assert!(
+        !text(&overridden.stdout).contains("GCRA")
+            && text(&overridden.stdout).contains("Sliding log")
+    );
+}
+
+#[test]
+fn a_view_file_on_standard_input_gives_its_query_too() {
+    let query = "limit=2&algos=fixed";
+    let (view, plain) = view_file(query);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ratelab"))
+        .args(["csv", "--traffic", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(view.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), page_csv(query, Some(&plain)));
+}

@@ -579,4 +579,40 @@ proptest! {
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         prop_assert_eq!(read_keys, keys);
     }
+
+    /// A view file (`core::view_file`): the view's query and every request (its time to the
+    /// microsecond, key, region, route and cost) read back exactly.
+    #[test]
+    fn any_trace_survives_a_view_file_written_and_read(
+        requests in prop::collection::vec(
+            (0..=1_000_000_000_000_000_000u64, any_name(), prop::option::of(0..6usize), prop::option::of(any_name()), 1..=1_000_000u32),
+            1..30,
+        ),
+        limit in 1..1000u64,
+        window_ms in 1..86_400_000u64,
+    ) {
+        use ratelab::core::region::Region;
+        use ratelab::core::traffic::{Pattern, Point};
+        use ratelab::core::url::parse_query;
+        use ratelab::core::view_file::{read, write};
+        let points: Vec<Point> = requests
+            .into_iter()
+            .map(|(at, key, region, route, cost)| Point {
+                at: Time(at),
+                key,
+                origin: region.map(|i| Region::ALL[i]),
+                route,
+                cost,
+            })
+            .collect();
+        let mut state = parse_query(&format!("limit={limit}&window={}.{:03}&algos=fixed,gcra", window_ms / 1000, window_ms % 1000)).state;
+        state.pattern = Pattern::from_points(points);
+        let trace = state.traffic().generate(state.settings.limit, state.settings.window);
+        let text = write(&state, &trace);
+        let back = read(&text).unwrap().into_state();
+        prop_assert!(back.notices.is_empty(), "{:?}", back.notices);
+        prop_assert_eq!(&back.state.settings, &state.settings);
+        prop_assert_eq!(&back.state.algorithms, &state.algorithms);
+        prop_assert_eq!(Pattern::points_of(&back.state.traffic().generate(limit, state.settings.window)), Pattern::points_of(&trace));
+    }
 }

@@ -29,15 +29,17 @@ pub enum Command {
     /// The page's table: what each row let through, delayed and rejected, and the most in one
     /// window.
     Table {
-        /// The page's URL query.
-        query: String,
+        /// The page's URL query; left out, a view file's own (`--traffic VIEW-FILE`), or the
+        /// lab's defaults.
+        query: Option<String>,
         #[command(flatten)]
         traffic: TrafficArg,
     },
     /// Every decision, exactly the page's CSV export, to standard output as it is made.
     Csv {
-        /// The page's URL query.
-        query: String,
+        /// The page's URL query; left out, a view file's own (`--traffic VIEW-FILE`), or the
+        /// lab's defaults.
+        query: Option<String>,
         #[command(flatten)]
         traffic: TrafficArg,
         #[command(flatten)]
@@ -45,9 +47,10 @@ pub enum Command {
     },
     /// Exits 1, naming the rows, when any row refuses more than PERCENT of the requests.
     Check {
-        /// The page's URL query.
-        query: String,
-        /// The traffic to judge (`-` for standard input).
+        /// The page's URL query; left out, a view file's own (`--traffic VIEW-FILE`), or the
+        /// lab's defaults.
+        query: Option<String>,
+        /// The traffic to judge (`-` for standard input), or a view file.
         #[arg(long, value_name = "FILE")]
         traffic: PathBuf,
         /// The largest share of the requests a row may refuse, in percent (`5`, `0.5`, `5%`).
@@ -61,7 +64,9 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct TrafficArg {
     /// Your own traffic in place of the query's (`-` for standard input): one time per line,
-    /// CSV (time,key[,region[,route[,cost]]]) or an access log, as the page's import reads.
+    /// CSV (time,key[,region[,route[,cost]]]) or an access log, as the page's import reads; or
+    /// a view file from the page ("Download this view"), whose query applies unless a QUERY is
+    /// given.
     #[arg(long, value_name = "FILE")]
     pub traffic: Option<PathBuf>,
 }

@@ -9,8 +9,8 @@
 use std::io::BufRead;
 
 use crate::core::import::{
-    detect, is_skipped, Format, ImportErrors, ImportedRequest, LineDecoder, LineError,
-    MAX_ERRORS_LISTED,
+    detect, is_skipped, view_line_query, Format, ImportErrors, ImportedRequest, LineDecoder,
+    LineError, MAX_ERRORS_LISTED,
 };
 use crate::core::time::{format_seconds, Time};
 
@@ -39,6 +39,8 @@ pub struct TrafficLines<R> {
     errors: Vec<LineError>,
     total_errors: usize,
     io_error: Option<String>,
+    /// The first line is a view file's (`core::view_file`).
+    view_file: bool,
 }
 
 impl<R: BufRead> TrafficLines<R> {
@@ -53,6 +55,7 @@ impl<R: BufRead> TrafficLines<R> {
             errors: Vec::new(),
             total_errors: 0,
             io_error: None,
+            view_file: false,
         }
     }
 
@@ -98,10 +101,19 @@ impl<R: BufRead> TrafficLines<R> {
     /// Reads one line that is not skipped: `Some(Ok)` a request, `Some(Err)` a bad line.
     fn read_line(&mut self, line: &str) -> Option<Result<ImportedRequest, String>> {
         if is_skipped(line) {
+            // A view file's times are the lab's own: kept as written, as the page keeps them.
+            self.view_file |= self.lines == 1 && view_line_query(line).is_some();
             return None;
         }
+        let view_file = self.view_file;
         self.decoder
-            .get_or_insert_with(|| LineDecoder::new(detect(line)))
+            .get_or_insert_with(|| {
+                let mut decoder = LineDecoder::new(detect(line));
+                if view_file {
+                    decoder.keeping_times();
+                }
+                decoder
+            })
             .decode(line)
     }
 

@@ -17,19 +17,20 @@ use super::figures::{Figures, Summary};
 use super::read::{TrafficError, TrafficLines};
 use super::rows::{Arrival, StreamRows};
 use super::shard::{Shard, ShardFilter};
-use super::source::{open_text, read_query, read_whole};
+use super::source::{open_text, read_query, read_whole, view_query};
 use super::{CliError, EXIT_CHECK_FAILED};
 
 /// Bytes of CSV gathered before they are written out.
 const CSV_CHUNK: usize = 1 << 16;
 
 pub fn run(cli: Cli) -> Result<u8, CliError> {
-    let command = cli.command.unwrap_or_else(|| Command::Table {
-        query: cli.query.unwrap_or_default(),
+    let command = cli.command.unwrap_or(Command::Table {
+        query: cli.query,
         traffic: TrafficArg { traffic: None },
     });
     match command {
         Command::Table { query, traffic } => {
+            let query = query_or_view_files(query, traffic.traffic.as_deref())?;
             let state = prepare(&query, traffic.traffic.as_deref(), None, false)?;
             let summary = summarize(state, traffic.traffic.as_deref(), None)?;
             let mut out = std::io::stdout().lock();
@@ -43,6 +44,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             shard,
         } => {
             let path = traffic.traffic.as_deref();
+            let query = query_or_view_files(query, path)?;
             let state = prepare(&query, path, shard.shard, false)?;
             csv(state, path, shard.shard)?;
             Ok(0)
@@ -53,6 +55,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             max_refused,
             shard,
         } => {
+            let query = query_or_view_files(query, Some(&traffic))?;
             let state = prepare(&query, Some(&traffic), shard.shard, true)?;
             let summary = summarize(state, Some(&traffic), shard.shard)?;
             notes(&summary);
@@ -70,6 +73,18 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             );
             Ok(EXIT_CHECK_FAILED)
         }
+    }
+}
+
+/// The query given, or else the one a view file's first line carries (`core::view_file`), or
+/// else none (the lab's defaults). Given a query, a view file is only traffic.
+fn query_or_view_files(query: Option<String>, traffic: Option<&Path>) -> Result<String, CliError> {
+    if let Some(query) = query {
+        return Ok(query);
+    }
+    match traffic {
+        Some(path) => Ok(view_query(path)?.unwrap_or_default()),
+        None => Ok(String::new()),
     }
 }
 

@@ -2,13 +2,16 @@
 //! standard input) streamed through the rows; the query's own traffic (a preset or `trace=`);
 //! or, with the Durable Object row (`do=1`), the whole trace read into memory as the page reads
 //! it, because the emulation shares one seeded network, one clock and the objects' queues among
-//! all keys: it cannot be run a key at a time.
+//! all keys: it cannot be run a key at a time. A view file (`core::view_file`) is traffic like
+//! any CSV, and its first line's query is the command's when none is given.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use crate::core::import::{decode, import, sniff, Encoding, MAX_LINES, SNIFF_BYTES};
+use crate::core::import::{
+    decode, import, sniff, view_line_query, Encoding, MAX_LINES, SNIFF_BYTES,
+};
 use crate::core::lab_state::{KeptTrace, LabState};
 use crate::core::url::parse_query;
 
@@ -67,6 +70,25 @@ pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>, CliError> {
 
 fn refused(path: &Path, refusal: &str) -> CliError {
     CliError::input(format!("{}: {refusal}", named(path)))
+}
+
+/// The query on a view file's first line (`core::view_file`), `None` for other traffic. Standard
+/// input is looked at without being consumed (what its buffer holds: the first line of a view
+/// file the page wrote is well within it), so the traffic is then read from its start.
+pub fn view_query(path: &Path) -> Result<Option<String>, CliError> {
+    let cannot =
+        |e: std::io::Error| CliError::input(format!("cannot read {}: {e}", path.display()));
+    let first = if path == Path::new("-") {
+        let mut stdin = std::io::stdin().lock();
+        let held = stdin.fill_buf().map_err(cannot)?;
+        let line = held.split(|&b| b == b'\n').next().unwrap_or(&[]);
+        String::from_utf8_lossy(line).into_owned()
+    } else {
+        let mut line = Vec::new();
+        open(path)?.read_until(b'\n', &mut line).map_err(cannot)?;
+        String::from_utf8_lossy(&line).into_owned()
+    };
+    Ok(view_line_query(&first).map(str::to_string))
 }
 
 /// Opens `path` (`-` is standard input) for reading a line at a time.

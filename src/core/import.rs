@@ -19,7 +19,9 @@
 //! with one line saying what it looks like; other text is decoded with its odd bytes as U+FFFD
 //! (Latin-1 access logs exist). The page and the command line both ask this module.
 //!
-//! Blank lines and lines starting with `#` are skipped. Every bad line is reported with its line
+//! Blank lines and lines starting with `#` are skipped. A first line `# ratelab view: <query>`
+//! ([`VIEW_LINE_PREFIX`]) makes the text a view file (`core::view_file`): its times are the lab's
+//! own, kept exactly as written (never shifted as Unix-epoch times), whoever reads it. Every bad line is reported with its line
 //! number (the first 20 of them), so a person can fix the file, or, when asked, skipped and
 //! counted; nothing here panics, whatever the text.
 
@@ -304,6 +306,14 @@ impl ImportErrors {
     }
 }
 
+/// How a view file's first line starts (`core::view_file`): the query of the view follows it.
+pub const VIEW_LINE_PREFIX: &str = "# ratelab view:";
+
+/// The query a view file's first line carries, or `None` for any other line.
+pub fn view_line_query(line: &str) -> Option<&str> {
+    line.trim().strip_prefix(VIEW_LINE_PREFIX).map(str::trim)
+}
+
 pub(crate) fn is_skipped(line: &str) -> bool {
     let t = line.trim();
     t.is_empty() || t.starts_with('#')
@@ -374,6 +384,14 @@ impl LineDecoder {
             shift: None,
             notes: Vec::new(),
             warned_decimal_comma: false,
+        }
+    }
+
+    /// A decoder that keeps every time as written (a view file's, whose times are the lab's own
+    /// and may be as large as it allows): no shift from the Unix epoch.
+    pub(crate) fn keeping_times(&mut self) {
+        if self.shift.is_none() {
+            self.shift = Some(Time::ZERO);
         }
     }
 
@@ -511,6 +529,9 @@ impl Reader {
                 return;
             }
             if is_skipped(line) {
+                if number == 1 && view_line_query(line).is_some() {
+                    self.decoder.keeping_times();
+                }
                 self.skipped += 1;
                 continue;
             }

@@ -42,4 +42,5 @@ pub mod theme;
 pub mod time;
 pub mod traffic;
 pub mod url;
+pub mod view_file;
 pub mod view_text;

@@ -197,6 +197,7 @@ mod full_page {
     use crate::ui::questions::QuestionList;
     use crate::ui::state::Lab;
     use crate::ui::tables::DecisionTable;
+    use crate::ui::view_file::ViewFilePanel;
 
     pub fn counting_controls(embed: bool) -> impl IntoView {
         (!embed).then(|| view! { <CountingControls/> })
@@ -212,6 +213,7 @@ mod full_page {
             provide_context(lab);
             view! {
                 <ImportPanel/>
+                <ViewFilePanel/>
                 <ComposePanel/>
                 <DurableLab/>
                 <QuestionList/>

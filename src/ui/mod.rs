@@ -95,6 +95,9 @@ mod timeline_input;
     not(any(feature = "workbench", feature = "durable"))
 ))]
 mod tour;
+/// A view as one file, to open in another browser: only the complete module reads and writes
+/// them.
+mod view_file;
 mod workbench;
 
 /// The whole page, for tests that mount it.
