@@ -1,6 +1,6 @@
 //! "A view as a file": "Download this view" writes the view's query and its trace as one file
-//! (`core::view_file`, `ratelab-view.csv`), and "Open a view file" (or a file dropped on this
-//! section or on "Use your own traffic") opens one back: its query and its trace as one change
+//! (`core::view_file`, `ratelab-view.csv`), and "Open a view file" (or a view file dropped
+//! anywhere on the page; any other file dropped goes to "Use your own traffic") opens one back: its query and its trace as one change
 //! remembered in the browser's history, the trace then kept as any imported trace is (in the
 //! link while it fits, else in IndexedDB: `state.rs`, `kept_trace.rs`). For a view whose trace
 //! is kept in one browser only, this is how it goes to another browser or person.
@@ -32,6 +32,7 @@ mod files {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
 
+    use crate::core::import::view_line_query;
     use crate::core::view_file::{self, FILE_NAME};
 
     use super::super::export::{failed, offer};
@@ -129,25 +130,69 @@ mod files {
         }
     }
 
-    /// The first file a drop carries, its default (the browser opening it) prevented.
-    fn dropped_file(ev: &web_sys::DragEvent) -> Option<web_sys::File> {
-        ev.prevent_default();
-        ev.data_transfer()?.files()?.get(0)
+    /// How much of a dropped file is read to tell a view file (its first line) from traffic.
+    const HEAD_BYTES: f64 = 4096.0;
+
+    /// Hands a dropped traffic file to "Use your own traffic", as if chosen there: the panel
+    /// opens, and its file input reads the file (a binary file refused, a large one in slices).
+    fn import_dropped(files: &web_sys::FileList) {
+        let document = web_sys::window().and_then(|w| w.document());
+        let find = |selector: &str| {
+            document
+                .as_ref()
+                .and_then(|d| d.query_selector(selector).ok().flatten())
+        };
+        if let Some(panel) = find("[data-testid=import-panel]")
+            .and_then(|e| e.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+        {
+            panel.set_open(true);
+        }
+        let input = find("[data-testid=import-file]")
+            .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok());
+        if let (Some(input), Ok(change)) = (input, web_sys::Event::new("change")) {
+            input.set_files(Some(files));
+            let _ = input.dispatch_event(&change);
+        }
     }
 
-    /// Lets files be dropped on `element` (the section itself, and "Use your own traffic").
-    fn accept_drops(element: &web_sys::EventTarget, lab: Lab, said: RwSignal<Option<Said>>) {
+    /// The page's one drop handler: a file dropped anywhere on the page is read up to its first
+    /// line break; a view file opens as a view, any other file goes to "Use your own traffic".
+    fn accept_drops(lab: Lab, said: RwSignal<Option<Said>>) {
+        let Some(body) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.body())
+        else {
+            return;
+        };
         let over = Closure::<dyn Fn(web_sys::DragEvent)>::new(|ev: web_sys::DragEvent| {
             ev.prevent_default();
         });
         let drop = Closure::<dyn Fn(web_sys::DragEvent)>::new(move |ev: web_sys::DragEvent| {
-            if let Some(file) = dropped_file(&ev) {
-                open_file(lab, file, said);
-            }
+            ev.prevent_default();
+            let Some(files) = ev.data_transfer().and_then(|d| d.files()) else {
+                return;
+            };
+            let (Some(file), Ok(reader)) = (files.get(0), web_sys::FileReader::new()) else {
+                return;
+            };
+            let Ok(head) = file.slice_with_f64_and_f64(0.0, HEAD_BYTES) else {
+                return;
+            };
+            let loaded = reader.clone();
+            let onload = Closure::once_into_js(move || {
+                let text = loaded.result().ok().and_then(|v| v.as_string());
+                let first = text.as_deref().and_then(|t| t.lines().next()).unwrap_or("");
+                match view_line_query(first) {
+                    Some(_) => open_file(lab, file, said),
+                    None => import_dropped(&files),
+                }
+            });
+            reader.set_onload(Some(onload.unchecked_ref()));
+            let _ = reader.read_as_text(&head);
         });
-        let _ = element.add_event_listener_with_callback("dragover", over.as_ref().unchecked_ref());
-        let _ = element.add_event_listener_with_callback("drop", drop.as_ref().unchecked_ref());
-        // The sections stay for the page's life.
+        let _ = body.add_event_listener_with_callback("dragover", over.as_ref().unchecked_ref());
+        let _ = body.add_event_listener_with_callback("drop", drop.as_ref().unchecked_ref());
+        // The page's body stays for the page's life.
         over.forget();
         drop.forget();
     }
@@ -171,20 +216,8 @@ mod files {
             // The same file chosen again opens again.
             input.set_value("");
         };
-        // Once both sections are in the page: a file dropped on either opens here.
-        section.on_load(move |details| {
-            accept_drops(&details, lab, said);
-            super::super::next_frame(move || {
-                let import = web_sys::window().and_then(|w| w.document()).and_then(|d| {
-                    d.query_selector("[data-testid=import-panel]")
-                        .ok()
-                        .flatten()
-                });
-                if let Some(import) = import {
-                    accept_drops(&import, lab, said);
-                }
-            });
-        });
+        // A file dropped anywhere on the page: a view file opens here, traffic in the import.
+        section.on_load(move |_| accept_drops(lab, said));
 
         // What a drop on "Use your own traffic" did shows here: the section opens to say it.
         Effect::new(move |_| {
