@@ -444,7 +444,8 @@ pub fn key_field(key: &str) -> String {
     out
 }
 
-fn push_field(out: &mut String, field: &str) {
+/// A field quoted as RFC 4180 asks when it holds a comma, a quote or a line break.
+pub(crate) fn push_field(out: &mut String, field: &str) {
     if field.contains([',', '"', '\n', '\r']) {
         out.push('"');
         out.push_str(&field.replace('"', "\"\""));

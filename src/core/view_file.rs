@@ -19,7 +19,7 @@
 //! them to keep its times as written. Reading a view file gives the query and the requests back
 //! exactly; `ratelab` applies the query when no other is given (`cli::source`).
 
-use super::export::key_field;
+use super::export::{key_field, push_field};
 use super::import::{view_line_query, Format, ImportErrors, Imported, Reader, VIEW_LINE_PREFIX};
 use super::lab_state::{KeptTrace, LabState};
 use super::time::format_seconds;
@@ -75,24 +75,13 @@ pub fn write_query(query: &str, trace: &Trace) -> String {
         }
         out.push(',');
         if let Some(route) = &point.route {
-            push_quoted(&mut out, route);
+            push_field(&mut out, route);
         }
         out.push(',');
         out.push_str(&point.cost.to_string());
         out.push('\n');
     }
     out
-}
-
-/// A field quoted as RFC 4180 asks when it holds a comma, a quote or a line break.
-fn push_quoted(out: &mut String, field: &str) {
-    if field.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&field.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(field);
-    }
 }
 
 /// A view file read back: its query and its requests.
