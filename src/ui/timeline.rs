@@ -129,6 +129,9 @@ pub fn Timelines() -> impl IntoView {
     let columns = StoredValue::new(None::<(ColumnsFor, std::sync::Arc<MarkColumns>)>);
     let columns_job = StoredValue::new(None::<ColumnsFor>);
     let columns_ready = RwSignal::new(0u32);
+    // The plan last published on the canvas (`data-marks`), by identity: it is written once per
+    // plan, not on every redraw while the pointer moves.
+    let published = StoredValue::new(None::<std::sync::Arc<MarkColumns>>);
 
     // Redraw whenever the data or the view changes.
     let layout_memo = layout;
@@ -225,7 +228,15 @@ pub fn Timelines() -> impl IntoView {
             if let Some(p) = &performance {
                 let _ = p.measure_with_start_mark("timeline-draw", "timeline-draw-start");
             }
-            let _ = canvas.set_attribute("data-marks", &columns_now.to_json(&layout, dpr));
+            let fresh = published.with_value(|last| {
+                !last
+                    .as_ref()
+                    .is_some_and(|last| std::sync::Arc::ptr_eq(last, &columns_now))
+            });
+            if fresh {
+                let _ = canvas.set_attribute("data-marks", &columns_now.to_json(&layout, dpr));
+                published.set_value(Some(columns_now.clone()));
+            }
             draw_error.set(result.err());
             let _ = canvas.set_attribute("data-drawn", "true");
             super::mark_ready();
