@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useBrowser, openPage, gotoLab, openImport, rowFigures, timelineLayout, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, openImport, rowFigures, doRowFigures, timelineLayout, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -214,5 +214,111 @@ test('requests a mark apart are each drawn as their own mark, none as bars', asy
     for (let i = 1; i < xs.length; i++) assert.ok(xs[i] - xs[i - 1] >= 9, `${row.id}: marks ${xs[i - 1]} and ${xs[i]} px are a mark apart`);
   }
   assert.ok(layout.rows.length >= 6);
+  await page.close();
+});
+
+/** The Durable Object chart's plan (`LatencyMarks::to_json`) and axes, as its canvas publishes them. */
+async function latencyPlan(page) {
+  const canvas = page.locator('[data-testid="latency-canvas"]');
+  return { plan: JSON.parse(await canvas.getAttribute('data-marks')), axes: JSON.parse(await canvas.getAttribute('data-axes')) };
+}
+
+/** Pixels of each outcome colour, exactly, inside CSS boxes [x0, x1, y0, y1] of the chart's canvas. */
+async function latencyArea(page, boxes, palette) {
+  return page.evaluate(([boxes, colours]) => {
+    const c = document.querySelector('[data-testid="latency-canvas"]');
+    const ratio = c.width / c.getBoundingClientRect().width;
+    const counts = Object.fromEntries(Object.keys(colours).map((k) => [k, 0]));
+    for (const [x0, x1, y0, y1] of boxes) {
+      const [dx0, dx1] = [Math.max(0, Math.floor(x0 * ratio)), Math.min(c.width, Math.ceil(x1 * ratio))];
+      const [dy0, dy1] = [Math.max(0, Math.floor(y0 * ratio)), Math.min(c.height, Math.ceil(y1 * ratio))];
+      if (dx1 <= dx0 || dy1 <= dy0) continue;
+      const d = c.getContext('2d').getImageData(dx0, dy0, dx1 - dx0, dy1 - dy0).data;
+      for (let i = 0; i < d.length; i += 4) {
+        for (const [name, [r, g, b]] of Object.entries(colours)) {
+          if (d[i] === r && d[i + 1] === g && d[i + 2] === b) counts[name]++;
+        }
+      }
+    }
+    return counts;
+  }, [boxes, palette]);
+}
+
+/**
+ * The rule on the Durable Object chart: over all its bars, and in each cluster drawn with enough
+ * pixels to have a share, the refused colour's share of the outcome colours' area is the share of
+ * refused answers, within 5 points. Returns the answers counted in bars and the refused among them.
+ */
+async function checkLatencyShares(page, theme, what) {
+  const { plan } = await latencyPlan(page);
+  const box = (band, [x0, x1]) => [x0, x1, band.y - plan.bandReach - 1, band.y + plan.bandReach + 1];
+  const colours = PALETTES[theme];
+  const drawnOf = (a) => a.allowed + a.refused + a.delayed + a.degraded;
+  let requests = 0;
+  let refused = 0;
+  let checked = 0;
+  const boxes = [];
+  for (const band of plan.bands) {
+    for (const bar of band.bars) {
+      requests += bar[2];
+      refused += bar[3];
+      boxes.push(box(band, bar));
+      const area = await latencyArea(page, [box(band, bar)], colours);
+      if (drawnOf(area) < 150) continue;
+      const share = area.refused / drawnOf(area);
+      assert.ok(
+        Math.abs(share - bar[3] / bar[2]) <= 0.05,
+        `${what}: the band at ${band.y} px from ${bar[0]} to ${bar[1]} px draws ${(100 * share).toFixed(1)} % refused for ${bar[3]} of ${bar[2]}`,
+      );
+      checked++;
+    }
+  }
+  const whole = await latencyArea(page, boxes, colours);
+  const share = whole.refused / drawnOf(whole);
+  assert.ok(drawnOf(whole) > 1000, `${what}: the bars are drawn (${drawnOf(whole)} px)`);
+  assert.ok(
+    Math.abs(share - refused / requests) <= 0.05,
+    `${what}: the chart's bars draw ${(100 * share).toFixed(1)} % refused for ${refused} of ${requests} answers (${(100 * refused / requests).toFixed(1)} %)`,
+  );
+  return { requests, refused, checked };
+}
+
+for (const theme of ['light', 'dark']) {
+  test(`the Durable Object chart draws 6,000 crowded answers as bars refused in the share they were (${theme})`, async () => {
+    const { page, problems } = await openPage(shared.browser);
+    // Twice the limit for 6 s at one object: half refused, with an outage that fails open.
+    const query = `limit=500&window=1&pattern=double&do=1&from=iad&home=iad&shards=1&outage=2-3&theme=${theme}`;
+    for (const view of [null, '3.2-3.6']) {
+      await gotoLab(page, view ? `${query}&view=${view}` : query);
+      await page.waitForFunction(() => document.querySelector('[data-testid="latency-canvas"]')?.getAttribute('data-marks'));
+      const { plan, axes } = await latencyPlan(page);
+      const figures = await doRowFigures(page);
+      const { requests, refused, checked } = await checkLatencyShares(page, theme, view ?? 'whole');
+      const lone = plan.lone.length;
+      if (!view) {
+        // Every answer is counted once, as a mark or in a bar, and refused as the table says.
+        assert.equal(lone + requests, figures.allowed + figures.rejected);
+        assert.equal(refused + plan.lone.filter(([, , k]) => k === 'r' || k === 'c').length, figures.rejected);
+        assert.ok(figures.rejected > 1000 && figures.degraded > 200, `a mix: ${JSON.stringify(figures)}`);
+      } else {
+        assert.ok(requests > 100, `zoomed in, still crowded (${requests})`);
+        assert.equal(axes.fromUs, 3_200_000);
+      }
+      assert.ok(checked >= 1, `${view ?? 'whole'}: clusters checked one by one (${checked})`);
+      await page.locator('.latency').screenshot({ path: join(SCREENSHOT_DIR, `density-durable-${view ? 'zoomed-' : ''}${theme}.png`) });
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('answers a mark apart on the Durable Object chart are each their own mark, none in bars', async () => {
+  const { page } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&shards=1&timeout=300');
+  const { plan } = await latencyPlan(page);
+  const figures = await doRowFigures(page);
+  assert.equal(plan.bands.length, 0);
+  assert.equal(plan.lone.length, figures.allowed + figures.rejected);
+  assert.equal(plan.lone.length, 60);
   await page.close();
 });

@@ -1,7 +1,8 @@
 //! The Durable Object chart's geometry, with no browser in it: the strips' places and titles, the
-//! latency axis's ticks and the strips' scales, where a latency sits, which marks the latency and
-//! queue strips show (one per outcome per 2×2 device-pixel cell, the tallest queue per
-//! device-pixel column), which answer is under the pointer or next to the keyboard's, what it
+//! latency axis's ticks and the strips' scales, where a latency sits, what the latency and queue
+//! strips show (a mark per answer where marks would not touch, bars in proportion to the counts
+//! in bands of latency where they would, as the timelines do in `layout::marks`; the tallest queue
+//! per device-pixel column), which answer is under the pointer or next to the keyboard's, what it
 //! says, and what a drag by keyboard schedules. The page (`ui::draw_latency`,
 //! `ui::durable_lab`) only paints and wires what is worked out here.
 
@@ -12,7 +13,8 @@ use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::time::{format_seconds, Span, Time};
 
-use super::timeline::{tick_labels, ticks_in};
+use super::marks::{cluster_columns, plan_bars, Counts, LaneColumns, LanePlan, Mark, KINDS};
+use super::timeline::{column_at, mark_width, outcome_mark, tick_labels, ticks_in};
 use super::zoom::Range;
 
 /// Room left of the plot for the latency axis's labels, in CSS pixels: "20000" at 12 px.
@@ -186,6 +188,9 @@ pub struct MarksFor {
     pub width: f64,
     pub range: Range,
     pub ceiling: Span,
+    /// The timeout line's latency: the bands of crowded answers are centred on it, so that
+    /// answers cut off at the timeout are drawn on its line.
+    pub timeout: Span,
     pub dpr: f64,
 }
 
@@ -196,6 +201,7 @@ impl MarksFor {
             width: view.width,
             range: view.range,
             ceiling: latency_ceiling(report, view.timeout),
+            timeout: view.timeout,
             dpr: view.dpr,
         }
     }
@@ -207,43 +213,162 @@ impl MarksFor {
             y_latency(record.latency(), self.ceiling),
         )
     }
+
+    /// The CSS y of band `k`'s line, counted from the timeout line (band 0), upwards negative.
+    fn band_y(&self, k: i64) -> f64 {
+        y_latency(self.timeout, self.ceiling) + k as f64 * BAND_H
+    }
+
+    /// The bands that cover the latency strip, as the first and last `k` of [`Self::band_y`].
+    fn bands(&self) -> (i64, i64) {
+        let from_timeout = |y: f64| (y - self.band_y(0)) / BAND_H;
+        (
+            from_timeout(LATENCY_TOP).floor() as i64,
+            from_timeout(LATENCY_TOP + LATENCY_H).ceil() as i64,
+        )
+    }
 }
 
-/// The marks to draw, in CSS pixels: per outcome (indexed by `Outcome as usize`), the first
-/// answer's spot in each cell; and per device-pixel column, the tallest queue seen there.
+/// Where answers' marks would overlap, the latency strip draws them as bars in bands of latency
+/// this tall (CSS pixels), each band's bars growing from its own line: a mark's height and a
+/// little more, so bars of neighbouring bands never touch.
+pub const BAND_H: f64 = 12.0;
+
+/// How far a band's bars reach from its line, on each side, in CSS pixels.
+const BAND_REACH: f64 = BAND_H / 2.0 - 1.0;
+
+/// One band of latency's crowded answers, planned as a timeline's lane is (`layout::marks`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LatencyBand {
+    /// The CSS y of its line.
+    pub y: f64,
+    pub plan: LanePlan,
+}
+
+/// What the latency and queue strips draw. An answer whose mark would touch no other's (none
+/// within a mark's width across and a mark's height up or down) keeps its own mark at its exact
+/// spot (`spots`, per outcome, indexed by `Outcome as usize`); the others are counted in bands of
+/// latency and drawn as bars in proportion to their counts, on one scale for the whole chart
+/// (`bands`). Per device-pixel column, the tallest queue seen there (`tallest`).
 pub struct LatencyMarks {
     pub spots: [Vec<(f64, f64)>; 5],
+    pub bands: Vec<LatencyBand>,
     pub tallest: Vec<u32>,
 }
 
-/// Walks the records in as many pieces as it is given, gathering [`LatencyMarks`].
+impl LatencyMarks {
+    /// The answers the chart shows, as marks and in bars.
+    pub fn answers(&self) -> u64 {
+        let marks: usize = self.spots.iter().map(Vec::len).sum();
+        marks as u64 + self.bands.iter().map(|b| b.plan.requests()).sum::<u64>()
+    }
+
+    /// The plan as JSON, published on the canvas (`data-marks`) for tests and tools that read its
+    /// pixels: each lone mark (its CSS x and y and outcome: `a`llowed, `r`efused, `d`elayed,
+    /// `o`pen, `c`losed) and, per band (its line's CSS y), each cluster drawn as bars (the CSS x
+    /// its bars start and end at, its answers, and how many were refused, fail-closed included).
+    pub fn to_json(&self, dpr: f64) -> String {
+        let css = |v: f64| (v * 100.0).round() / 100.0;
+        let letters = ['a', 'r', 'd', 'o', 'c'];
+        let lone: Vec<String> = Outcome::ALL
+            .iter()
+            .flat_map(|&o| {
+                self.spots[o as usize].iter().map(move |&(x, y)| {
+                    format!("[{},{},\"{}\"]", css(x), css(y), letters[o as usize])
+                })
+            })
+            .collect();
+        let bands: Vec<String> = self
+            .bands
+            .iter()
+            .map(|band| {
+                let bars: Vec<String> = band
+                    .plan
+                    .clusters
+                    .iter()
+                    .map(|c| {
+                        let span = cluster_columns(c, mark_width(dpr));
+                        let refused = c.counts[Mark::Rejected as usize]
+                            + c.counts[Mark::FailedClosed as usize];
+                        format!(
+                            "[{},{},{},{refused}]",
+                            css(f64::from(span.start) / dpr),
+                            css(f64::from(span.end) / dpr),
+                            c.requests()
+                        )
+                    })
+                    .collect();
+                format!("{{\"y\":{},\"bars\":[{}]}}", css(band.y), bars.join(","))
+            })
+            .collect();
+        format!(
+            "{{\"bandReach\":{BAND_REACH},\"lone\":[{}],\"bands\":[{}]}}",
+            lone.join(","),
+            bands.join(",")
+        )
+    }
+}
+
+/// One square cell of the grid that finds lone answers: how many answers it holds, the box they
+/// span (device pixels), and the first one.
+#[derive(Clone, Copy, Default)]
+struct Cell {
+    count: u32,
+    x: (f64, f64),
+    y: (f64, f64),
+    first: Option<FirstAnswer>,
+}
+
+#[derive(Clone, Copy)]
+struct FirstAnswer {
+    spot: (f64, f64),
+    outcome: Outcome,
+    band: usize,
+    column: usize,
+}
+
+/// Walks the records in as many pieces as it is given, gathering [`LatencyMarks`]: each shown
+/// answer is counted in its band and device-pixel column, and in a grid of cells a mark wide,
+/// which tells at the end which answers are alone.
 pub struct LatencyMarksBuilder {
     of: MarksFor,
     next: usize,
-    cols: usize,
-    rows: usize,
-    /// One bit per outcome per cell: whether that outcome already has a mark there.
-    seen: Vec<u8>,
-    marks: LatencyMarks,
+    mark: f64,
+    grid: (usize, usize),
+    cells: Vec<Cell>,
+    columns: usize,
+    first_band: i64,
+    /// Per band, per device-pixel column, how many answers of each outcome it holds.
+    counts: Vec<Counts>,
+    tallest: Vec<u32>,
 }
 
 impl LatencyMarksBuilder {
     pub fn new(of: MarksFor) -> LatencyMarksBuilder {
-        let (cols, rows) = (
-            cell(of.width, of.dpr) + 1,
-            cell(LATENCY_TOP + LATENCY_H, of.dpr) + 1,
+        let mark = f64::from(mark_width(of.dpr));
+        let grid = (
+            (of.width * of.dpr / mark) as usize + 1,
+            ((LATENCY_TOP + LATENCY_H) * of.dpr / mark) as usize + 1,
         );
+        let columns = (of.width * of.dpr) as usize + 1;
+        let (first_band, last_band) = of.bands();
+        let bands = (last_band - first_band + 1).max(1) as usize;
         LatencyMarksBuilder {
             of,
             next: 0,
-            cols,
-            rows,
-            seen: vec![0; cols * rows],
-            marks: LatencyMarks {
-                spots: Default::default(),
-                tallest: vec![0; (of.width * of.dpr) as usize + 1],
-            },
+            mark,
+            grid,
+            cells: vec![Cell::default(); grid.0 * grid.1],
+            columns,
+            first_band,
+            counts: vec![[0; KINDS]; bands * columns],
+            tallest: vec![0; columns],
         }
+    }
+
+    fn cell_of(&self, (x, y): (f64, f64)) -> (usize, usize) {
+        let at = |v: f64, n: usize| ((v / self.mark).max(0.0) as usize).min(n - 1);
+        (at(x, self.grid.0), at(y, self.grid.1))
     }
 
     /// Walks up to `budget` more of `records`; false once every record is walked.
@@ -255,20 +380,32 @@ impl LatencyMarksBuilder {
             .unwrap_or_default()
             .iter()
             .filter(|r| of.range.contains(r.sent));
+        let bands = self.counts.len() / self.columns;
         for record in shown {
-            let (x, y) = of.spot(record);
-            let bit = 1u8 << record.outcome as u8;
-            let at =
-                cell(y, of.dpr).min(self.rows - 1) * self.cols + cell(x, of.dpr).min(self.cols - 1);
-            if let Some(slot) = self.seen.get_mut(at) {
-                if *slot & bit == 0 {
-                    *slot |= bit;
-                    self.marks.spots[record.outcome as usize].push((x, y));
-                }
+            let spot = of.spot(record);
+            let device = (spot.0 * of.dpr, spot.1 * of.dpr);
+            let column = column_at(spot.0, of.dpr, self.columns);
+            let from_timeout = ((spot.1 - of.band_y(0)) / BAND_H).round() as i64;
+            let band = ((from_timeout - self.first_band).max(0) as usize).min(bands - 1);
+            let (cx, cy) = self.cell_of(device);
+            let cell = &mut self.cells[cy * self.grid.0 + cx];
+            if cell.count == 0 {
+                cell.x = (device.0, device.0);
+                cell.y = (device.1, device.1);
+                cell.first = Some(FirstAnswer {
+                    spot,
+                    outcome: record.outcome,
+                    band,
+                    column,
+                });
             }
+            cell.count += 1;
+            cell.x = (cell.x.0.min(device.0), cell.x.1.max(device.0));
+            cell.y = (cell.y.0.min(device.1), cell.y.1.max(device.1));
+            self.counts[band * self.columns + column][outcome_mark(record.outcome) as usize] += 1;
             if let (true, Some(arrived)) = (record.queue_depth > 0, record.arrived) {
                 let column = (x_at(arrived, of.range, of.width) * of.dpr + 0.5).max(0.0) as usize;
-                if let Some(tallest) = self.marks.tallest.get_mut(column) {
+                if let Some(tallest) = self.tallest.get_mut(column) {
                     *tallest = (*tallest).max(record.queue_depth);
                 }
             }
@@ -277,8 +414,64 @@ impl LatencyMarksBuilder {
         self.next < records.len()
     }
 
-    pub fn finish(self) -> LatencyMarks {
-        self.marks
+    /// Whether the one answer of the cell at (`cx`, `cy`), at device spot (`x`, `y`), is alone: no
+    /// answer of a neighbouring cell can be within a mark's width across and height up or down
+    /// (judged by the box those answers span).
+    fn alone(&self, (cx, cy): (usize, usize), (x, y): (f64, f64)) -> bool {
+        let near = |(lo, hi): (f64, f64), v: f64| lo - v < self.mark && v - hi < self.mark;
+        for ny in cy.saturating_sub(1)..=(cy + 1).min(self.grid.1 - 1) {
+            for nx in cx.saturating_sub(1)..=(cx + 1).min(self.grid.0 - 1) {
+                let other = &self.cells[ny * self.grid.0 + nx];
+                if (nx, ny) != (cx, cy) && other.count > 0 && near(other.x, x) && near(other.y, y) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    pub fn finish(mut self) -> LatencyMarks {
+        let mut spots: [Vec<(f64, f64)>; 5] = Default::default();
+        for cy in 0..self.grid.1 {
+            for cx in 0..self.grid.0 {
+                let cell = self.cells[cy * self.grid.0 + cx];
+                let Some(first) = cell.first.filter(|_| cell.count == 1) else {
+                    continue;
+                };
+                if self.alone((cx, cy), (cell.x.0, cell.y.0)) {
+                    spots[first.outcome as usize].push(first.spot);
+                    let kind = outcome_mark(first.outcome) as usize;
+                    self.counts[first.band * self.columns + first.column][kind] -= 1;
+                }
+            }
+        }
+        // Lone marks in the order the answers were sent, as one walk would meet them.
+        for spots in &mut spots {
+            spots.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        }
+        let lanes: Vec<LaneColumns> = self
+            .counts
+            .chunks(self.columns)
+            .map(|counts| LaneColumns {
+                counts,
+                release: &[],
+            })
+            .collect();
+        let plans = plan_bars(&lanes, mark_width(self.of.dpr), BAND_REACH * self.of.dpr);
+        let bands = plans
+            .into_iter()
+            .enumerate()
+            .filter(|(_, plan)| !plan.clusters.is_empty())
+            .map(|(i, plan)| LatencyBand {
+                y: self.of.band_y(self.first_band + i as i64),
+                plan,
+            })
+            .collect();
+        LatencyMarks {
+            spots,
+            bands,
+            tallest: self.tallest,
+        }
     }
 }
 
@@ -455,11 +648,6 @@ pub fn key_drag(
     }
 }
 
-/// The 2×2 device-pixel cell a CSS coordinate falls in.
-fn cell(v: f64, dpr: f64) -> usize {
-    ((v * dpr) / 2.0).max(0.0) as usize
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -488,64 +676,174 @@ mod tests {
         }
     }
 
-    /// 12,000 px for 50 s: requests 10 ms apart fall 2.4 px apart, in cells of their own.
+    /// 12,000 px for 50 s: requests 10 ms apart fall 2.4 px apart, closer than a mark.
     fn latency_geometry() -> MarksFor {
         MarksFor {
             run: 1,
             width: 12_000.0,
             range: Range::whole(Time::from_secs(50)),
             ceiling: Span::from_millis(100),
+            timeout: Span::from_millis(80),
             dpr: 1.0,
         }
+    }
+
+    fn marks_of(records: &[RequestRecord], of: MarksFor) -> LatencyMarks {
+        let mut builder = LatencyMarksBuilder::new(of);
+        builder.walk(records, usize::MAX);
+        builder.finish()
+    }
+
+    /// Pixel area of each outcome (indexed by `Mark as usize`) in every band's bars.
+    fn areas(marks: &LatencyMarks) -> [u64; KINDS] {
+        let mut a = [0u64; KINDS];
+        for bar in marks.bands.iter().flat_map(|b| &b.plan.bars) {
+            for (sum, &h) in a.iter_mut().zip(&bar.heights) {
+                *sum += u64::from(h);
+            }
+        }
+        a
     }
 
     /// The Durable Object chart's marks for a large run are gathered a slice per task: the pieces
     /// must add up to exactly the marks of one walk.
     #[test]
     fn the_latency_chart_marks_walked_in_pieces_equal_one_walk() {
-        use LatencyMarksBuilder;
         let kinds = [
             Outcome::Allowed,
             Outcome::Rejected,
             Outcome::DegradedAllowed,
             Outcome::FailedClosed,
         ];
+        // Crowded at first (10 ms apart at two latencies), then a mark apart (a second apart).
         let records: Vec<_> = (0..5_000u64)
-            .map(|i| answer(i * 10, (i * 7) % 120, kinds[(i % 4) as usize]))
+            .map(|i| answer(i * 10, 20 + (i % 2) * 3, kinds[(i % 4) as usize]))
+            .chain((0..20).map(|i| answer(51_000 + i * 1_000, 30, Outcome::Allowed)))
             .collect();
-        let mut whole = LatencyMarksBuilder::new(latency_geometry());
+        let of = MarksFor {
+            range: Range::whole(Time::from_secs(80)),
+            ..latency_geometry()
+        };
+        let mut whole = LatencyMarksBuilder::new(of);
         assert!(!whole.walk(&records, usize::MAX));
-        let mut pieces = LatencyMarksBuilder::new(latency_geometry());
+        let mut pieces = LatencyMarksBuilder::new(of);
         let mut steps = 1;
         while pieces.walk(&records, 777) {
             steps += 1;
         }
-        assert_eq!(steps, 5_000usize.div_ceil(777));
+        assert_eq!(steps, records.len().div_ceil(777));
         let (whole, pieces) = (whole.finish(), pieces.finish());
         assert_eq!(whole.spots, pieces.spots);
+        assert_eq!(whole.bands, pieces.bands);
         assert_eq!(whole.tallest, pieces.tallest);
         assert_eq!(whole.tallest.iter().copied().max(), Some(10));
-        // Every request has a cell of its own, so a record skipped at a seam would be missing here.
-        assert!(kinds
-            .iter()
-            .all(|&k| whole.spots[k as usize].len() == 1_250));
+        // A record skipped at a seam would be missing here.
+        assert_eq!(whole.answers(), 5_020);
+        assert_eq!(whole.spots[Outcome::Allowed as usize].len(), 20);
     }
 
-    /// One mark per outcome per 2×2-pixel cell: a million answers on one spot draw one mark.
     #[test]
-    fn answers_on_one_spot_with_one_outcome_leave_one_mark() {
-        use LatencyMarksBuilder;
+    fn answers_a_mark_apart_keep_their_own_marks_at_their_exact_spots() {
+        let of = latency_geometry();
+        // 0.24 px a millisecond: 40 ms is 9.6 px across; 50 ms and 10 ms of latency are far apart up.
+        let records = [
+            answer(1_000, 50, Outcome::Allowed),
+            answer(1_040, 50, Outcome::Rejected),
+            answer(1_000, 10, Outcome::Allowed),
+        ];
+        let marks = marks_of(&records, of);
+        assert!(marks.bands.is_empty());
+        assert_eq!(
+            marks.spots[Outcome::Allowed as usize],
+            [of.spot(&records[0]), of.spot(&records[2])],
+            "left to right, then top to bottom"
+        );
+        assert_eq!(
+            marks.spots[Outcome::Rejected as usize],
+            [of.spot(&records[1])]
+        );
+    }
+
+    #[test]
+    fn answers_on_one_spot_are_one_bar_a_mark_wide_with_their_count() {
         let records = [
             answer(1_000, 50, Outcome::Allowed),
             answer(1_000, 50, Outcome::Allowed),
             answer(1_000, 50, Outcome::Rejected),
             answer(40_000, 10, Outcome::Allowed),
         ];
-        let mut builder = LatencyMarksBuilder::new(latency_geometry());
-        builder.walk(&records, usize::MAX);
-        let marks = builder.finish();
-        assert_eq!(marks.spots[Outcome::Allowed as usize].len(), 2);
-        assert_eq!(marks.spots[Outcome::Rejected as usize].len(), 1);
+        let marks = marks_of(&records, latency_geometry());
+        assert_eq!(
+            marks.spots[Outcome::Allowed as usize].len(),
+            1,
+            "the one apart"
+        );
+        assert!(marks.spots[Outcome::Rejected as usize].is_empty());
+        let [band] = &marks.bands[..] else {
+            panic!("one band: {:?}", marks.bands);
+        };
+        let [cluster] = &band.plan.clusters[..] else {
+            panic!("one cluster");
+        };
+        assert!(cluster.narrow);
+        assert_eq!(cluster.requests(), 3);
+        assert_eq!(cluster.counts[Mark::Rejected as usize], 1);
+        // The denser side (two allowed) reaches the band's full reach, the refusal half of it.
+        let a = areas(&marks);
+        assert_eq!(a[Mark::Allowed as usize], 9 * 5);
+        assert!((a[Mark::Rejected as usize] as i64 - 9 * 5 / 2).abs() <= 1);
+    }
+
+    #[test]
+    fn two_answers_whose_marks_would_touch_are_both_drawn_as_bars() {
+        let of = latency_geometry();
+        // 20 ms apart across (4.8 px) and 4 ms apart up (7.5 px on a 100 ms axis).
+        let records = [
+            answer(1_000, 50, Outcome::Allowed),
+            answer(1_020, 54, Outcome::Rejected),
+        ];
+        let (a, b) = (of.spot(&records[0]), of.spot(&records[1]));
+        assert!(
+            (a.0 - b.0).abs() < 9.0 && (a.1 - b.1).abs() < 9.0,
+            "{a:?} {b:?}"
+        );
+        let marks = marks_of(&records, of);
+        assert!(marks.spots.iter().all(Vec::is_empty));
+        assert_eq!(marks.answers(), 2);
+    }
+
+    #[test]
+    fn crowded_answers_are_drawn_refused_in_the_share_they_were_refused() {
+        // 4,000 answers 2 ms apart at one latency, one in forty refused.
+        let records: Vec<_> = (0..4_000u64)
+            .map(|i| {
+                let outcome = match i % 40 {
+                    0 => Outcome::Rejected,
+                    _ => Outcome::Allowed,
+                };
+                answer(1_000 + i * 2, 30, outcome)
+            })
+            .collect();
+        let marks = marks_of(&records, latency_geometry());
+        assert!(marks.spots.iter().all(Vec::is_empty));
+        let a = areas(&marks);
+        let (allowed, refused) = (a[Mark::Allowed as usize], a[Mark::Rejected as usize]);
+        let share = refused as f64 / (allowed + refused) as f64;
+        assert!((share - 1.0 / 40.0).abs() < 0.005, "{share}");
+    }
+
+    #[test]
+    fn answers_cut_off_at_the_timeout_are_drawn_on_its_line() {
+        let of = latency_geometry();
+        let records: Vec<_> = (0..30u64)
+            .map(|i| answer(1_000 + i, 80, Outcome::DegradedAllowed))
+            .collect();
+        let marks = marks_of(&records, of);
+        let [band] = &marks.bands[..] else {
+            panic!("one band");
+        };
+        assert_eq!(band.y, y_latency(of.timeout, of.ceiling));
+        assert_eq!(band.plan.requests(), 30);
     }
 
     /// Zoomed in with the timelines, the chart marks only the answers sent inside the stretch,
@@ -565,14 +863,13 @@ mod tests {
             },
             ..latency_geometry()
         };
-        let mut builder = LatencyMarksBuilder::new(zoomed);
-        builder.walk(&records, usize::MAX);
-        let marks = builder.finish();
+        let marks = marks_of(&records, zoomed);
         let xs: Vec<f64> = marks.spots.iter().flatten().map(|&(x, _)| x).collect();
         // 20 s over the plot's 11,924 px (12,000 less the axis's 44 and 16 each side): 10 s at
         // its left edge, 20 s half way, 25 s three quarters.
         assert_eq!(xs.len(), 2);
         assert!(xs.contains(&6_022.0) && xs.contains(&9_003.0), "{xs:?}");
+        assert_eq!(marks.answers(), 2);
     }
 
     #[test]
@@ -596,10 +893,13 @@ mod tests {
         };
         let of = MarksFor::new(&run, report, &view);
         let whole = run_to_end(LatencyMarksJob::new(run.clone(), of));
-        assert!(!whole.spots[Outcome::Allowed as usize].is_empty());
+        assert_eq!(whole.answers(), report.records.len() as u64);
         let (sliced, steps) = run_in_steps(LatencyMarksJob::new(run.clone(), of), 1);
         assert_eq!(steps, report.records.len());
-        assert_eq!((sliced.spots, sliced.tallest), (whole.spots, whole.tallest));
+        assert_eq!(
+            (sliced.spots, sliced.bands, sliced.tallest),
+            (whole.spots, whole.bands, whole.tallest)
+        );
     }
 
     fn far_object_run(query: &str) -> Arc<LabRun> {

@@ -100,8 +100,22 @@ pub struct LaneColumns<'a> {
 /// (marks whose columns are closer than that overlap); `reach` is how far a bar may grow from
 /// the line, in device pixels, on each side.
 pub fn plan_row(lanes: &[LaneColumns], mark_width: u32, reach: f64) -> Vec<LanePlan> {
+    plan(lanes, mark_width, reach, true)
+}
+
+/// Plans lanes whose every request is drawn in bars, a request alone in its lane included: the
+/// Durable Object chart (`layout::latency`) keeps its own lone marks at their exact latency and
+/// hands the crowded requests here, a lane per band of latency.
+pub fn plan_bars(lanes: &[LaneColumns], mark_width: u32, reach: f64) -> Vec<LanePlan> {
+    plan(lanes, mark_width, reach, false)
+}
+
+fn plan(lanes: &[LaneColumns], mark_width: u32, reach: f64, lone_marks: bool) -> Vec<LanePlan> {
     let mark_width = mark_width.max(1);
-    let mut plans: Vec<LanePlan> = lanes.iter().map(|lane| split(lane, mark_width)).collect();
+    let mut plans: Vec<LanePlan> = lanes
+        .iter()
+        .map(|lane| split(lane, mark_width, lone_marks))
+        .collect();
     // One scale for the row: its densest bar (requests per device-pixel column, on the side
     // with more) reaches `reach`.
     let densest = lanes
@@ -130,8 +144,8 @@ pub fn plan_row(lanes: &[LaneColumns], mark_width: u32, reach: f64) -> Vec<LaneP
     plans
 }
 
-/// A lane's occupied columns split into lone marks and clusters.
-fn split(lane: &LaneColumns, mark_width: u32) -> LanePlan {
+/// A lane's occupied columns split into lone marks (when `lone_marks`) and clusters.
+fn split(lane: &LaneColumns, mark_width: u32, lone_marks: bool) -> LanePlan {
     let mut plan = LanePlan::default();
     let mut current: Option<Cluster> = None;
     let occupied = lane
@@ -150,7 +164,7 @@ fn split(lane: &LaneColumns, mark_width: u32) -> LanePlan {
             }
             _ => {
                 if let Some(done) = current.take() {
-                    close(done, lane, mark_width, &mut plan);
+                    close(done, lane, mark_width, lone_marks, &mut plan);
                 }
                 current = Some(Cluster {
                     first: column,
@@ -162,14 +176,20 @@ fn split(lane: &LaneColumns, mark_width: u32) -> LanePlan {
         }
     }
     if let Some(done) = current {
-        close(done, lane, mark_width, &mut plan);
+        close(done, lane, mark_width, lone_marks, &mut plan);
     }
     plan
 }
 
-/// A finished cluster of one request becomes its mark; of more, a cluster.
-fn close(mut cluster: Cluster, lane: &LaneColumns, mark_width: u32, plan: &mut LanePlan) {
-    if cluster.requests() == 1 {
+/// A finished cluster of one request becomes its mark (when `lone_marks`); of more, a cluster.
+fn close(
+    mut cluster: Cluster,
+    lane: &LaneColumns,
+    mark_width: u32,
+    lone_marks: bool,
+    plan: &mut LanePlan,
+) {
+    if lone_marks && cluster.requests() == 1 {
         let kind = MARKS
             .into_iter()
             .find(|&m| cluster.counts[m as usize] == 1)
@@ -384,6 +404,23 @@ mod tests {
         let exact_refused = 100.0 * 24.0 / 97.0;
         assert!((a[Mark::Rejected as usize] as f64 - exact_refused).abs() <= 1.0);
         assert_eq!(a[Mark::Allowed as usize], 300 * 24);
+    }
+
+    #[test]
+    fn planned_as_bars_a_request_alone_in_its_lane_is_a_bar_a_mark_wide_not_a_mark() {
+        let (counts, release) = lane_of(&[(12, counts(0, 1)), (30, counts(3, 0))], 40);
+        let lane = LaneColumns {
+            counts: &counts,
+            release: &release,
+        };
+        let p = plan_bars(&[lane], 9, 6.0).remove(0);
+        assert!(p.marks.is_empty());
+        assert_eq!(p.clusters.len(), 2);
+        assert!(p.clusters.iter().all(|c| c.narrow));
+        assert_eq!(p.requests(), 4);
+        let a = areas(&p);
+        assert_eq!(a[Mark::Allowed as usize], 9 * 6);
+        assert_eq!(a[Mark::Rejected as usize], 9 * 2);
     }
 
     #[test]

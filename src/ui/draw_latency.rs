@@ -1,6 +1,7 @@
 //! The Durable Object lab's chart: each decision's latency against the labelled timeout line,
 //! then the object's queue as each request arrived, then the number of stored keys over time, on
-//! the same time axis and with the same mark shapes as the timelines. Each strip has its title
+//! the same time axis and with the same mark shapes as the timelines, and where marks would touch
+//! the same bars in proportion to the counts (`layout::latency` plans them). Each strip has its title
 //! and its scale on the canvas itself, so an exported picture reads on its own. Painted with the
 //! canvas's own 2D calls: a few paths and texts, every place worked out in `layout::latency`.
 
@@ -11,12 +12,16 @@ use web_sys::CanvasRenderingContext2d;
 use crate::core::durable::{Outcome, SimReport};
 use crate::core::time::Time;
 
+use crate::layout::marks::{cluster_columns, Mark};
+use crate::layout::timeline::mark_width;
+
 use crate::layout::latency::{
     chart_height, y_queue, y_stored, Axes, LatencyMarks, LatencyView, AXIS_W, QUEUE_H, QUEUE_TOP,
     STORED_H, STORED_TOP, TITLES,
 };
 
 use super::draw::Palette;
+use super::draw_bars::paint_bars;
 
 /// Drawing errors come from the browser's canvas; their detail tells a person nothing they could
 /// act on.
@@ -147,7 +152,35 @@ pub fn draw_latency(
     let _ = ctx.stroke_text(timeout_label, dev(right), dev(ty - 7.0));
     let _ = ctx.fill_text(timeout_label, dev(right), dev(ty - 7.0));
 
-    // The marks, after the timeout line: fail-open and fail-closed answers sit on it.
+    // Crowded answers, after the timeout line (answers cut off at the timeout sit on it): each
+    // band's bars, let-through outcomes up from its line and refused ones down, and the count of
+    // a cluster narrower than a mark beside it.
+    let colour_of = |kind: Mark| match kind {
+        Mark::Allowed => palette.allowed,
+        Mark::Rejected | Mark::FailedClosed => palette.rejected,
+        Mark::Delayed => palette.delayed,
+        Mark::Degraded => palette.degraded,
+    };
+    let mark = mark_width(d);
+    ctx.set_font(&format!("{}px sans-serif", dev(10.0)));
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("middle");
+    for band in &marks.bands {
+        let y = dev(band.y);
+        paint_bars(&ctx, &band.plan, y, u32::MAX, colour_of);
+        ctx.set_fill_style_str(&css(palette.text, 0.85));
+        for cluster in band
+            .plan
+            .clusters
+            .iter()
+            .filter(|c| c.narrow && c.requests() > 1)
+        {
+            let end = f64::from(cluster_columns(cluster, mark).end);
+            let _ = ctx.fill_text(&cluster.requests().to_string(), end + dev(2.0), y);
+        }
+    }
+
+    // Lone answers' marks, at their exact spots.
     let r = 4.5;
     let spots = &marks.spots;
     let dot = |&(x, y): &(f64, f64), radius: f64| {

@@ -3,6 +3,8 @@
 //! latency against the timeout with the object's queue and stored keys under it (drag across it
 //! to schedule an outage); and the seed's lessons as one-click scenarios.
 
+use std::sync::Arc;
+
 use leptos::html;
 use leptos::prelude::*;
 
@@ -349,7 +351,7 @@ const READOUT_HINT: &str =
     "Point at a mark, or focus the chart and use the arrow keys, to read one request here.";
 
 /// What the chart's marks, lines and tints mean. Constant, so written once as HTML.
-const LEGEND: &str = r#"<li><span class="glyph allowed">●</span> allowed</li><li><span class="glyph rejected">✕</span> rejected (429)</li><li><span class="glyph degraded">◌</span> fail open: no answer in time, let through</li><li><span class="glyph failed">⊠</span> fail closed: no answer in time, 503</li><li><span class="glyph timeout">╌</span> timeout</li><li><span class="glyph delayed">▮</span> queue</li><li><span class="glyph gauge">━</span> stored keys</li><li><span class="glyph failed">▬</span> outage</li><li><span class="glyph degraded">▬</span> slow period</li><li><span class="glyph failed">│</span> eviction</li>"#;
+const LEGEND: &str = r#"<li><span class="glyph allowed">●</span> allowed</li><li><span class="glyph rejected">✕</span> rejected (429)</li><li><span class="glyph degraded">◌</span> fail open: no answer in time, let through</li><li><span class="glyph failed">⊠</span> fail closed: no answer in time, 503</li><li><span class="glyph allowed">▀</span><span class="glyph rejected">▄</span> answers too close to draw apart: bars in proportion, let through up, refused down</li><li><span class="glyph timeout">╌</span> timeout</li><li><span class="glyph delayed">▮</span> queue</li><li><span class="glyph gauge">━</span> stored keys</li><li><span class="glyph failed">▬</span> outage</li><li><span class="glyph degraded">▬</span> slow period</li><li><span class="glyph failed">│</span> eviction</li>"#;
 
 /// Schedules (or, with `None`, removes) a fault: one function for the pointer's drag and the
 /// keyboard's.
@@ -403,6 +405,7 @@ fn LatencyChart() -> impl IntoView {
     };
     let first_draw = super::FirstDraw::default();
     let marks_cache = MarksCache::new();
+    let published = StoredValue::new(0usize);
     Effect::new(move |_| {
         let (view, dark) = view_now();
         if view.width <= 0.0 {
@@ -438,6 +441,12 @@ fn LatencyChart() -> impl IntoView {
                 Some(Ok(report)) => {
                     let axes = Axes::new(report, &view);
                     let _ = canvas.set_attribute("data-axes", &axes.to_json(&view, &marks));
+                    // The plan, once per plan: not again while the pointer moves the ring.
+                    let plan = Arc::as_ptr(&marks) as usize;
+                    if published.get_value() != plan {
+                        let _ = canvas.set_attribute("data-marks", &marks.to_json(view.dpr));
+                        published.set_value(plan);
+                    }
                     draw_latency(&canvas, report, &view, &marks, &axes, focus, &palette)
                 }
                 _ => Ok(()),
