@@ -135,3 +135,38 @@ test('a view file dropped on the page opens its view; a file of traffic dropped 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a file dropped on a page of the first or the Durable Object module is not lost: the page opens with the complete module and takes it', async () => {
+  const { page, context, problems } = await openPage(shared.browser);
+  const drop = async (name, text) => {
+    const transfer = await page.evaluateHandle(([n, t]) => {
+      const data = new DataTransfer();
+      data.items.add(new File([t], n, { type: 'text/csv' }));
+      return data;
+    }, [name, text]);
+    await page.dispatchEvent('[data-testid="timeline-canvas"]', 'drop', { dataTransfer: transfer });
+  };
+  // The default page runs the first view's module, which reads no files.
+  await gotoLab(page, 'limit=2&window=10');
+  assert.equal(await page.locator('[data-testid="view-file-panel"]').count(), 0, 'the first module has no view files');
+  await drop('view.csv', '# ratelab view: limit=1&window=5&algos=fixed,gcra\ntime,key,region,route,cost\n0,"acme, inc",,,1\n1,"acme, inc",,,1\n2,🦀,,,1\n');
+  await page.waitForURL(/limit=1&window=5&trace=/, { timeout: 30000 });
+  await waitForRequests(page, 3);
+  assert.ok(await page.locator('[data-testid="view-file-panel"]').count(), 'the complete module took the file');
+  const fixed = page.locator('[data-testid="stats-fixed"]');
+  assert.deepEqual([await fixed.getAttribute('data-allowed'), await fixed.getAttribute('data-rejected')], ['2', '1']);
+  // The Durable Object's module: a file of traffic goes to "Use your own traffic" there.
+  await gotoLab(page, 'do=1&shards=1');
+  assert.equal(await page.locator('[data-testid="view-file-panel"]').count(), 0, 'the Durable Object module has no view files');
+  await drop('plain.csv', '0,a\n1,b\n4,a\n');
+  await page.waitForSelector('[data-testid="import-ok"]', { timeout: 30000 });
+  assert.match(await page.locator('[data-testid="import-ok"]').innerText(), /Read 3 requests/);
+  await waitForRequests(page, 3);
+  assert.match(page.url(), /do=1/, 'the view keeps its settings');
+  // Once taken, the file is gone: a reload does not take it again.
+  await page.reload();
+  await page.waitForSelector('body[data-complete="true"]');
+  assert.equal(await page.evaluate(() => window.ratelabDropped), undefined);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -28,13 +28,13 @@
   var QUERY_CHARS = 1800;
   var rows = (query.get("algos") || "").split(",");
   var trace = (query.get("trace") || "").trim();
-  var asked = false;
+  var asked = null;
   try {
-    asked = sessionStorage.getItem("ratelab-complete") != null;
+    asked = sessionStorage.getItem("ratelab-complete");
   } catch (e) {
     // No storage (a sandboxed frame): only the address decides.
   }
-  var complete = asked || query.get("lanes") == "key"
+  var complete = asked != null || query.get("lanes") == "key"
     || trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0
     || location.search.length - 1 > QUERY_CHARS || RULE_FIELDS.concat(QUESTION_FIELDS).some(function (field) {
     return query.has(field);
@@ -49,6 +49,48 @@
   // An embed's header is smaller (style/main.css): the one index.html shows while the module
   // arrives takes the embed's sizes when the root says so.
   if (embed) document.documentElement.setAttribute("data-embed", "");
+  // A file dropped on a page whose module cannot read files (every module but the complete one)
+  // is kept in IndexedDB over a reload into the complete module, which takes it as if it had
+  // been dropped there (`window.ratelabDropped`, src/ui/view_file.rs). An embed only keeps the
+  // browser from leaving the page for the file.
+  var DROPPED = "dropped-file";
+  if (!complete) {
+    addEventListener("dragover", function (e) { e.preventDefault(); });
+    addEventListener("drop", function (e) {
+      e.preventDefault();
+      var file = e.dataTransfer && e.dataTransfer.files[0];
+      if (!file || embed) return;
+      droppedFiles("readwrite", function (store) { store.put(file, DROPPED); }).then(function () {
+        sessionStorage.setItem("ratelab-complete", DROPPED);
+        location.reload();
+      }).catch(function () {
+        // No IndexedDB or no storage here (a sandboxed frame): the page stays as it was.
+      });
+    });
+  } else if (asked == DROPPED) {
+    sessionStorage.removeItem("ratelab-complete");
+    window.ratelabDropped = droppedFiles("readwrite", function (store) {
+      var read = store.get(DROPPED);
+      store.delete(DROPPED);
+      return read;
+    }).then(function (read) { return read.result || null; });
+  }
+  // Runs `use` on the kept files' store in one transaction; resolves with what it returned once
+  // the transaction is done.
+  function droppedFiles(mode, use) {
+    return new Promise(function (resolve, reject) {
+      var open = indexedDB.open("ratelab-dropped", 1);
+      open.onupgradeneeded = function () { open.result.createObjectStore("files"); };
+      open.onerror = reject;
+      open.onsuccess = function () {
+        var db = open.result;
+        var tx = db.transaction("files", mode);
+        var request = use(tx.objectStore("files"));
+        tx.oncomplete = function () { db.close(); resolve(request); };
+        tx.onerror = tx.onabort = reject;
+      };
+    });
+  }
   var js = complete ? "./__COMPLETE_JS__" : durable ? "./__DURABLE_JS__" : embed ? "./__EMBED_JS__" : "./__FIRST_JS__";
   var wasm = complete ? "./__COMPLETE_WASM__" : durable ? "./__DURABLE_WASM__" : embed ? "./__EMBED_WASM__" : "./__FIRST_WASM__";
   // Asked for here rather than by wasm-bindgen's glue once that has arrived: the module is most

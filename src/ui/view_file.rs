@@ -135,7 +135,7 @@ mod files {
 
     /// Hands a dropped traffic file to "Use your own traffic", as if chosen there: the panel
     /// opens, and its file input reads the file (a binary file refused, a large one in slices).
-    fn import_dropped(files: &web_sys::FileList) {
+    fn import_dropped(file: &web_sys::File) {
         let document = web_sys::window().and_then(|w| w.document());
         let find = |selector: &str| {
             document
@@ -149,19 +149,49 @@ mod files {
         }
         let input = find("[data-testid=import-file]")
             .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok());
-        if let (Some(input), Ok(change)) = (input, web_sys::Event::new("change")) {
-            input.set_files(Some(files));
+        let files = web_sys::DataTransfer::new().ok().and_then(|carrier| {
+            carrier.items().add_with_file(file).ok()?;
+            carrier.files()
+        });
+        if let (Some(input), Some(files), Ok(change)) =
+            (input, files, web_sys::Event::new("change"))
+        {
+            input.set_files(Some(&files));
             let _ = input.dispatch_event(&change);
         }
     }
 
-    /// The page's one drop handler: a file dropped anywhere on the page is read up to its first
-    /// line break; a view file opens as a view, any other file goes to "Use your own traffic".
+    /// A file dropped on the page, read up to its first line break: a view file opens as a view,
+    /// any other file goes to "Use your own traffic". (`files` holds `file` first, for the import's
+    /// file input.)
+    fn take_dropped(lab: Lab, said: RwSignal<Option<Said>>, file: web_sys::File) {
+        let (Ok(reader), Ok(head)) = (
+            web_sys::FileReader::new(),
+            file.slice_with_f64_and_f64(0.0, HEAD_BYTES),
+        ) else {
+            return;
+        };
+        let loaded = reader.clone();
+        let onload = Closure::once_into_js(move || {
+            let text = loaded.result().ok().and_then(|v| v.as_string());
+            let first = text.as_deref().and_then(|t| t.lines().next()).unwrap_or("");
+            match view_line_query(first) {
+                Some(_) => open_file(lab, file, said),
+                None => import_dropped(&file),
+            }
+        });
+        reader.set_onload(Some(onload.unchecked_ref()));
+        let _ = reader.read_as_text(&head);
+    }
+
+    /// The page's one drop handler: a file dropped anywhere on the page is taken as above. A file
+    /// dropped on a page of another module was kept over the reload into this one
+    /// (web/loader.js, `window.ratelabDropped`) and is taken now.
     fn accept_drops(lab: Lab, said: RwSignal<Option<Said>>) {
-        let Some(body) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.body())
-        else {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let Some(body) = window.document().and_then(|d| d.body()) else {
             return;
         };
         let over = Closure::<dyn Fn(web_sys::DragEvent)>::new(|ev: web_sys::DragEvent| {
@@ -169,32 +199,29 @@ mod files {
         });
         let drop = Closure::<dyn Fn(web_sys::DragEvent)>::new(move |ev: web_sys::DragEvent| {
             ev.prevent_default();
-            let Some(files) = ev.data_transfer().and_then(|d| d.files()) else {
-                return;
-            };
-            let (Some(file), Ok(reader)) = (files.get(0), web_sys::FileReader::new()) else {
-                return;
-            };
-            let Ok(head) = file.slice_with_f64_and_f64(0.0, HEAD_BYTES) else {
-                return;
-            };
-            let loaded = reader.clone();
-            let onload = Closure::once_into_js(move || {
-                let text = loaded.result().ok().and_then(|v| v.as_string());
-                let first = text.as_deref().and_then(|t| t.lines().next()).unwrap_or("");
-                match view_line_query(first) {
-                    Some(_) => open_file(lab, file, said),
-                    None => import_dropped(&files),
-                }
-            });
-            reader.set_onload(Some(onload.unchecked_ref()));
-            let _ = reader.read_as_text(&head);
+            let file = ev.data_transfer().and_then(|d| d.files()?.get(0));
+            if let Some(file) = file {
+                take_dropped(lab, said, file);
+            }
         });
         let _ = body.add_event_listener_with_callback("dragover", over.as_ref().unchecked_ref());
         let _ = body.add_event_listener_with_callback("drop", drop.as_ref().unchecked_ref());
         // The page's body stays for the page's life.
         over.forget();
         drop.forget();
+        let kept = js_sys::Reflect::get(&window, &JsValue::from_str("ratelabDropped"))
+            .ok()
+            .and_then(|v| v.dyn_into::<js_sys::Promise>().ok());
+        if let Some(kept) = kept {
+            let taken = Closure::<dyn FnMut(JsValue)>::new(move |value: JsValue| {
+                if let Ok(file) = value.dyn_into::<web_sys::File>() {
+                    take_dropped(lab, said, file);
+                }
+            });
+            let _ = kept.then(&taken);
+            // Called once, after this function returns.
+            taken.forget();
+        }
     }
 
     #[component]

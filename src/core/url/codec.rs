@@ -1,16 +1,17 @@
 //! The text of a query: `%XX` escapes both ways (`core::percent`), and the `name=value` pairs a
 //! query holds. Decoding never fails: a person's address bar can hold anything.
 //!
-//! One field's value is handed on as the link has it, undecoded: `trace=`'s list
-//! ([`RAW_FIELDS`]), whose names are escaped one by one, so it is split on its commas and `@`s
-//! first and each name decoded after (`super::trace_list`). Decoded first, a key holding a comma
-//! (`acme%2C%20inc`) would split the list.
+//! Two fields' values are handed on as the link has them, undecoded: `trace=`'s list and
+//! `closed-routes=`'s ([`RAW_FIELDS`]), whose names are escaped one by one, so each is split on
+//! its commas (and `trace=` on its `@`s) first and each name decoded after (`super::trace_list`,
+//! `super::durable_fields`). Decoded first, a key or route holding a comma (`acme%2C%20inc`) would
+//! split the list.
 
 pub use crate::core::percent::{percent_decode, percent_encode};
 
 /// The fields whose value [`query_pairs`] leaves as the link has it, for the field to split and
 /// decode.
-pub const RAW_FIELDS: [&str; 1] = ["trace"];
+pub const RAW_FIELDS: [&str; 2] = ["trace", "closed-routes"];
 
 /// Splits a query (with or without its leading `?`) into pairs, in order: names and values
 /// decoded, but for the values of [`RAW_FIELDS`].

@@ -4,7 +4,7 @@
 
 use std::ops::RangeInclusive;
 
-use super::codec::percent_encode;
+use super::codec::{percent_decode, percent_encode};
 use super::values::{
     choice, flag, millis, millis_text, name_of, period, period_text, region, seconds_text,
     NOT_A_REGION,
@@ -171,12 +171,13 @@ pub const FIELDS: &[Field<DurableParams>] = &[
         write: |d| (d.fail != defaults().fail).then(|| name_of(&FAIL_MODES, d.fail).to_string()),
     },
     Field {
-        // Route names come from a CSV's route column, so they hold no comma.
+        // Undecoded (`codec::RAW_FIELDS`): split on the link's commas, then each route decoded,
+        // since a route (a CSV's quoted route column) may hold a comma.
         name: "closed-routes",
         read: |d, raw| {
             d.closed_routes = raw
                 .split(',')
-                .map(str::trim)
+                .map(|r| percent_decode(r).trim().to_string())
                 .filter(|r| !r.is_empty())
                 .take(MAX_CLOSED_ROUTES)
                 .map(|r| r.chars().take(MAX_ROUTE_CHARS).collect())

@@ -147,6 +147,21 @@ fn trace_items_may_name_their_region_and_route_and_the_link_keeps_them_with_the_
 }
 
 #[test]
+fn a_closed_route_holding_a_comma_stays_one_route_through_the_link() {
+    let parsed = parse_query(
+        "trace=0@a@@GET%20%2Fa%2Cb,1@a@@GET%20%2F&do=1&closed-routes=GET%20%2Fa%2Cb,GET%20%2F",
+    );
+    assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    assert_eq!(parsed.state.durable.closed_routes, ["GET /a,b", "GET /"]);
+    let query = to_query(&parsed.state);
+    assert!(
+        query.contains("closed-routes=GET%20%2Fa%2Cb,GET%20%2F"),
+        "{query}"
+    );
+    assert_eq!(parse_query(&query).state, parsed.state);
+}
+
+#[test]
 fn percent_encoded_commas_and_plus_signs_are_understood() {
     let parsed = parse_query("trace=1%2C2%2C3&algos=fixed%2Cgcra");
     assert_eq!(
