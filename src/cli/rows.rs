@@ -200,8 +200,10 @@ impl StreamRows {
                 row.busiest.push(Busiest::default());
             }
             while row.slots.len() < slots {
+                let mut limiter = row.fresh.clone();
+                limiter.serve_key(arrival.key);
                 row.slots.push(LimiterState {
-                    limiter: row.fresh.clone(),
+                    limiter,
                     decided: 0,
                     waiting: VecDeque::new(),
                 });
@@ -530,6 +532,23 @@ mod tests {
             assert_eq!(streamed, page, "{query}");
             assert!(streamed_csv == page_csv, "{query}: the CSV differs");
         }
+    }
+
+    #[test]
+    fn each_keys_express_rows_name_their_own_partition_key_streamed_and_on_the_page() {
+        let ((_, streamed), (_, page)) =
+            both("limit=9&window=2&trace=0,0.5@203.0.113.14,1&algos=express-rate-limit");
+        assert_eq!(streamed, page);
+        let rows: Vec<&str> = streamed.lines().skip(1).collect();
+        assert_eq!(rows.len(), 3);
+        for (row, pk) in rows.iter().zip([
+            "pk=:MzE2YTI4NDk5YjMw:",
+            "pk=:MjMwZWYwZmI3MjFl:",
+            "pk=:MzE2YTI4NDk5YjMw:",
+        ]) {
+            assert!(row.contains(pk), "{row} should name {pk}");
+        }
+        assert!(rows[1].contains("\"\"9-in-2sec\"\"; q=9; w=2; pk=:MjMwZWYwZmI3MjFl:"));
     }
 
     #[test]

@@ -478,18 +478,26 @@ impl Settings {
 }
 
 /// One limiter per slot (a key, or a key on one copy of a row), each a copy of one fresh limiter
-/// made when its slot is first used: what runs, replays and a second limit keep.
+/// made when its slot is first used and told the name of the key it serves: what runs, replays
+/// and a second limit keep. Slots are numbered `key × copies + copy`, as
+/// [`super::deployment::Placement::slot`] numbers them.
 #[derive(Clone, Debug)]
 pub struct LimiterSlots {
     fresh: AnyLimiter,
     slots: Vec<Option<AnyLimiter>>,
+    /// The keys' names, by key number.
+    names: Vec<String>,
+    copies: usize,
 }
 
 impl LimiterSlots {
-    pub fn new(fresh: AnyLimiter, slots: usize) -> LimiterSlots {
+    /// No keys yet, for a row run as `copies` copies.
+    pub fn new(fresh: AnyLimiter, copies: usize) -> LimiterSlots {
         LimiterSlots {
             fresh,
-            slots: vec![None; slots],
+            slots: Vec::new(),
+            names: Vec::new(),
+            copies: copies.max(1),
         }
     }
 
@@ -502,17 +510,23 @@ impl LimiterSlots {
         self.slots.len()
     }
 
-    /// Room for `slots` slots (the new ones unused).
-    pub fn grow_to(&mut self, slots: usize) {
-        if slots > self.slots.len() {
-            self.slots.resize(slots, None);
-        }
+    /// Numbers the next key, `name`, and makes room for its slots (unused until asked for).
+    pub fn add_key(&mut self, name: &str) {
+        self.names.push(name.to_string());
+        self.slots
+            .resize(self.names.len().saturating_mul(self.copies), None);
     }
 
     /// `f` on the limiter of `slot` (a slot past the end gets a fresh one, forgotten after).
     pub fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
         match self.slots.get_mut(slot) {
-            Some(limiter) => f(limiter.get_or_insert_with(|| self.fresh.clone())),
+            Some(limiter) => f(limiter.get_or_insert_with(|| {
+                let mut fresh = self.fresh.clone();
+                if let Some(name) = self.names.get(slot / self.copies) {
+                    fresh.serve_key(name);
+                }
+                fresh
+            })),
             None => f(&mut self.fresh.clone()),
         }
     }
@@ -597,6 +611,46 @@ macro_rules! each {
 }
 
 impl AnyLimiter {
+    /// Makes a fresh limiter the one of the key named `name`. Only express-rate-limit's reply
+    /// names the client's key (`req.rateLimit.key` and the draft-8 partition key); every other
+    /// product's state and reply are the same whatever the key is called.
+    pub fn serve_key(&mut self, name: &str) {
+        match self {
+            #[cfg(feature = "products")]
+            AnyLimiter::Express(l) => l.set_key(name),
+            AnyLimiter::FixedWindow(_)
+            | AnyLimiter::SlidingLog(_)
+            | AnyLimiter::SlidingCounter(_)
+            | AnyLimiter::TokenBucket(_)
+            | AnyLimiter::Gcra(_)
+            | AnyLimiter::LeakyBucket(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Nginx(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Governor(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::RedisCell(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Upstash(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Envoy(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::CfBinding(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::XTimeRate(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsFixed(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsMoving(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsSliding(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Dotnet(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Guava(_) => {}
+        }
+    }
+
     /// Decides `requests` (one key's, in order) on the fast path, telling `verdict` each answer.
     /// The algorithm is matched once for the whole run instead of once per request, so each
     /// decision is the algorithm's own inlined arithmetic.

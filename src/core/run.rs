@@ -262,6 +262,7 @@ pub fn decision_and_cause_at(
     let placement = settings.deployment.placement(trace);
     let slot = placement.slot(index, target.key);
     let mut limiter = algorithm.build(settings).ok()?;
+    limiter.serve_key(trace.key_name(target.key));
     let mut seq = 0u64;
     let same_slot = |(i, r): &(usize, &Request)| placement.slot(*i, r.key) == slot;
     limiter.admit_each(
@@ -303,6 +304,11 @@ fn combined_decision_at(
     let fresh = algorithm.build(settings).ok()?;
     let shared = second.slot(&placement, index, target.key);
     let mut firsts: std::collections::HashMap<usize, AnyLimiter> = Default::default();
+    let keyed = |key: u32| {
+        let mut limiter = fresh.clone();
+        limiter.serve_key(trace.key_name(key));
+        limiter
+    };
     let spend = second.spend;
     for (i, r) in requests[..index].iter().enumerate() {
         if second.slot(&placement, i, r.key) != shared {
@@ -310,14 +316,14 @@ fn combined_decision_at(
         }
         let first = firsts
             .entry(placement.slot(i, r.key))
-            .or_insert_with(|| fresh.clone());
+            .or_insert_with(|| keyed(r.key));
         second.with(shared, |second| {
             admit_both(first, second, spend, r.at, u64::from(r.cost))
         });
     }
     let first = firsts
         .entry(placement.slot(index, target.key))
-        .or_insert_with(|| fresh.clone());
+        .or_insert_with(|| keyed(target.key));
     Some(second.with(shared, |second| {
         decide_both(first, second, spend, target.at, u64::from(target.cost))
     }))
@@ -714,6 +720,94 @@ mod tests {
             .iter()
             .map(|r| (r.algorithm, r.passed()))
             .collect()
+    }
+
+    /// The draft-8 policy express-rate-limit sends a key under the lab's default settings
+    /// (5 per 10 s): the library's partition key of that key.
+    #[cfg(feature = "products")]
+    fn express_policy(key: &str) -> String {
+        let pk = crate::core::profiles::express_rate_limit::partition_key(key);
+        format!("\"5-in-10sec\"; q=5; w=10; pk=:{pk}:")
+    }
+
+    #[cfg(feature = "products")]
+    fn two_keys() -> Trace {
+        Trace::new(
+            vec!["tenant:demo".to_string(), "203.0.113.14".to_string()],
+            vec![
+                Request::new(Time::ZERO, 0),
+                Request::new(Time::from_millis(1), 1),
+                Request::new(Time::from_millis(2), 0),
+                Request::new(Time::from_millis(3), 1),
+            ],
+        )
+    }
+
+    #[cfg(feature = "products")]
+    #[test]
+    fn each_keys_express_reply_names_its_own_key_in_the_replay_and_the_inspector() {
+        let trace = two_keys();
+        let keys = ["tenant:demo", "203.0.113.14"];
+        let settings = Settings::default();
+        let mut replay =
+            DecisionReplay::new(&trace, Algorithm::ExpressRateLimit, &settings).unwrap();
+        for (index, request) in trace.requests().iter().enumerate() {
+            let key = keys[request.key as usize];
+            let (_, reply) = replay.decide(request);
+            let reply = reply.unwrap();
+            assert_eq!(reply.get("key"), Some(key), "request {index}");
+            assert_eq!(
+                reply.get("RateLimit-Policy"),
+                Some(express_policy(key).as_str())
+            );
+            let (_, reply) =
+                decision_at(&trace, Algorithm::ExpressRateLimit, &settings, index).unwrap();
+            assert_eq!(
+                reply.unwrap().get("key"),
+                Some(key),
+                "inspector, request {index}"
+            );
+        }
+        assert_eq!(
+            express_policy("tenant:demo"),
+            "\"5-in-10sec\"; q=5; w=10; pk=:MzE2YTI4NDk5YjMw:"
+        );
+    }
+
+    /// With a second limit each key's first limiter still names its key, and the second limit's
+    /// limiter names the key it counts on (a second `rateLimit` keyed on the prefix).
+    #[cfg(feature = "products")]
+    #[test]
+    fn with_a_second_limit_each_reply_names_the_key_its_limiter_counts() {
+        use crate::core::second_limit::{SecondKey, SecondLimit, Spend};
+        let trace = two_keys();
+        let settings = Settings {
+            also: Some(SecondLimit {
+                count: 1,
+                window: Span::from_secs(10),
+                key: SecondKey::Prefix,
+                spend: Spend::All,
+            }),
+            ..Settings::default()
+        };
+        let expected = ["tenant:demo", "203.0.113.14", "tenant", "203.0.113.14"];
+        let mut replay =
+            DecisionReplay::new(&trace, Algorithm::ExpressRateLimit, &settings).unwrap();
+        for (index, request) in trace.requests().iter().enumerate() {
+            let (_, reply) = replay.decide(request);
+            assert_eq!(
+                reply.unwrap().get("key"),
+                Some(expected[index]),
+                "request {index}"
+            );
+            let (_, reply) =
+                decision_at(&trace, Algorithm::ExpressRateLimit, &settings, index).unwrap();
+            assert_eq!(
+                reply.unwrap().get("key"),
+                Some(expected[index]),
+                "inspector, request {index}"
+            );
+        }
     }
 
     #[test]
