@@ -254,6 +254,9 @@ pub fn decision_and_cause_at(
             .next()?;
         return Some((first.decision, first.reply, first.refused_by));
     }
+    if algorithm.build(settings).ok()?.shared_storage().is_some() {
+        return shared_storage_decision_at(trace, algorithm, settings, index);
+    }
     if settings.also.is_some() {
         return combined_decision_at(trace, algorithm, settings, index);
     }
@@ -286,6 +289,24 @@ pub fn decision_and_cause_at(
         }
     }
     Some((decision, reply, None))
+}
+
+/// [`decision_and_cause_at`] for a row whose keys share one storage (see
+/// [`AnyLimiter::shared_storage`]): every key's calls move the storage's timer, so every request
+/// before this one is replayed, in order.
+fn shared_storage_decision_at(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    index: usize,
+) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
+    let requests = trace.requests();
+    let target = requests.get(index)?;
+    let mut replay = DecisionReplay::new(trace, algorithm, settings).ok()?;
+    for request in &requests[..index] {
+        replay.decide_with_cause(request);
+    }
+    Some(replay.decide_with_cause(target))
 }
 
 /// [`decision_and_cause_at`] for a row with a second limit: the second limit's state depends on
@@ -808,6 +829,41 @@ mod tests {
                 "inspector, request {index}"
             );
         }
+    }
+
+    /// `0 a, 0.99 b, 1.0 a` at 1 per second on Python `limits`' moving window: b's call starts
+    /// the storage's one timer, which prunes a's entry at 1.0 s, before a's call.
+    #[cfg(feature = "products")]
+    #[test]
+    fn the_moving_window_rows_keys_share_one_storage_timer_in_the_run_replay_and_inspector() {
+        let trace = Trace::new(
+            vec!["a".to_string(), "b".to_string()],
+            vec![
+                Request::new(Time::ZERO, 0),
+                Request::new(Time::from_millis(990), 1),
+                Request::new(Time::from_secs(1), 0),
+            ],
+        );
+        let settings = Settings {
+            limit: 1,
+            window: Span::from_secs(1),
+            ..Settings::default()
+        };
+        let run = run_one(&trace, Algorithm::LimitsMoving, &settings).unwrap();
+        assert_eq!((run.allowed, run.rejected), (3, 0));
+        let mut replay = DecisionReplay::new(&trace, Algorithm::LimitsMoving, &settings).unwrap();
+        for (index, request) in trace.requests().iter().enumerate() {
+            let (decision, reply) = replay.decide(request);
+            assert!(decision.allowed(), "request {index}");
+            assert_eq!(reply.unwrap().get("hit"), Some("True"));
+            let (decision, _) =
+                decision_at(&trace, Algorithm::LimitsMoving, &settings, index).unwrap();
+            assert!(decision.allowed(), "inspector, request {index}");
+        }
+        // Without b's call, a's entry exactly one window old still refuses.
+        let alone = Trace::single_key("a", vec![Time::ZERO, Time::from_secs(1)]);
+        let run = run_one(&alone, Algorithm::LimitsMoving, &settings).unwrap();
+        assert_eq!((run.allowed, run.rejected), (1, 1));
     }
 
     #[test]

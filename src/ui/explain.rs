@@ -139,7 +139,7 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
             let l = p.python_limits(limit, window);
             let how = match product {
                 Algorithm::LimitsFixed => "a window per key from its first hit, counting refused hits too",
-                Algorithm::LimitsMoving => "a log of the hits of the last window; refused hits are not logged",
+                Algorithm::LimitsMoving => "a log of the hits of the last window; refused hits are not logged, and the storage's one expiry timer, started by any key's hit, prunes every key's log, so one key's hit can let another's through an instant sooner",
                 _ => "two clock-aligned windows, the previous one weighted in doubles by how much of it is still inside the window",
             };
             (
