@@ -645,6 +645,9 @@ impl AnyLimiter {
     /// names the client's key (`req.rateLimit.key` and the draft-8 partition key); every other
     /// product's state and reply are the same whatever the key is called.
     pub fn serve_key(&mut self, name: &str) {
+        // Without the product profiles no limiter takes the name.
+        #[cfg(not(feature = "products"))]
+        let _ = name;
         match self {
             #[cfg(feature = "products")]
             AnyLimiter::Express(l) => l.set_key(name),
