@@ -280,6 +280,19 @@ fn a_usage_mistake_exits_2_with_what_was_expected() {
     assert!(text(&out.stderr).contains("Durable Object"));
 }
 
+/// Python `limits`' moving window keeps every key in one storage with one timer, so its keys
+/// cannot be split into shards; its other rows can.
+#[test]
+fn shard_refuses_the_moving_window_row_whose_keys_share_one_storage() {
+    let out = ratelab(&["csv", "algos=limits-moving,fixed", "--shard", "0/2"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = text(&out.stderr);
+    assert!(said.contains("limits-moving"), "{said}");
+    assert!(said.contains("one storage"), "{said}");
+    let out = ratelab(&["csv", "algos=limits-fixed,limits-sliding", "--shard", "0/2"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
 #[test]
 fn four_shards_run_in_parallel_decide_every_row_of_one_run() {
     four_shards_are_one_run(

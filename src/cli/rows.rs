@@ -2,9 +2,10 @@
 //! the key's limiter and what its busiest window needs: the rows' figures (the page's table) and,
 //! when asked, each decision as the page's CSV row (`core::export`), written as it is made.
 //!
-//! Exact because keys are independent: every row keeps one limiter per key and copy (as
-//! `core::run` does, see `core::deployment`), and each limiter sees its requests in the same
-//! order as on the page. Memory grows with the number of keys, never with the number of requests.
+//! Exact because every row keeps one limiter per key and copy (as `core::run` does, see
+//! `core::deployment`), each limiter sees its requests in the same order as on the page, and a
+//! row whose keys share one storage (Python `limits`' moving window) hands it from call to call
+//! in that order too. Memory grows with the number of keys, never with the number of requests.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -12,7 +13,7 @@ use crate::core::combine::{admit_both, decide_both, SecondLimiters};
 use crate::core::decision::{Decision, Limiter, Verdict};
 use crate::core::deployment::Placement;
 use crate::core::export::{push_row, ExtraColumns};
-use crate::core::limiter::{Algorithm, AnyLimiter, Settings};
+use crate::core::limiter::{Algorithm, AnyLimiter, Settings, SharedStorage};
 use crate::core::profiles::ProductReply;
 use crate::core::row_response::row_response;
 use crate::core::run::with_final_verdict;
@@ -114,6 +115,9 @@ struct Row {
     /// Its second limit's limiters, if the settings set one (`core::second_limit`).
     second: Option<SecondLimiters>,
     refused_by_second: u64,
+    /// Per copy, the storage its keys share, for a row that has one
+    /// (`AnyLimiter::shared_storage`), as the copy's last call left it.
+    storages: Vec<Option<SharedStorage>>,
 }
 
 /// The lab's rows over a stream of requests.
@@ -146,6 +150,10 @@ impl StreamRows {
                 Ok((fresh, second)) => rows.push(Row {
                     algorithm,
                     late: fresh.settles_late(),
+                    storages: vec![
+                        fresh.shared_storage();
+                        settings.deployment.placement_of_no_keys().instances() as usize
+                    ],
                     fresh,
                     slots: Vec::new(),
                     busiest: Vec::new(),
@@ -200,13 +208,22 @@ impl StreamRows {
                 row.busiest.push(Busiest::default());
             }
             while row.slots.len() < slots {
+                let mut limiter = row.fresh.clone();
+                limiter.serve_key(arrival.key);
                 row.slots.push(LimiterState {
-                    limiter: row.fresh.clone(),
+                    limiter,
                     decided: 0,
                     waiting: VecDeque::new(),
                 });
             }
             let state = &mut row.slots[slot_of_request];
+            let storage = row
+                .storages
+                .get_mut(slot_of_request % self.placement.instances().max(1) as usize)
+                .and_then(Option::as_mut);
+            if let Some(shared) = &storage {
+                state.limiter.join_shared_storage(**shared);
+            }
             let busiest = &mut row.busiest[key];
             let mut slot = None;
             let at = arrival.at;
@@ -281,6 +298,9 @@ impl StreamRows {
                     }
                 },
             };
+            if let (Some(shared), Some(after)) = (storage, state.limiter.shared_storage()) {
+                *shared = after;
+            }
             if row.late {
                 // Earlier requests this decision served or failed.
                 while let Some(settled) = state.limiter.take_settled() {
@@ -530,6 +550,41 @@ mod tests {
             assert_eq!(streamed, page, "{query}");
             assert!(streamed_csv == page_csv, "{query}: the CSV differs");
         }
+    }
+
+    #[test]
+    fn each_keys_express_rows_name_their_own_partition_key_streamed_and_on_the_page() {
+        let ((_, streamed), (_, page)) =
+            both("limit=9&window=2&trace=0,0.5@203.0.113.14,1&algos=express-rate-limit");
+        assert_eq!(streamed, page);
+        let rows: Vec<&str> = streamed.lines().skip(1).collect();
+        assert_eq!(rows.len(), 3);
+        for (row, pk) in rows.iter().zip([
+            "pk=:MzE2YTI4NDk5YjMw:",
+            "pk=:MjMwZWYwZmI3MjFl:",
+            "pk=:MzE2YTI4NDk5YjMw:",
+        ]) {
+            assert!(row.contains(pk), "{row} should name {pk}");
+        }
+        assert!(rows[1].contains("\"\"9-in-2sec\"\"; q=9; w=2; pk=:MjMwZWYwZmI3MjFl:"));
+    }
+
+    #[test]
+    fn the_moving_windows_shared_storage_timer_streams_as_on_the_page() {
+        for query in [
+            "limit=1&window=1&trace=0@a,0.99@b,1@a&algos=limits-moving",
+            "limit=1&window=1&trace=0@a,0.98@b,1@a,1.5@c,2@b&instances=2&algos=limits-moving",
+            "pattern=several-keys&limit=3&window=2&algos=limits-moving,limits-fixed",
+        ] {
+            let ((streamed, streamed_csv), (page, page_csv)) = both(query);
+            assert_eq!(streamed, page, "{query}");
+            assert!(streamed_csv == page_csv, "{query}: the CSV differs");
+        }
+        let ((streamed, _), _) = both("limit=1&window=1&trace=0@a,0.99@b,1@a&algos=limits-moving");
+        assert_eq!(
+            streamed.rows[0].rejected, 0,
+            "the timer b started pruned a's entry"
+        );
     }
 
     #[test]

@@ -125,6 +125,20 @@ fn prepare(
              leave out do=1 or --shard",
         ));
     }
+    let shared = state.algorithms.iter().find(|a| {
+        a.build(&state.settings)
+            .is_ok_and(|fresh| fresh.shared_storage().is_some())
+    });
+    if let (Some(_), Some(algorithm)) = (shard, shared) {
+        return Err(CliError::input(format!(
+            "--shard splits the keys, but the {} row ({}) keeps all keys in one storage, whose one \
+             expiry timer any key's call starts again, so its shards would not add up to one run: \
+             leave out {} or --shard",
+            algorithm.label(),
+            algorithm.slug(),
+            algorithm.slug()
+        )));
+    }
     Ok(state)
 }
 

@@ -166,13 +166,14 @@ impl SecondLimiters {
                 "a second limit (also=) cannot be combined with a queue served newest first (dotnet-order=newest), whose verdicts are settled only later",
             ));
         }
+        let instances = settings.deployment.placement_of_no_keys().instances() as usize;
         Ok(Some(SecondLimiters {
             spend: also.spend,
             key: also.key,
             second_key: Vec::new(),
             numbers: HashMap::new(),
-            instances: settings.deployment.placement_of_no_keys().instances() as usize,
-            limiters: LimiterSlots::new(fresh, 0),
+            instances,
+            limiters: LimiterSlots::new(fresh, instances),
         }))
     }
 
@@ -184,11 +185,11 @@ impl SecondLimiters {
             None => {
                 let number = self.numbers.len() as u32;
                 self.numbers.insert(second.to_string(), number);
+                self.limiters.add_key(second);
                 number
             }
         };
         self.second_key.push(number);
-        self.limiters.grow_to(self.numbers.len() * self.instances);
     }
 
     /// The slot of request `index` of `key`: its second key on the copy that decides it.

@@ -477,19 +477,43 @@ impl Settings {
     }
 }
 
+/// What the keys of one copy of a row share: the storage object of a product that keeps all its
+/// keys in one (Python `limits`' `MemoryStorage`, whose one expiry timer prunes every key's
+/// moving-window log).
+#[cfg(feature = "products")]
+pub type SharedStorage = super::profiles::python_limits::StorageTimer;
+
+/// Without the product profiles no row shares a storage among its keys.
+#[cfg(not(feature = "products"))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SharedStorage {}
+
 /// One limiter per slot (a key, or a key on one copy of a row), each a copy of one fresh limiter
-/// made when its slot is first used: what runs, replays and a second limit keep.
+/// made when its slot is first used and told the name of the key it serves: what runs, replays
+/// and a second limit keep. Slots are numbered `key × copies + copy`, as
+/// [`super::deployment::Placement::slot`] numbers them. A row whose keys share one storage
+/// (see [`AnyLimiter::shared_storage`]) has one per copy, handed from call to call.
 #[derive(Clone, Debug)]
 pub struct LimiterSlots {
     fresh: AnyLimiter,
     slots: Vec<Option<AnyLimiter>>,
+    /// The keys' names, by key number.
+    names: Vec<String>,
+    copies: usize,
+    /// Per copy, the storage its keys share, for a row that has one.
+    storages: Vec<Option<SharedStorage>>,
 }
 
 impl LimiterSlots {
-    pub fn new(fresh: AnyLimiter, slots: usize) -> LimiterSlots {
+    /// No keys yet, for a row run as `copies` copies.
+    pub fn new(fresh: AnyLimiter, copies: usize) -> LimiterSlots {
+        let copies = copies.max(1);
         LimiterSlots {
+            storages: vec![fresh.shared_storage(); copies],
             fresh,
-            slots: vec![None; slots],
+            slots: Vec::new(),
+            names: Vec::new(),
+            copies,
         }
     }
 
@@ -502,18 +526,38 @@ impl LimiterSlots {
         self.slots.len()
     }
 
-    /// Room for `slots` slots (the new ones unused).
-    pub fn grow_to(&mut self, slots: usize) {
-        if slots > self.slots.len() {
-            self.slots.resize(slots, None);
-        }
+    /// Numbers the next key, `name`, and makes room for its slots (unused until asked for).
+    pub fn add_key(&mut self, name: &str) {
+        self.names.push(name.to_string());
+        self.slots
+            .resize(self.names.len().saturating_mul(self.copies), None);
     }
 
-    /// `f` on the limiter of `slot` (a slot past the end gets a fresh one, forgotten after).
+    /// `f` on the limiter of `slot` (a slot past the end gets a fresh one, forgotten after),
+    /// with its copy's shared storage as the copy's last call left it.
     pub fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
-        match self.slots.get_mut(slot) {
-            Some(limiter) => f(limiter.get_or_insert_with(|| self.fresh.clone())),
-            None => f(&mut self.fresh.clone()),
+        let storage = self.storages.get_mut(slot % self.copies);
+        let mut spare = None;
+        let limiter = match self.slots.get_mut(slot) {
+            Some(limiter) => limiter.get_or_insert_with(|| {
+                let mut fresh = self.fresh.clone();
+                if let Some(name) = self.names.get(slot / self.copies) {
+                    fresh.serve_key(name);
+                }
+                fresh
+            }),
+            None => spare.insert(self.fresh.clone()),
+        };
+        match storage {
+            Some(Some(shared)) => {
+                limiter.join_shared_storage(*shared);
+                let answer = f(limiter);
+                if let Some(after) = limiter.shared_storage() {
+                    *shared = after;
+                }
+                answer
+            }
+            _ => f(limiter),
         }
     }
 }
@@ -597,6 +641,102 @@ macro_rules! each {
 }
 
 impl AnyLimiter {
+    /// Makes a fresh limiter the one of the key named `name`. Only express-rate-limit's reply
+    /// names the client's key (`req.rateLimit.key` and the draft-8 partition key); every other
+    /// product's state and reply are the same whatever the key is called.
+    pub fn serve_key(&mut self, name: &str) {
+        // Without the product profiles no limiter takes the name.
+        #[cfg(not(feature = "products"))]
+        let _ = name;
+        match self {
+            #[cfg(feature = "products")]
+            AnyLimiter::Express(l) => l.set_key(name),
+            AnyLimiter::FixedWindow(_)
+            | AnyLimiter::SlidingLog(_)
+            | AnyLimiter::SlidingCounter(_)
+            | AnyLimiter::TokenBucket(_)
+            | AnyLimiter::Gcra(_)
+            | AnyLimiter::LeakyBucket(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Nginx(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Governor(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::RedisCell(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Upstash(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Envoy(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::CfBinding(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::XTimeRate(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsFixed(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsMoving(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsSliding(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Dotnet(_) => {}
+            #[cfg(feature = "products")]
+            AnyLimiter::Guava(_) => {}
+        }
+    }
+
+    /// The storage this limiter's keys share with the other keys of its row, as it last saw
+    /// it: Python `limits`' moving window keeps every key in one `MemoryStorage` with one expiry
+    /// timer. `None` for every other algorithm, whose keys are independent.
+    pub fn shared_storage(&self) -> Option<SharedStorage> {
+        match self {
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsMoving(l) => Some(l.storage_timer()),
+            AnyLimiter::FixedWindow(_)
+            | AnyLimiter::SlidingLog(_)
+            | AnyLimiter::SlidingCounter(_)
+            | AnyLimiter::TokenBucket(_)
+            | AnyLimiter::Gcra(_)
+            | AnyLimiter::LeakyBucket(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::Nginx(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::Governor(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::RedisCell(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::Upstash(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::Envoy(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::CfBinding(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::XTimeRate(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::Express(_) => None,
+            // The fixed window and the sliding window counter share the storage too, but its
+            // timer only drops counters that `get` would already read as expired.
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsFixed(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::LimitsSliding(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::Dotnet(_) => None,
+            #[cfg(feature = "products")]
+            AnyLimiter::Guava(_) => None,
+        }
+    }
+
+    /// Takes on the shared storage as another key's call left it (see
+    /// [`AnyLimiter::shared_storage`]).
+    pub fn join_shared_storage(&mut self, storage: SharedStorage) {
+        #[cfg(feature = "products")]
+        if let AnyLimiter::LimitsMoving(l) = self {
+            l.join_storage_timer(storage);
+        }
+        #[cfg(not(feature = "products"))]
+        match storage {}
+    }
+
     /// Decides `requests` (one key's, in order) on the fast path, telling `verdict` each answer.
     /// The algorithm is matched once for the whole run instead of once per request, so each
     /// decision is the algorithm's own inlined arithmetic.

@@ -28,8 +28,13 @@ impl PerKeyLimiters {
     ) -> Result<PerKeyLimiters, ConfigError> {
         let placement = settings.deployment.placement(trace);
         let keys = trace.keys().len();
+        let mut limiters =
+            LimiterSlots::new(algorithm.build(settings)?, placement.instances() as usize);
+        for name in trace.keys() {
+            limiters.add_key(name);
+        }
         Ok(PerKeyLimiters {
-            limiters: LimiterSlots::new(algorithm.build(settings)?, placement.slots(keys)),
+            limiters,
             placement,
             keys,
         })

@@ -254,6 +254,9 @@ pub fn decision_and_cause_at(
             .next()?;
         return Some((first.decision, first.reply, first.refused_by));
     }
+    if algorithm.build(settings).ok()?.shared_storage().is_some() {
+        return shared_storage_decision_at(trace, algorithm, settings, index);
+    }
     if settings.also.is_some() {
         return combined_decision_at(trace, algorithm, settings, index);
     }
@@ -262,6 +265,7 @@ pub fn decision_and_cause_at(
     let placement = settings.deployment.placement(trace);
     let slot = placement.slot(index, target.key);
     let mut limiter = algorithm.build(settings).ok()?;
+    limiter.serve_key(trace.key_name(target.key));
     let mut seq = 0u64;
     let same_slot = |(i, r): &(usize, &Request)| placement.slot(*i, r.key) == slot;
     limiter.admit_each(
@@ -287,6 +291,24 @@ pub fn decision_and_cause_at(
     Some((decision, reply, None))
 }
 
+/// [`decision_and_cause_at`] for a row whose keys share one storage (see
+/// [`AnyLimiter::shared_storage`]): every key's calls move the storage's timer, so every request
+/// before this one is replayed, in order.
+fn shared_storage_decision_at(
+    trace: &Trace,
+    algorithm: Algorithm,
+    settings: &Settings,
+    index: usize,
+) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
+    let requests = trace.requests();
+    let target = requests.get(index)?;
+    let mut replay = DecisionReplay::new(trace, algorithm, settings).ok()?;
+    for request in &requests[..index] {
+        replay.decide_with_cause(request);
+    }
+    Some(replay.decide_with_cause(target))
+}
+
 /// [`decision_and_cause_at`] for a row with a second limit: the second limit's state depends on
 /// every request that shares its key and copy, and each of those reached it or not by its own
 /// first limit, so all of them are replayed, each through its own first limiter.
@@ -303,6 +325,11 @@ fn combined_decision_at(
     let fresh = algorithm.build(settings).ok()?;
     let shared = second.slot(&placement, index, target.key);
     let mut firsts: std::collections::HashMap<usize, AnyLimiter> = Default::default();
+    let keyed = |key: u32| {
+        let mut limiter = fresh.clone();
+        limiter.serve_key(trace.key_name(key));
+        limiter
+    };
     let spend = second.spend;
     for (i, r) in requests[..index].iter().enumerate() {
         if second.slot(&placement, i, r.key) != shared {
@@ -310,14 +337,14 @@ fn combined_decision_at(
         }
         let first = firsts
             .entry(placement.slot(i, r.key))
-            .or_insert_with(|| fresh.clone());
+            .or_insert_with(|| keyed(r.key));
         second.with(shared, |second| {
             admit_both(first, second, spend, r.at, u64::from(r.cost))
         });
     }
     let first = firsts
         .entry(placement.slot(index, target.key))
-        .or_insert_with(|| fresh.clone());
+        .or_insert_with(|| keyed(target.key));
     Some(second.with(shared, |second| {
         decide_both(first, second, spend, target.at, u64::from(target.cost))
     }))
@@ -714,6 +741,129 @@ mod tests {
             .iter()
             .map(|r| (r.algorithm, r.passed()))
             .collect()
+    }
+
+    /// The draft-8 policy express-rate-limit sends a key under the lab's default settings
+    /// (5 per 10 s): the library's partition key of that key.
+    #[cfg(feature = "products")]
+    fn express_policy(key: &str) -> String {
+        let pk = crate::core::profiles::express_rate_limit::partition_key(key);
+        format!("\"5-in-10sec\"; q=5; w=10; pk=:{pk}:")
+    }
+
+    #[cfg(feature = "products")]
+    fn two_keys() -> Trace {
+        Trace::new(
+            vec!["tenant:demo".to_string(), "203.0.113.14".to_string()],
+            vec![
+                Request::new(Time::ZERO, 0),
+                Request::new(Time::from_millis(1), 1),
+                Request::new(Time::from_millis(2), 0),
+                Request::new(Time::from_millis(3), 1),
+            ],
+        )
+    }
+
+    #[cfg(feature = "products")]
+    #[test]
+    fn each_keys_express_reply_names_its_own_key_in_the_replay_and_the_inspector() {
+        let trace = two_keys();
+        let keys = ["tenant:demo", "203.0.113.14"];
+        let settings = Settings::default();
+        let mut replay =
+            DecisionReplay::new(&trace, Algorithm::ExpressRateLimit, &settings).unwrap();
+        for (index, request) in trace.requests().iter().enumerate() {
+            let key = keys[request.key as usize];
+            let (_, reply) = replay.decide(request);
+            let reply = reply.unwrap();
+            assert_eq!(reply.get("key"), Some(key), "request {index}");
+            assert_eq!(
+                reply.get("RateLimit-Policy"),
+                Some(express_policy(key).as_str())
+            );
+            let (_, reply) =
+                decision_at(&trace, Algorithm::ExpressRateLimit, &settings, index).unwrap();
+            assert_eq!(
+                reply.unwrap().get("key"),
+                Some(key),
+                "inspector, request {index}"
+            );
+        }
+        assert_eq!(
+            express_policy("tenant:demo"),
+            "\"5-in-10sec\"; q=5; w=10; pk=:MzE2YTI4NDk5YjMw:"
+        );
+    }
+
+    /// With a second limit each key's first limiter still names its key, and the second limit's
+    /// limiter names the key it counts on (a second `rateLimit` keyed on the prefix).
+    #[cfg(feature = "products")]
+    #[test]
+    fn with_a_second_limit_each_reply_names_the_key_its_limiter_counts() {
+        use crate::core::second_limit::{SecondKey, SecondLimit, Spend};
+        let trace = two_keys();
+        let settings = Settings {
+            also: Some(SecondLimit {
+                count: 1,
+                window: Span::from_secs(10),
+                key: SecondKey::Prefix,
+                spend: Spend::All,
+            }),
+            ..Settings::default()
+        };
+        let expected = ["tenant:demo", "203.0.113.14", "tenant", "203.0.113.14"];
+        let mut replay =
+            DecisionReplay::new(&trace, Algorithm::ExpressRateLimit, &settings).unwrap();
+        for (index, request) in trace.requests().iter().enumerate() {
+            let (_, reply) = replay.decide(request);
+            assert_eq!(
+                reply.unwrap().get("key"),
+                Some(expected[index]),
+                "request {index}"
+            );
+            let (_, reply) =
+                decision_at(&trace, Algorithm::ExpressRateLimit, &settings, index).unwrap();
+            assert_eq!(
+                reply.unwrap().get("key"),
+                Some(expected[index]),
+                "inspector, request {index}"
+            );
+        }
+    }
+
+    /// `0 a, 0.99 b, 1.0 a` at 1 per second on Python `limits`' moving window: b's call starts
+    /// the storage's one timer, which prunes a's entry at 1.0 s, before a's call.
+    #[cfg(feature = "products")]
+    #[test]
+    fn the_moving_window_rows_keys_share_one_storage_timer_in_the_run_replay_and_inspector() {
+        let trace = Trace::new(
+            vec!["a".to_string(), "b".to_string()],
+            vec![
+                Request::new(Time::ZERO, 0),
+                Request::new(Time::from_millis(990), 1),
+                Request::new(Time::from_secs(1), 0),
+            ],
+        );
+        let settings = Settings {
+            limit: 1,
+            window: Span::from_secs(1),
+            ..Settings::default()
+        };
+        let run = run_one(&trace, Algorithm::LimitsMoving, &settings).unwrap();
+        assert_eq!((run.allowed, run.rejected), (3, 0));
+        let mut replay = DecisionReplay::new(&trace, Algorithm::LimitsMoving, &settings).unwrap();
+        for (index, request) in trace.requests().iter().enumerate() {
+            let (decision, reply) = replay.decide(request);
+            assert!(decision.allowed(), "request {index}");
+            assert_eq!(reply.unwrap().get("hit"), Some("True"));
+            let (decision, _) =
+                decision_at(&trace, Algorithm::LimitsMoving, &settings, index).unwrap();
+            assert!(decision.allowed(), "inspector, request {index}");
+        }
+        // Without b's call, a's entry exactly one window old still refuses.
+        let alone = Trace::single_key("a", vec![Time::ZERO, Time::from_secs(1)]);
+        let run = run_one(&alone, Algorithm::LimitsMoving, &settings).unwrap();
+        assert_eq!((run.allowed, run.rejected), (1, 1));
     }
 
     #[test]

@@ -139,7 +139,7 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
             let l = p.python_limits(limit, window);
             let how = match product {
                 Algorithm::LimitsFixed => "a window per key from its first hit, counting refused hits too",
-                Algorithm::LimitsMoving => "a log of the hits of the last window; refused hits are not logged",
+                Algorithm::LimitsMoving => "a log of the hits of the last window; refused hits are not logged, and the storage's one expiry timer, started by any key's hit, prunes every key's log, so one key's hit can let another's through an instant sooner",
                 _ => "two clock-aligned windows, the previous one weighted in doubles by how much of it is still inside the window",
             };
             (
@@ -151,7 +151,7 @@ fn product_explain(run: &LabRun, product: Algorithm, outcome: &str) -> (String, 
         Algorithm::ExpressRateLimit => {
             let e = p.express(limit, window);
             (
-                format!("express-rate-limit with its memory store, {}: a window of {} ms per key from the key's first hit, and every hit counted, refused ones too; a refusal is a {} with Retry-After.", e.options_text(), e.window_ms, e.status_code),
+                format!("express-rate-limit with its memory store, {}: a window of {} ms per key from the key's first hit, and every hit counted, refused ones too; a refusal is a {} with Retry-After. Each lab key is taken as keyGenerator's result and named in its own replies (req.rateLimit.key, the draft-8 pk); the default generator's grouping of IPv6 clients by /56 is not applied.", e.options_text(), e.window_ms, e.status_code),
                 "A hit count and a reset time per key in the Node process, swept by one timer.",
                 "An Express app on one process; with several processes each keeps its own count.",
             )

@@ -82,10 +82,18 @@
 //!   with no live window, its reply shows the window a hit would open now.
 //! - `retry_after` is the exact wait until the window ends (the `Retry-After` header rounds it up
 //!   to whole seconds); `reset_after` is the same wait, zero when no window is open.
-//! - One profile is one key under one limiter; `skip`, `keyGenerator` functions, `message` and
-//!   custom handlers and stores are not modelled. The client's key is a parameter (default
-//!   "127.0.0.1", what the default key generator returns for a local IPv4 client, also reached
-//!   as `::ffff:127.0.0.1`); it matters only to the draft-8 partition key.
+//! - One profile is one key under one limiter; `skip`, `message` and custom handlers and stores
+//!   are not modelled. The key is what `keyGenerator` returned: the middleware passes that very
+//!   string to `store.increment(key)`, to `req.rateLimit.key` and to `setDraft8Headers`, which
+//!   hashes it (`hash.update(key)`, so as UTF-8) into the partition key. The lab makes each of
+//!   its keys' limiters with that key ([`ExpressRateLimit::set_key`]), so every reply names its
+//!   own key; a limiter made on its own holds `params.key` (default "127.0.0.1", what the
+//!   default key generator returns for a local IPv4 client, also reached as `::ffff:127.0.0.1`).
+//! - The default key generator (`ipKeyGenerator(req.ip, ipv6Subnet)`, `source/ip-key-generator.ts`)
+//!   turns an IPv6 client's address into its /56 network in CIDR form (`2001:db8:abcd:ab00::/56`,
+//!   `Address6.networkForm()`), so that clients of one /56 share a count. The profile does not
+//!   apply it: a lab key is taken as the generator's result, so two IPv6 keys of one /56 keep
+//!   two limiters and name themselves. To model that generator, name the keys as it returns them.
 //! - JavaScript's `Date` ends at 8.64e15 ms (year 275760); the profile writes later dates on as if
 //!   it did not (only times near `u64::MAX` µs get there).
 
@@ -344,6 +352,10 @@ struct Assessment {
 #[derive(Clone, Debug)]
 pub struct ExpressRateLimit {
     params: ExpressRateLimitParams,
+    /// The client's key, what `keyGenerator` returned for it: `params.key` until the lab names
+    /// the key this limiter serves ([`ExpressRateLimit::set_key`]). Held apart from the
+    /// parameters because a lab key may be longer than they hold inline.
+    key: String,
     client: Option<Client>,
     latest: Time,
 }
@@ -364,6 +376,7 @@ impl ExpressRateLimit {
         }
         Ok(ExpressRateLimit {
             params,
+            key: params.key.as_str().to_string(),
             client: None,
             latest: Time::ZERO,
         })
@@ -371,6 +384,18 @@ impl ExpressRateLimit {
 
     pub fn params(&self) -> &ExpressRateLimitParams {
         &self.params
+    }
+
+    /// Makes this the limiter of `key`: the middleware hands the key its `keyGenerator`
+    /// returned to the store and to `setDraft8Headers`, so `req.rateLimit.key` and the draft-8
+    /// partition key are this request's own.
+    pub fn set_key(&mut self, key: &str) {
+        key.clone_into(&mut self.key);
+    }
+
+    /// The client's key the replies name.
+    pub fn key(&self) -> &str {
+        &self.key
     }
 
     /// The client as the store would find it at `now_ms`: `None` when there is none or its
@@ -449,7 +474,7 @@ impl ExpressRateLimit {
             ("used", info.total_hits.to_string()),
             ("remaining", remaining.to_string()),
             ("resetTime", iso_string(info.reset_ms)),
-            ("key", p.key.as_str().to_string()),
+            ("key", self.key.clone()),
         ];
         if p.legacy_headers {
             fields.push(("X-RateLimit-Limit", p.limit.to_string()));
@@ -495,7 +520,7 @@ impl ExpressRateLimit {
                     format!(
                         "\"{name}\"; q={}; w={window_seconds}; pk=:{}:",
                         p.limit,
-                        partition_key(p.key.as_str())
+                        partition_key(&self.key)
                     ),
                 ));
             }
@@ -937,6 +962,53 @@ mod tests {
         assert_eq!(default_identifier(7, 86_400_000), "7-in-1day");
         assert_eq!(default_identifier(8, 172_800_000), "8-in-2days");
         assert_eq!(default_identifier(1, 59_999), "1-in-59.999sec");
+    }
+
+    /// The figures `getPartitionKey` gives: `'foo'` is headers-test.ts's draft-8 key
+    /// (`keyGenerator: () => 'foo'`); the others were computed with the library's own function
+    /// in Node, which hashes the string as UTF-8 (`hash.update(key)`).
+    #[test]
+    fn the_partition_key_is_the_one_the_library_computes_for_any_key() {
+        for (key, pk) in [
+            ("foo", "MmMyNmI0NmI2OGZm"),
+            ("tenant:demo", "MzE2YTI4NDk5YjMw"),
+            ("203.0.113.14", "MjMwZWYwZmI3MjFl"),
+            ("127.0.0.1", "MTJjYTE3YjQ5YWYy"),
+            ("2001:db8::1", "NWFmZDE5ZTg1NmQx"),
+            ("café ☕", "YTdlNDZkNTQyODk4"),
+            ("ключ", "MWRlMzZhMzJhZjc5"),
+        ] {
+            assert_eq!(partition_key(key), pk, "{key}");
+        }
+    }
+
+    #[test]
+    fn a_limiter_told_its_key_names_it_in_req_rate_limit_and_the_draft_8_policy() {
+        let mut l =
+            ExpressRateLimit::new(ExpressRateLimitParams::defaults_for(9, Span::from_secs(2)))
+                .unwrap();
+        l.set_key("203.0.113.14");
+        let (_, reply) = l.decide_with_reply(ms(0), 1);
+        assert_eq!(reply.get("key"), Some("203.0.113.14"));
+        assert_eq!(
+            reply.get("RateLimit-Policy"),
+            Some("\"9-in-2sec\"; q=9; w=2; pk=:MjMwZWYwZmI3MjFl:")
+        );
+    }
+
+    #[test]
+    fn a_key_longer_than_the_parameters_hold_is_named_whole() {
+        let mut l =
+            ExpressRateLimit::new(ExpressRateLimitParams::defaults_for(1, Span::from_secs(1)))
+                .unwrap();
+        let long = "k".repeat(200);
+        l.set_key(&long);
+        let (_, reply) = l.decide_with_reply(ms(0), 1);
+        assert_eq!(reply.get("key"), Some(long.as_str()));
+        let pk = format!("pk=:{}:", partition_key(&long));
+        assert!(reply
+            .get("RateLimit-Policy")
+            .is_some_and(|p| p.ends_with(&pk)));
     }
 
     #[test]

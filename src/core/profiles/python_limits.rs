@@ -56,6 +56,18 @@
 //!   time 0, and lets it go first when it is due at the instant of a call. So a stats reply can
 //!   name a reset time in the past: after a hit refused for its cost (which starts no timer)
 //!   when every entry has aged out but not yet been pruned.
+//!
+//!   The timer is the storage's, not a key's: an application makes one `MemoryStorage` and
+//!   limits every key in it, so the lab's row keeps one storage for all its keys (one per copy
+//!   of the row). Any key's hit starts the timer when it is not running, and its firing prunes
+//!   every key's log. Keys then depend on each other: at 1 per second, `a` at 0 s, `b` at 0.99 s
+//!   (starting the timer, due at 1.0 s) and `a` at 1.0 s, the timer prunes `a`'s entry just
+//!   before `a`'s second hit, which passes; without `b`'s hit it would be refused (an entry
+//!   exactly one window old still blocks). A second limit (`also=`) keeps a storage of its own,
+//!   as an application that gives it a second `MemoryStorage` does. The fixed window and the
+//!   sliding window counter share the storage too, but there the timer drops only counters that
+//!   `get` already reads as expired (`expirations[key] <= time.time()` both), so their keys stay
+//!   independent.
 //! - Sliding window counter (`acquire_sliding_window_entry(key, amount, expiry, cost)`): a cost
 //!   above `amount` is refused at once. Two counters, keyed by `int(now / expiry)` (the current
 //!   window) and `int((now - expiry) / expiry)` (the previous one), so windows are aligned on the
@@ -95,9 +107,9 @@
 //! the next one reads lower and would not), `None` when its cost is above `amount`.
 //!
 //! Choices where the library is silent: a time earlier than one already seen is treated as that
-//! later time (the library would read the wall clock, which only moves on). The storage holds
-//! one key (a real `MemoryStorage` shared by many keys restarts its timer on any key's call).
-//! Counts are held as saturating 64-bit integers (Python's are unbounded; they only grow past
+//! later time (the library would read the wall clock, which only moves on). A limiter made on
+//! its own is one key alone in its storage; the lab's rows hand the moving window's storage
+//! timer from key to key (`core::limiter::LimiterSlots`). Counts are held as saturating 64-bit integers (Python's are unbounded; they only grow past
 //! `amount` in the fixed window, where any count above `amount` answers the same). Forgetting a
 //! moving-window key whose entries have all aged out but are not yet pruned (`is_at_rest`) loses
 //! only the past `reset_time` its stats would name; forgetting a fixed-window counter of 0 (left
@@ -119,7 +131,7 @@ mod moving;
 mod sliding;
 
 pub use fixed::FixedWindowRateLimiter;
-pub use moving::MovingWindowRateLimiter;
+pub use moving::{MovingWindowRateLimiter, StorageTimer};
 pub use sliding::SlidingWindowCounterRateLimiter;
 
 /// The `epoch` the default settings start near: 1,700,000,000 s (2023-11-14 22:13:20 UTC).

@@ -1,5 +1,7 @@
 //! `MovingWindowRateLimiter` over `MemoryStorage.acquire_entry` and `get_moving_window`: a log
-//! of entry timestamps, pruned only by the storage's 10 ms timer.
+//! of entry timestamps, pruned only by the storage's 10 ms timer, which one storage runs for all
+//! of its keys (`MemoryStorage.__schedule_expiry` and `__expire_events` in
+//! `limits/storage/memory.py`).
 
 use std::collections::VecDeque;
 
@@ -24,7 +26,33 @@ struct Run {
     end: u64,
 }
 
-/// `MovingWindowRateLimiter(MemoryStorage())` for one item and one key.
+/// The storage's expiry timer. One `MemoryStorage` has one, for all of its keys: any key's
+/// `acquire_entry` starts it again when it is not running (`__schedule_expiry`), and when it
+/// fires (`__expire_events`) it prunes every key's log. The keys of one storage hand it on from
+/// call to call ([`MovingWindowRateLimiter::storage_timer`], [`MovingWindowRateLimiter::join_storage_timer`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StorageTimer {
+    /// When it fires, if it is running: it was started with the storage, at the lab's time 0.
+    due: Option<Time>,
+    /// The highest `time.time()` it has fired at (minus infinity before it first fires): every
+    /// key's log has lost the entries whose `expiry` is at or before it. A key's own log is
+    /// pruned to it at the key's next call; pruning again by an earlier firing removes nothing,
+    /// since an entry recorded after a firing expires a whole window after it.
+    fired_at: f64,
+}
+
+impl StorageTimer {
+    /// The timer of a storage made at the lab's time 0.
+    fn started() -> StorageTimer {
+        StorageTimer {
+            due: Some(Time::ZERO.plus(TIMER_INTERVAL)),
+            fired_at: f64::NEG_INFINITY,
+        }
+    }
+}
+
+/// `MovingWindowRateLimiter(storage)` for one item and one key of a `MemoryStorage`, whose timer
+/// it shares with the storage's other keys.
 #[derive(Clone, Debug)]
 pub struct MovingWindowRateLimiter {
     params: PyLimitsParams,
@@ -32,15 +60,14 @@ pub struct MovingWindowRateLimiter {
     clock: Clock,
     /// The log, oldest run first (Python keeps it newest first).
     runs: VecDeque<Run>,
-    /// When the storage's timer fires, if it is running: it was started with the storage, at
-    /// the lab's time 0.
-    timer_due: Option<Time>,
+    /// The storage's timer, as the last call of any of its keys left it.
+    timer: StorageTimer,
     latest: Time,
     /// The first run whose entries were still counted at the last call (`atime > now -
     /// expiry`), or `runs.len()`: no earlier run is counted at any later time, and runs are
     /// only added after it, so the next call finds its own by walking on from it.
     counted: usize,
-    /// Counts the changes of `runs` and `timer_due`: it names them for the found times.
+    /// Counts the changes of `runs` and `timer`: it names them for the found times.
     version: LogKey,
     /// When the log was last found to hold nothing, for the log it was found for.
     rest: Option<(LogKey, Option<Time>)>,
@@ -63,7 +90,7 @@ impl MovingWindowRateLimiter {
                 epoch: params.epoch,
             },
             runs: VecDeque::new(),
-            timer_due: Some(Time::ZERO.plus(TIMER_INTERVAL)),
+            timer: StorageTimer::started(),
             latest: Time::ZERO,
             counted: 0,
             version: 0,
@@ -80,33 +107,54 @@ impl MovingWindowRateLimiter {
         self.expiry as f64
     }
 
-    /// How many of the oldest runs are gone at `now`: those the timer prunes if it fires by
-    /// then (`__expire_events` keeps the entries whose `expiry` is after its `time.time()`).
-    fn pruned_by(&self, now: Time) -> usize {
-        match self.timer_due {
-            Some(due) if due <= now => {
-                let at = self.clock.read(due);
-                self.runs.partition_point(|r| r.expiry <= at)
-            }
-            _ => 0,
+    /// The storage's timer as this key's calls have left it.
+    pub fn storage_timer(&self) -> StorageTimer {
+        self.timer
+    }
+
+    /// Takes on the storage's timer as another key's call left it: that call may have started
+    /// it, or let it fire and prune this key's log too.
+    pub fn join_storage_timer(&mut self, timer: StorageTimer) {
+        if timer != self.timer {
+            self.timer = timer;
+            self.version = self.version.wrapping_add(1);
         }
     }
 
-    /// Lets the timer fire if it is due by `now`.
+    /// The highest `time.time()` the timer has fired at by `now` (`__expire_events` keeps the
+    /// entries whose `expiry` is after its `time.time()`).
+    fn fired_by(&self, now: Time) -> f64 {
+        match self.timer.due {
+            Some(due) if due <= now => self.timer.fired_at.max(self.clock.read(due)),
+            _ => self.timer.fired_at,
+        }
+    }
+
+    /// How many of the oldest runs are gone at `now`: those the timer has pruned by then.
+    fn pruned_by(&self, now: Time) -> usize {
+        let at = self.fired_by(now);
+        self.runs.partition_point(|r| r.expiry <= at)
+    }
+
+    /// Lets the timer fire if it is due by `now`, and drops the runs it has pruned.
     fn settle(&mut self, now: Time) {
-        if self.timer_due.is_some_and(|due| due <= now) {
-            let gone = self.pruned_by(now);
+        if self.timer.due.is_some_and(|due| due <= now) {
+            self.timer.fired_at = self.fired_by(now);
+            self.timer.due = None;
+            self.version = self.version.wrapping_add(1);
+        }
+        let gone = self.pruned_by(now);
+        if gone > 0 {
             self.runs.drain(..gone);
             self.counted = self.counted.saturating_sub(gone);
-            self.timer_due = None;
             self.version = self.version.wrapping_add(1);
         }
     }
 
     /// `__schedule_expiry`: starts the timer unless it is running.
     fn schedule_expiry(&mut self, now: Time) {
-        if self.timer_due.is_none() {
-            self.timer_due = Some(now.plus(TIMER_INTERVAL));
+        if self.timer.due.is_none() {
+            self.timer.due = Some(now.plus(TIMER_INTERVAL));
             self.version = self.version.wrapping_add(1);
         }
     }
@@ -415,7 +463,7 @@ mod tests {
         // The storage's own timer fires at 10 ms and prunes nothing (the entry lives 10 s).
         let d = l.decide(Time::from_secs(30), 3);
         assert_eq!((d.verdict, d.retry_after), (Verdict::Rejected, None));
-        assert_eq!(l.timer_due, None);
+        assert_eq!(l.timer.due, None);
         // The stale entry is still the log's oldest, so the reset time is in the past.
         let s = l.get_window_stats(Time::from_secs(30));
         assert_eq!((s.reset_time, s.remaining), (1_000_010.0, 2));
@@ -462,6 +510,81 @@ mod tests {
         assert_eq!(d.reset_after, Span(10_000_001));
         assert!(!l.is_at_rest(Time::from_secs(12)));
         assert!(l.is_at_rest(Time(12_000_001)));
+    }
+
+    /// Keys of one storage: each call takes the timer as the storage's last call left it, as
+    /// `LimiterSlots` hands it on.
+    struct Storage {
+        timer: StorageTimer,
+        keys: Vec<MovingWindowRateLimiter>,
+    }
+
+    impl Storage {
+        fn new(keys: usize, amount: u64, expiry_secs: u64) -> Storage {
+            let fresh = limiter(amount, expiry_secs);
+            Storage {
+                timer: fresh.storage_timer(),
+                keys: vec![fresh; keys],
+            }
+        }
+
+        fn hit(&mut self, key: usize, at: Time) -> bool {
+            let l = &mut self.keys[key];
+            l.join_storage_timer(self.timer);
+            let hit = l.decide(at, 1).allowed();
+            self.timer = l.storage_timer();
+            hit
+        }
+    }
+
+    /// `0 a, 0.99 b, 1.0 a` at 1 per second: b's call starts the timer, due at 1.0 s, where it
+    /// fires before a's call and prunes a's entry of 0 s (`expiry <= time.time()`), which
+    /// `acquire_entry` would still have counted (`atime >= now - expiry`).
+    #[test]
+    fn another_keys_call_starts_the_timer_that_prunes_an_entry_one_window_old() {
+        let mut storage = Storage::new(2, 1, 1);
+        assert!(storage.hit(0, Time::ZERO));
+        assert!(storage.hit(1, Time::from_millis(990)));
+        assert!(storage.hit(0, Time::from_secs(1)));
+        // Alone in its storage, a's own timer fired at 10 ms and nothing restarted it.
+        let mut alone = limiter(1, 1);
+        assert!(alone.hit(Time::ZERO, 1));
+        assert!(!alone.hit(Time::from_secs(1), 1));
+    }
+
+    #[test]
+    fn a_timer_started_too_early_fires_before_the_entry_is_a_window_old() {
+        // b at 0.98 s: the timer fires at 0.99 s, when a's entry still has 10 ms to live.
+        let mut storage = Storage::new(2, 1, 1);
+        assert!(storage.hit(0, Time::ZERO));
+        assert!(storage.hit(1, Time::from_millis(980)));
+        assert!(!storage.hit(0, Time::from_secs(1)));
+    }
+
+    #[test]
+    fn a_timer_still_running_is_not_started_again_by_another_key() {
+        // b at 0.985 s starts the timer (due 0.995 s); c at 0.99 s finds it running, so nothing
+        // fires at 1.0 s and a's entry, exactly one window old, still refuses.
+        let mut storage = Storage::new(3, 1, 1);
+        assert!(storage.hit(0, Time::ZERO));
+        assert!(storage.hit(1, Time::from_millis(985)));
+        assert!(storage.hit(2, Time::from_millis(990)));
+        assert!(!storage.hit(0, Time::from_secs(1)));
+        // One microsecond later the entry is out of the window anyway.
+        assert!(storage.hit(0, Time(1_000_001)));
+    }
+
+    #[test]
+    fn a_firing_another_key_saw_prunes_this_keys_log_in_its_stats_too() {
+        let mut storage = Storage::new(2, 2, 1);
+        assert!(storage.hit(0, Time::ZERO));
+        assert!(storage.hit(1, Time::from_millis(990)));
+        assert!(storage.hit(1, Time::from_millis(1_500)));
+        // The timer fired at 1.0 s and took a's only entry: the stats start from now.
+        let a = &mut storage.keys[0];
+        a.join_storage_timer(storage.timer);
+        let stats = a.get_window_stats(Time::from_secs(2));
+        assert_eq!((stats.reset_time, stats.remaining), (1_000_003.0, 2));
     }
 
     /// The lab's second 1_676_976_733_990 (a whole second near the end of the lab's time) on a
