@@ -322,3 +322,37 @@ test('answers a mark apart on the Durable Object chart are each their own mark, 
   assert.equal(plan.lone.length, 60);
   await page.close();
 });
+
+test('retries of obeying clients told the same instant are drawn as bars under the row, refused in the share they were', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  // 200 clients in 2 s against 10 per 10 s: the refused ones are all told the next window's start.
+  const trace = Array.from({ length: 200 }, (_, i) => (i / 100).toFixed(2)).join(',');
+  await gotoLab(page, `algos=fixed,sliding-log&limit=10&window=10&clients=obey&theme=light&trace=${trace}`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="timeline-canvas"]')?.getAttribute('data-retries'));
+  const layout = await timelineLayout(page);
+  const published = JSON.parse(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-retries'));
+  let checked = 0;
+  for (const row of published.rows) {
+    const geometry = layout.rows.find((r) => r.id === row.id);
+    const figures = await page.locator(`[data-testid="stats-${row.id}"]`).getAttribute('data-retries');
+    const [lane] = row.lanes;
+    const inBars = lane.bars.reduce((sum, bar) => sum + bar[2], 0);
+    assert.equal(lane.marks + inBars, Number(figures), `${row.id}: every retry drawn once, as a mark or in a bar`);
+    const y = geometry.laneY[0] + published.lane;
+    for (const [x0, x1, requests, refused] of lane.bars) {
+      const area = await colourArea(page, [x0, x1, y - published.reach - 1, y + published.reach + 1], PALETTES.light);
+      const drawn = area.allowed + area.refused;
+      if (drawn < 30) continue;
+      const share = area.refused / drawn;
+      assert.ok(
+        Math.abs(share - refused / requests) <= 0.05,
+        `${row.id}'s retries from ${x0} to ${x1} px draw ${(100 * share).toFixed(1)} % refused for ${refused} of ${requests}`,
+      );
+      checked++;
+    }
+  }
+  assert.ok(checked >= 2, `retry bars checked (${checked})`);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'density-retries.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

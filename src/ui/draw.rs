@@ -477,7 +477,11 @@ pub fn draw(
             rejected: palette.rejected,
             text: palette.text,
         };
-        super::draw_retries::draw_retries(&ctx, run, layout, visible_until, view.dpr, colours)?;
+        let drawn =
+            super::draw_retries::draw_retries(&ctx, run, layout, visible_until, view.dpr, colours)?;
+        if canvas.get_attribute("data-retries").as_deref() != Some(drawn.as_str()) {
+            let _ = canvas.set_attribute("data-retries", &drawn);
+        }
     }
 
     // The selected request: a ring in every row.

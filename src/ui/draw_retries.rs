@@ -15,7 +15,7 @@ use web_sys::CanvasRenderingContext2d;
 use super::draw_bars::paint_bars;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
-use crate::layout::marks::{plan_row, LaneColumns, KINDS};
+use crate::layout::marks::{cluster_columns, plan_row, LaneColumns, LanePlan, KINDS};
 use crate::layout::timeline::{column_at, Layout, Mark, RowKind, RETRY_LANE};
 
 /// The theme's colours a retry is drawn in (from `super::draw::Palette`).
@@ -36,7 +36,12 @@ const BAR_REACH: f64 = 4.0;
 type Link = (f64, f64, f64, f64);
 
 /// Draws every retry up to `visible_until` of every row of `run`, each under the line of its
-/// client's key (the row's line, or its key's lane when the rows are split by key).
+/// client's key (the row's line, or its key's lane when the rows are split by key). Returns what
+/// was drawn as JSON, for the page to publish on the canvas (`data-retries`) for tests and tools
+/// that read its pixels: how far under a line the retries' line is and how far their bars reach
+/// (CSS pixels), then per row with retries, per lane, how many retries are marks of their own,
+/// and each cluster drawn as bars (the CSS x its bars start and end at, its retries, and how many
+/// of them were refused).
 pub fn draw_retries(
     ctx: &CanvasRenderingContext2d,
     run: &LabRun,
@@ -44,7 +49,8 @@ pub fn draw_retries(
     visible_until: Time,
     dpr: f64,
     colours: RetryColours,
-) -> Result<(), String> {
+) -> Result<String, String> {
+    let mut published = Vec::new();
     let palette = colours;
     let css = |c: RGBColor| format!("rgb({},{},{})", c.0, c.1, c.2);
     let width_columns = (layout.width * dpr).ceil() as usize + 2;
@@ -98,6 +104,15 @@ pub fn draw_retries(
             })
             .collect();
         let plans = plan_row(&lane_columns, mark_width, BAR_REACH * dpr);
+        published.push(format!(
+            "{{\"id\":\"{}\",\"lanes\":[{}]}}",
+            row.kind.id(),
+            plans
+                .iter()
+                .map(|plan| lane_json(plan, mark_width, dpr))
+                .collect::<Vec<_>>()
+                .join(",")
+        ));
         // Marks at (x, the lane's y); curves (from x, from y, to x, the lane's y).
         let (mut passed, mut refused) = (Vec::new(), Vec::new());
         let (mut told, mut backed_off) = (Vec::new(), Vec::new());
@@ -169,5 +184,32 @@ pub fn draw_retries(
         ctx.set_stroke_style_str(&css(palette.rejected));
         ctx.stroke();
     }
-    Ok(())
+    Ok(format!(
+        "{{\"lane\":{RETRY_LANE},\"reach\":{BAR_REACH},\"rows\":[{}]}}",
+        published.join(",")
+    ))
+}
+
+/// One lane's retries as `draw_retries` publishes them.
+fn lane_json(plan: &LanePlan, mark_width: u32, dpr: f64) -> String {
+    let css = |column: u32| (f64::from(column) / dpr * 100.0).round() / 100.0;
+    let bars: Vec<String> = plan
+        .clusters
+        .iter()
+        .map(|c| {
+            let span = cluster_columns(c, mark_width);
+            format!(
+                "[{},{},{},{}]",
+                css(span.start),
+                css(span.end),
+                c.requests(),
+                c.counts[Mark::Rejected as usize]
+            )
+        })
+        .collect();
+    format!(
+        "{{\"marks\":{},\"bars\":[{}]}}",
+        plan.marks.len(),
+        bars.join(",")
+    )
 }
