@@ -146,6 +146,92 @@ for view in $VIEWS; do
   javac -Xlint:all -Werror -d "$WORK/java/classes/$view" "$stub/RateLimiter.java" "$OUT/$view/guava/Example.java"
 done
 
+say "each snippet run: its product plays the view's trace, each verdict compared with the row's"
+# tests/snippets.rs wrote trace.csv and the row's expected.txt beside each run product's snippet.
+# A mutant (scripts/snippet-runs/mutants/<view>/<slug>/<file>) is a wrong snippet: its run must
+# differ from the row, or the runs prove nothing.
+RUNS="$ROOT/scripts/snippet-runs"
+MUTANTS="$RUNS/mutants"
+RUN="$WORK/runs"; mkdir -p "$RUN/go" "$RUN/java"
+# verdicts NAME: the product's verdicts (standard input) beside the trace, to $RUN/NAME.
+# same VIEW SLUG NAME: whether they are the row's; prints the differing requests when not.
+same() {
+  paste -d' ' "$OUT/$1/$2/trace.csv" "$OUT/$1/$2/expected.txt" >"$RUN/$3.want"
+  diff -u --label "the $2 row ($1): at_ms,key,cost verdict" --label "the product" "$RUN/$3.want" "$RUN/$3.got"
+}
+verdicts() { paste -d' ' "$OUT/$1/$2/trace.csv" - >"$RUN/$3.got"; }
+# Each runner: run_<product> VIEW SNIPPET_FILE NAME (after prepare_<product> for every file).
+RUN_FAILED=0
+check_run() { # slug, view, snippet file, name
+  run_"$1" "$2" "$3" "$4" | verdicts "$2" "$1" "$4"
+  same "$2" "$1" "$4" >&2 || RUN_FAILED=1
+}
+check_mutant() { # slug, view, snippet file
+  run_"$1" "$2" "$3" "mutant-$1-$2" | verdicts "$2" "$1" "mutant-$1-$2"
+  if same "$2" "$1" "mutant-$1-$2" >/dev/null; then
+    echo "the mutant ${3#"$ROOT/"} decides as the row: the $1 run proves nothing" >&2; RUN_FAILED=1
+  fi
+}
+
+# Go: one program holding every view's `limiter := ...` line (and the mutants').
+{
+  printf 'package main\n\nimport "golang.org/x/time/rate"\n\nvar views = map[string]func() *rate.Limiter{\n'
+  for file in "$OUT"/*/x-time-rate/main.go "$MUTANTS"/*/x-time-rate/main.go; do
+    [ -f "$file" ] || continue
+    printf '\t"%s": func() *rate.Limiter {\n\t\t%s\n\t\treturn limiter\n\t},\n' "$file" \
+      "$(grep -E '^\s*limiter := rate\.NewLimiter\(' "$file" | sed 's/^\s*//')"
+  done
+  printf '}\n'
+} >"$RUN/go/limiters.go"
+cp "$RUNS/xtime.go" "$RUN/go/"
+(cd "$RUN/go" && GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$WORK/go-cache" GOFLAGS= \
+  go build -o "$RUN/xtime" xtime.go limiters.go)
+run_x-time-rate() { "$RUN/xtime" "$2" "$OUT/$1/x-time-rate/trace.csv"; }
+
+# governor: the harness crate beside the snippets' crate, every view's quota lines in quotas.rs.
+cp "$RUNS/governor.rs" "$crate/src/main.rs"
+{
+  printf 'use std::num::NonZeroU32;\nuse std::time::Duration;\n\nuse governor::Quota;\n\n'
+  printf 'pub fn quota(file: &str) -> Quota {\n    match file {\n'
+  for file in "$OUT"/*/governor/main.rs "$MUTANTS"/*/governor/main.rs; do
+    [ -f "$file" ] || continue
+    printf '        "%s" => {\n%s\n            quota\n        }\n' "$file" \
+      "$(sed -n '/let burst = /,/\.allow_burst(burst);/p' "$file")"
+  done
+  printf '        _ => panic!("no snippet {file}"),\n    }\n}\n'
+} >"$crate/src/quotas.rs"
+(cd "$crate" && CARGO_TARGET_DIR="$TARGET_DIR/snippet-governor" cargo build --quiet --offline --bin snippet-governor)
+run_governor() { "$TARGET_DIR/snippet-governor/debug/snippet-governor" "$2" "$OUT/$1/governor/trace.csv"; }
+
+# Guava: Debian's jar, and the harness class in Guava's package.
+GUAVA_JAR=/usr/share/java/guava.jar
+javac -Xlint:all -Werror -cp "$GUAVA_JAR" -d "$RUN/java" "$RUNS/SnippetRun.java"
+run_guava() {
+  java -cp "$GUAVA_JAR:$RUN/java" com.google.common.util.concurrent.SnippetRun "$2" "$OUT/$1/guava/trace.csv"
+}
+
+run_limits() { "$VENV/bin/python" "$RUNS/limits_run.py" "$2" "$OUT/$1/$slug/trace.csv"; }
+run_limits-fixed() { slug=limits-fixed run_limits "$@"; }
+run_limits-moving() { slug=limits-moving run_limits "$@"; }
+run_limits-sliding() { slug=limits-sliding run_limits "$@"; }
+run_express-rate-limit() { node "$RUNS/express_run.cjs" "$2" "$OUT/$1/express-rate-limit/trace.csv"; }
+
+for view in $VIEWS; do
+  for slug in x-time-rate governor guava limits-fixed limits-moving limits-sliding express-rate-limit; do
+    case $slug in
+      x-time-rate) file=main.go ;; governor) file=main.rs ;; guava) file=Example.java ;;
+      limits-*) file=limits_example.py ;; express-rate-limit) file=app.js ;;
+    esac
+    file="$OUT/$view/$slug/$file"
+    check_run "$slug" "$view" "$file" "$slug-$view"
+  done
+done
+for file in "$MUTANTS"/*/*/*; do
+  slug=$(basename "$(dirname "$file")"); view=$(basename "$(dirname "$(dirname "$file")")")
+  check_mutant "$slug" "$view" "$file"
+done
+[ "$RUN_FAILED" -eq 0 ] || { say "a snippet's product decides differently from its row (above)"; exit 1; }
+
 say "no offline checker (structure only): Envoy, redis-cell, .NET"
 "$VENV/bin/python" scripts/check_snippets.py envoy "$OUT"/*/envoy/envoy.yaml
 "$VENV/bin/python" scripts/check_snippets.py redis-cell "$OUT"/*/redis-cell/cl-throttle.redis
