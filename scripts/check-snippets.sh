@@ -7,7 +7,7 @@
 #
 # First each tool's own check:
 #   nginx.conf         nginx -t on a minimal nginx.conf whose http block includes it
-#   main.rs            cargo check of a small crate using governor (one binary per view)
+#   main.rs            cargo build of a small crate using governor (one binary per view)
 #   ratelimit.ts       tsc --noEmit --strict against @upstash/ratelimit's and @upstash/redis's types
 #   main.go            go vet, with Debian's golang.org/x/time/rate
 #   app.js             node --check, then served: limit requests answered 200, the next refused
@@ -87,12 +87,12 @@ for view in $VIEWS; do
   "$NGINX" -t -q -p "$dir" -e "$dir/error.log" -c "$dir/test.conf"
 done
 
-say "cargo check with governor $GOVERNOR_VERSION"
+say "cargo build with governor $GOVERNOR_VERSION (built, not only checked: the runs below use the same build)"
 crate="$WORK/governor"; mkdir -p "$crate/src/bin"
 printf '[package]\nname = "snippet-governor"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\ngovernor = "%s"\n\n[workspace]\n' \
   "$GOVERNOR_VERSION" > "$crate/Cargo.toml"
 for view in $VIEWS; do cp "$OUT/$view/governor/main.rs" "$crate/src/bin/$view.rs"; done
-(cd "$crate" && CARGO_TARGET_DIR="$TARGET_DIR/snippet-governor" cargo check --quiet --bins)
+(cd "$crate" && CARGO_TARGET_DIR="$TARGET_DIR/snippet-governor" cargo build --quiet --bins)
 
 say "tsc --noEmit against @upstash/ratelimit"
 ts="$WORK/ts"; mkdir -p "$ts"; ln -s "$NPM_DIR/node_modules" "$ts/node_modules"
@@ -193,7 +193,7 @@ cp "$RUNS/governor.rs" "$crate/src/main.rs" # beside the snippets' crate; their 
   done
   printf '        _ => panic!("no snippet {file}"),\n    }\n}\n'
 } >"$crate/src/quotas.rs"
-(cd "$crate" && CARGO_TARGET_DIR="$TARGET_DIR/snippet-governor" cargo build --quiet --offline --bin snippet-governor)
+(cd "$crate" && CARGO_TARGET_DIR="$TARGET_DIR/snippet-governor" cargo build --quiet --offline --bin snippet-governor) # the crates fetched above
 run_governor() { "$TARGET_DIR/snippet-governor/debug/snippet-governor" "$2" "$OUT/$1/governor/trace.csv"; }
 
 javac -Xlint:all -Werror -cp "$GUAVA_JAR" -d "$RUN/java" "$RUNS/SnippetRun.java"
