@@ -5,6 +5,11 @@
 // limiters.go, written by the checker beside this file, holds each view's `limiter := ...` line
 // copied from its main.go. One limiter per key, all made before the first request; each request
 // is `AllowN(t0 + at, cost)` on an injected time, as the row is.
+//
+// Debian has x/time 0.3.0; the row follows v0.13. Their AllowN differs only where the views never
+// go: a limit of 0 (0.3.0 counts the burst down: the same verdicts), a limit so small or negative
+// that 292 years would not fill a new limiter (0.3.0 starts it empty, v0.13 full), and a wait
+// over 292 years (0.3.0 overflows it to a negative one, which passes; v0.13 refuses).
 // Usage: xtime VIEW TRACE_CSV (lines at_ms,key,cost)
 package main
 
