@@ -23,7 +23,8 @@ const app = require(file);
 
 function get(port, from) {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/', localAddress: from, agent: false }, (res) => {
+    const options = { host: '127.0.0.1', port, path: '/', localAddress: from, agent: false };
+    const req = http.get(options, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode));
     });

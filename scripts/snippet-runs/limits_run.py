@@ -19,7 +19,14 @@ import limits.storage.memory
 import limits.strategies
 
 now_ns = 0
-fake_time = types.SimpleNamespace(time=lambda: now_ns / 1e9 if now_ns % 10**9 else float(now_ns // 10**9))
+
+
+def fake_time_time() -> float:
+    """time.time() at the instant the trace set: CPython's float of whole nanoseconds."""
+    return now_ns / 1e9 if now_ns % 10**9 else float(now_ns // 10**9)
+
+
+fake_time = types.SimpleNamespace(time=fake_time_time)
 limits.storage.memory.time = fake_time
 limits.strategies.time = fake_time
 
