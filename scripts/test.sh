@@ -23,7 +23,7 @@ cargo clippy --offline --all-targets --target wasm32-unknown-unknown --no-defaul
 say "1/4 native tests (core, properties)"
 cargo test --offline
 
-say "1/4 the \"Use these settings\" snippets, checked by each product's own tool (scripts/check-snippets.sh)"
+say "1/4 the \"Use these settings\" snippets, checked by each product's own tool and run by the product (scripts/check-snippets.sh)"
 bash scripts/check-snippets.sh
 
 say "2/4 wasm-bindgen tests in headless Chromium"

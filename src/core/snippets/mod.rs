@@ -103,6 +103,20 @@ pub fn for_row(
     })
 }
 
+/// The settings a row's snippet sets the product up with: the row's own, or, where the snippet
+/// writes the nearest setting the product accepts, the row's with that setting. `None` for the
+/// textbook algorithms. (`scripts/check-snippets.sh` runs each snippet against this row.)
+pub fn settings_written(algorithm: Algorithm, settings: &Settings) -> Option<Settings> {
+    let written = write(algorithm, settings)?;
+    Some(match written.nearest {
+        Some(nearest) => Settings {
+            products: nearest.products,
+            ..settings.clone()
+        },
+        None => settings.clone(),
+    })
+}
+
 /// The Durable Object card's `wrangler.toml`.
 pub fn for_durable(durable: &DurableParams, settings: &Settings) -> Snippet {
     Snippet {

@@ -1,5 +1,8 @@
 //! nginx: a `limit_req_zone` with the row's rate, and a server whose location applies it with
-//! `limit_req` (`burst=`, `nodelay` or `delay=`) and answers refusals with `limit_req_status`.
+//! `limit_req` (`burst=`, `nodelay` or `delay=`), answers refusals with `limit_req_status` and
+//! passes the rest on with `proxy_pass`, to a stand-in server for the application. (The content
+//! must not be a `return` in that location: `return` runs in nginx's rewrite phase, before
+//! limit_req's preaccess phase, and would answer every request unlimited.)
 //! The file goes inside nginx's `http { }` block (an `include` there, or conf.d/). Directives as
 //! documented on nginx.org/en/docs/http/ngx_http_limit_req_module.html.
 //!
@@ -32,8 +35,16 @@ server {{
     location / {{
         {limit_req}
         limit_req_status {status};
-        return 200 \"ok\\n\";
+        # Your application. limit_req runs before the request is passed on; a `return` here
+        # would answer first, and nothing would be limited.
+        proxy_pass http://127.0.0.1:8081;
     }}
+}}
+
+# A stand-in for your application: remove it and point proxy_pass at yours.
+server {{
+    listen 127.0.0.1:8081;
+    return 200 \"ok\\n\";
 }}
 ",
         quota = quota_text(s),

@@ -50,8 +50,16 @@ server {
     location / {
         limit_req zone=ratelab burst=4;
         limit_req_status 503;
-        return 200 \"ok\\n\";
+        # Your application. limit_req runs before the request is passed on; a `return` here
+        # would answer first, and nothing would be limited.
+        proxy_pass http://127.0.0.1:8081;
     }
+}
+
+# A stand-in for your application: remove it and point proxy_pass at yours.
+server {
+    listen 127.0.0.1:8081;
+    return 200 \"ok\\n\";
 }
 "
     );
