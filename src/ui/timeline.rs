@@ -405,6 +405,7 @@ pub fn Timelines() -> impl IntoView {
                 <li><span class="glyph delayed">"○—•"</span>" delayed, then served"</li>
                 <li><span class="glyph degraded">"◌"</span>" let through, limiter unreachable (fail open)"</li>
                 <li><span class="glyph failed">"⊠"</span>" refused, limiter unreachable (fail closed)"</li>
+                <li><span class="glyph allowed">"▀"</span><span class="glyph rejected">"▄"</span>" bars: too close to draw apart, let through up, refused down"</li>
                 <li><span class="glyph bracket">"[ ]"</span>" one window, at the pointer or playhead"</li>
             </ul>
         </section>
