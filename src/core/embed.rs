@@ -107,7 +107,7 @@ pub const SANDBOX: &str =
 /// What an embed shows besides its timelines' rows at phone width (375 px), where everything
 /// wraps the most: the title line, the lede, the time axis, the legend and the margins, with a
 /// little room to spare. Measured in Chromium; the e2e tests check the sum against the page.
-const FRAME_PX: u32 = 364;
+const FRAME_PX: u32 = 390;
 /// Pixels of each control at phone width; `products_listed` when the products' boxes are shown
 /// (their list is open in a view with a product row, closed to one line otherwise).
 fn control_px(control: Control, products_listed: bool) -> u32 {
