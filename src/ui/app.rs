@@ -28,7 +28,7 @@ pub fn App() -> impl IntoView {
     // the address bar already holds the one to show, and its entry the messages said about it
     // (an entry the page did not write gets its link's).
     let history = window_event_listener(leptos::ev::popstate, move |_| {
-        lab.playhead.set(None);
+        lab.playback.playhead.set(None);
         let parsed = parse_query(&super::current_query());
         lab.set_notices(
             super::entry_notices()
@@ -57,11 +57,11 @@ pub fn App() -> impl IntoView {
     });
     // The live region says what the selected request got.
     Effect::new(move |_| {
-        let text = match lab.selected.get() {
+        let text = match lab.focus.selected.get() {
             Some(i) => lab.run.with(|run| announce(run, i)),
             None => String::new(),
         };
-        lab.announcement.set(text);
+        lab.focus.announcement.set(text);
     });
 
     // What the first screen does not show is built once that screen has been painted, in a root
@@ -83,7 +83,7 @@ pub fn App() -> impl IntoView {
         .state
         .with_untracked(|s| s.shows(crate::core::embed::Control::Theme));
     Effect::new(move |built: Option<bool>| {
-        if built == Some(true) || !lab.first_view_shown.get() {
+        if built == Some(true) || !lab.page.first_view_shown.get() {
             return built.unwrap_or(false);
         }
         super::next_frame(move || {
@@ -94,7 +94,7 @@ pub fn App() -> impl IntoView {
                 if embed {
                     super::embed::talk_to_parent(lab);
                 }
-                lab.complete.set(true);
+                lab.page.complete.set(true);
                 super::mark_complete();
             })
         });
@@ -111,7 +111,7 @@ pub fn App() -> impl IntoView {
         })
     };
     let notices = move || {
-        let list = lab.notices.get();
+        let list = lab.address.notices.get();
         (!list.is_empty()).then(|| {
             view! {
                 <div class="notices" role="alert" data-testid="notices">
@@ -133,18 +133,18 @@ pub fn App() -> impl IntoView {
                     // Its address is written once the page is whole: on a phone, writing the
                     // link the first time (every field's code run for the first time) took
                     // about 10 ms of the embed's first view.
-                    <a class="open-full" target="_blank" rel="noopener" href=move || lab.complete.get().then(|| super::url_for(&lab.query().replace("&embed=1", "").replace("embed=1", "")))>"Open in Rate Limit Lab ↗"</a>
+                    <a class="open-full" target="_blank" rel="noopener" href=move || lab.page.complete.get().then(|| super::url_for(&lab.query().replace("&embed=1", "").replace("embed=1", "")))>"Open in Rate Limit Lab ↗"</a>
                 })}
             </header>
             {notices}
             {kept_line(lab)}
-            {move || lab.progress.get().map(|progress| view! {
+            {move || lab.work.progress.get().map(|progress| view! {
                 <div class="progress" role="status" data-testid="progress">
                     <span>{progress.what}</span>
                     <progress max="1000" value=progress.permille></progress>
                 </div>
             }.into_any())}
-            <p class="live" aria-live="polite" data-testid="live">{move || lab.announcement.get()}</p>
+            <p class="live" aria-live="polite" data-testid="live">{move || lab.focus.announcement.get()}</p>
             <div class="layout">
                 <aside class="side">
                     <Controls/>
@@ -167,7 +167,7 @@ pub fn App() -> impl IntoView {
 #[cfg(feature = "workbench")]
 fn kept_line(lab: Lab) -> impl IntoView {
     move || {
-        lab.kept.get().map(|kept| {
+        lab.keeping.said.get().map(|kept| {
             view! { <p class="kept" role="status" data-testid="trace-kept">{kept}</p> }
         })
     }

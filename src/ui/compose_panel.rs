@@ -96,8 +96,8 @@ mod editing {
             let replace = mode.get_untracked() == Mode::Replace && !next.is_empty();
             let replaces = replace && state.with_untracked(|s| !is_clicks(&s.pattern));
             if replaces {
-                lab.playhead.set(None);
-                lab.playing.set(false);
+                lab.playback.playhead.set(None);
+                lab.playback.playing.set(false);
             }
             lab.change_and_remember(move |s| {
                 if replaces {
@@ -115,7 +115,7 @@ mod editing {
             }
             match chosen {
                 Mode::Replace if !clicks => {
-                    lab.playhead.set(None);
+                    lab.playback.playhead.set(None);
                     lab.change_and_remember(|s| {
                         replaced.set_value(Some(s.pattern.clone()));
                         s.pattern = Pattern::Trace(Arc::default());
@@ -123,7 +123,7 @@ mod editing {
                 }
                 Mode::Add if clicks => {
                     if let Some(pattern) = replaced.get_value() {
-                        lab.playhead.set(None);
+                        lab.playback.playhead.set(None);
                         lab.change_and_remember(|s| s.pattern = pattern);
                     }
                 }

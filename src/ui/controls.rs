@@ -142,46 +142,46 @@ fn seconds_text(span: Span) -> String {
 /// person prefers reduced motion.
 pub fn play(lab: Lab) {
     if super::prefers_reduced_motion() {
-        lab.playing.set(false);
-        lab.playhead.set(None);
+        lab.playback.playing.set(false);
+        lab.playback.playhead.set(None);
         return;
     }
     let horizon = lab.run.with_untracked(|r| r.horizon);
-    let start = match lab.playhead.get_untracked() {
+    let start = match lab.playback.playhead.get_untracked() {
         Some(t) if t < horizon => t,
         _ => Time::ZERO,
     };
-    lab.playhead.set(Some(start));
-    lab.playing.set(true);
+    lab.playback.playhead.set(Some(start));
+    lab.playback.playing.set(true);
     tick(lab, super::perf_now());
 }
 
 fn tick(lab: Lab, last: f64) {
     super::next_frame(move || {
-        if !lab.playing.get_untracked() {
+        if !lab.playback.playing.get_untracked() {
             return;
         }
         let now = super::perf_now();
         let dt_ms = (now - last).clamp(0.0, 100.0);
         let horizon = lab.run.with_untracked(|r| r.horizon);
-        let at = lab.playhead.get_untracked().unwrap_or(Time::ZERO);
-        let advance = (dt_ms * 1_000.0 * lab.speed.get_untracked()).max(0.0) as u64;
+        let at = lab.playback.playhead.get_untracked().unwrap_or(Time::ZERO);
+        let advance = (dt_ms * 1_000.0 * lab.playback.speed.get_untracked()).max(0.0) as u64;
         let next = at.plus(Span(advance));
         if next >= horizon {
-            lab.playhead.set(Some(horizon));
-            lab.playing.set(false);
+            lab.playback.playhead.set(Some(horizon));
+            lab.playback.playing.set(false);
             return;
         }
-        lab.playhead.set(Some(next));
+        lab.playback.playhead.set(Some(next));
         tick(lab, now);
     });
 }
 
 /// Moves the playhead to the next request and selects it.
 pub fn step(lab: Lab) {
-    lab.playing.set(false);
-    let at = lab.playhead.get_untracked();
-    let selected = lab.selected.get_untracked();
+    lab.playback.playing.set(false);
+    let at = lab.playback.playhead.get_untracked();
+    let selected = lab.focus.selected.get_untracked();
     let next = lab.run.with_untracked(|r| {
         let requests = r.trace.requests();
         // Request by request, so simultaneous requests are each shown; they are in time order.
@@ -196,19 +196,20 @@ pub fn step(lab: Lab) {
     });
     match next {
         Some((i, t)) => {
-            lab.playhead.set(Some(t));
-            lab.selected.set(Some(i));
+            lab.playback.playhead.set(Some(t));
+            lab.focus.selected.set(Some(i));
         }
         None => lab
+            .playback
             .playhead
             .set(Some(lab.run.with_untracked(|r| r.horizon))),
     }
 }
 
 pub fn reset(lab: Lab) {
-    lab.playing.set(false);
-    lab.playhead.set(Some(Time::ZERO));
-    lab.selected.set(None);
+    lab.playback.playing.set(false);
+    lab.playback.playhead.set(Some(Time::ZERO));
+    lab.focus.selected.set(None);
 }
 
 /// The most keys offered in the "Send a request for" menu.
@@ -243,7 +244,7 @@ pub fn send_request(lab: Lab) {
             r.settings.limit,
         )
     });
-    let key = lab.send_key.get_untracked().unwrap_or(first_key);
+    let key = lab.focus.send_key.get_untracked().unwrap_or(first_key);
     let mut points = match points {
         Pattern::Keyed(points) => std::sync::Arc::unwrap_or_clone(points),
         Pattern::Trace(times) => std::sync::Arc::unwrap_or_clone(times)
@@ -252,7 +253,7 @@ pub fn send_request(lab: Lab) {
             .collect(),
         _ => Vec::new(),
     };
-    let at = lab.playhead.get_untracked().unwrap_or_else(|| {
+    let at = lab.playback.playhead.get_untracked().unwrap_or_else(|| {
         if points.is_empty() {
             Time::ZERO
         } else {
@@ -272,7 +273,7 @@ pub fn send_request(lab: Lab) {
             .iter()
             .rposition(|q| q.at == at && r.trace.key_name(q.key) == key)
     });
-    lab.selected.set(index);
+    lab.focus.selected.set(index);
 }
 
 /// Every control, in the side column.
@@ -308,8 +309,8 @@ pub fn Controls() -> impl IntoView {
             .into_iter()
             .find(|p| p.slug() == slug)
         {
-            lab.playhead.set(None);
-            lab.playing.set(false);
+            lab.playback.playhead.set(None);
+            lab.playback.playing.set(false);
             lab.change_and_remember(|s| s.pattern = p);
         }
     };
@@ -346,7 +347,7 @@ pub fn Controls() -> impl IntoView {
     };
     // An embed builds only the controls its link names: the others would never be shown.
     let shows = move |control: Control| state.with_untracked(|s| s.shows(control));
-    let playing = lab.playing;
+    let playing = lab.playback.playing;
     // Percent of real time, in whole numbers, so an option's value matches the speed exactly.
     let speed_options: [(u32, &str); 5] = [
         (50, "0.5×"),
@@ -393,15 +394,15 @@ pub fn Controls() -> impl IntoView {
                     <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
                     <button data-testid="reset" title="Rewind playback to the start; the settings and the traffic stay" on:click=move |_| reset(lab)>"Rewind"</button>
                     <label class="speed">"Speed "
-                        <select data-testid="speed" prop:value=move || ((lab.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
-                            if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.speed.set(f64::from(pct) / 100.0) }
+                        <select data-testid="speed" prop:value=move || ((lab.playback.speed.get() * 100.0).round() as u32).to_string() on:change=move |ev| {
+                            if let Ok(pct) = event_target_value(&ev).parse::<u32>() { lab.playback.speed.set(f64::from(pct) / 100.0) }
                         }>
                             {speed_options.into_iter().map(|(pct, name)| view! {
-                                <option value=pct.to_string() selected=(lab.speed.get_untracked() * 100.0).round() as u32 == pct>{name}</option>
+                                <option value=pct.to_string() selected=(lab.playback.speed.get_untracked() * 100.0).round() as u32 == pct>{name}</option>
                             }).collect_view()}
                         </select>
                     </label>
-                    <span class="playhead-time" data-testid="playhead">{move || match lab.playhead.get() {
+                    <span class="playhead-time" data-testid="playhead">{move || match lab.playback.playhead.get() {
                         Some(t) => format!("at {}", time_label(t)),
                         None => "whole timeline".to_string(),
                     }}</span>
@@ -414,9 +415,9 @@ pub fn Controls() -> impl IntoView {
                         "Send a request " <kbd>"S"</kbd>
                     </button>
                     <label class="send-key">"for "
-                        <select data-testid="send-key" on:change=move |ev| lab.send_key.set(Some(event_target_value(&ev)))>
+                        <select data-testid="send-key" on:change=move |ev| lab.focus.send_key.set(Some(event_target_value(&ev)))>
                             {move || {
-                                let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.send_key.get()));
+                                let (keys, chosen) = lab.run.with(|r| send_keys(r.trace.keys(), lab.focus.send_key.get()));
                                 keys.into_iter().map(|k| {
                                     let selected = k == chosen;
                                     view! { <option value=k.clone() selected=selected>{k.clone()}</option> }.into_any()

@@ -64,8 +64,9 @@ pub fn DurableLab() -> impl IntoView {
     let enabled = move || state.with(|s| s.durable.enabled);
     // A link that opens a scenario's view (a shared one, or the first view's module reloading
     // into this one for a scenario chosen there) shows that scenario's lesson.
-    if lab.active_scenario.get_untracked().is_none() {
-        lab.active_scenario
+    if lab.page.active_scenario.get_untracked().is_none() {
+        lab.page
+            .active_scenario
             .set(state.with_untracked(scenarios::shown).map(|sc| sc.id));
     }
 
@@ -106,7 +107,7 @@ pub fn DurableLab() -> impl IntoView {
     };
 
     let scenario_text = move || {
-        let sc = scenarios::find(lab.active_scenario.get()?)?;
+        let sc = scenarios::find(lab.page.active_scenario.get()?)?;
         // Only while the page still shows that scenario's view (over the person's own traffic,
         // or its own).
         if state.with(|s| sc.applied(s) != *s) {
@@ -127,7 +128,7 @@ pub fn DurableLab() -> impl IntoView {
                     {format!("Your traffic stays: these figures are your {requests} requests through the scenario's setup, not {theirs}. ")}
                     <button class="scenario" data-testid="scenario-own-traffic" on:click=move |_| {
                         let next = state.with_untracked(|s| sc.preset(s));
-                        lab.playhead.set(None);
+                        lab.playback.playhead.set(None);
                         lab.change_and_remember(|s| *s = next);
                     }>{format!("Run it with {theirs}")}</button>
                 </p>

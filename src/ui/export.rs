@@ -101,7 +101,7 @@ pub fn download_csv(lab: Lab, run: Arc<LabRun>) {
         error: None,
     };
     run_sliced(
-        lab.progress,
+        lab.work.progress,
         job,
         Slicing::AT_ONCE,
         || true,

@@ -105,7 +105,7 @@ mod reading {
     /// of reading, is a long step), or the panel lists the lines it could not read.
     fn read(lab: Lab, job: ReadTraffic, result: RwSignal<Option<Said>>) {
         run_sliced(
-            lab.progress,
+            lab.work.progress,
             job,
             Slicing::AT_ONCE,
             || true,
@@ -125,7 +125,7 @@ mod reading {
                     next.kept = KeptTrace::No;
                     needs_keeping(&next)
                 });
-                lab.playhead.set(None);
+                lab.playback.playhead.set(None);
                 let said_of = pattern.clone();
                 lab.change_and_remember(|s| {
                     s.pattern = pattern;

@@ -139,7 +139,7 @@ pub fn announce(run: &LabRun, index: usize) -> String {
 pub fn Inspector() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let body = move || {
-        let Some(index) = lab.selected.get() else {
+        let Some(index) = lab.focus.selected.get() else {
             return view! {
                 <p class="hint">"Click a mark on the timeline, or focus the timeline and use the arrow keys, to see how every limiter decided that request and what it answered."</p>
             }

@@ -67,7 +67,7 @@ impl MarksCache {
             self.job.set_value(Some(wanted));
             // Worked out in the tasks that follow; a newer run or geometry stops the job.
             run_sliced(
-                lab.progress,
+                lab.work.progress,
                 LatencyMarksJob::new(run.clone(), wanted),
                 Slicing {
                     start_later: true,

@@ -47,7 +47,7 @@ pub fn QuestionView() -> impl IntoView {
             let slug = lab.state.with(|s| s.question);
             let inspect = answered().and_then(|a| a.inspect);
             if let (Some(i), true) = (inspect, before.is_none_or(|b| b.1 != inspect)) {
-                lab.selected.set(Some(i));
+                lab.focus.selected.set(Some(i));
             }
             if before.is_some_and(|b| b.0 != slug) && slug.is_some() {
                 super::next_frame(|| focus_id(HEADING_ID));
@@ -94,7 +94,7 @@ pub fn QuestionView() -> impl IntoView {
 /// Opens question `slug` in place, as a new entry of the browser's history.
 fn open(lab: Lab, slug: &'static str) {
     let next = parse_query(&format!("q={slug}")).state;
-    lab.playhead.set(None);
+    lab.playback.playhead.set(None);
     lab.change_and_remember(|s| {
         let theme = s.theme;
         *s = next;

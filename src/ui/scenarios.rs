@@ -25,9 +25,9 @@ pub fn ScenarioButtons() -> impl IntoView {
             view! {
                 <button class="scenario" data-testid=format!("scenario-{}", sc.id) on:click=move |_| {
                     let next = lab.state.with_untracked(|now| sc.applied(now));
-                    lab.playhead.set(None);
+                    lab.playback.playhead.set(None);
                     lab.change_and_remember(|s| *s = next);
-                    lab.active_scenario.set(Some(sc.id));
+                    lab.page.active_scenario.set(Some(sc.id));
                 }>{sc.title}</button>
             }
         })

@@ -1,6 +1,7 @@
-//! The page's shared state: the lab state (what the URL holds), the computed run, and the
-//! transient view state (playhead, cursor, selection). Every change to the lab state goes
-//! through `Lab::change`, which recomputes the run and rewrites the URL in one step.
+//! The page's shared state: the lab state (what the URL holds) and the computed run, and parts
+//! with one job each (`Playback`, `Focus`, `Address`, `Work`, `Keeping`, `Page`;
+//! docs/architecture.md says each in a sentence). Every change to the lab state goes through
+//! `Lab::change`, which recomputes the run and rewrites the URL in one step.
 //!
 //! A large trace is computed a slice at a time (`core::lab::Computation`, a job run by
 //! `scheduler::run_sliced`): the first slice runs at once, and if it does not finish within a
@@ -30,48 +31,132 @@ use super::scheduler::{run_sliced, Slicing};
 /// How long after a change of the view alone the address bar is written.
 const URL_PAUSE_MS: i32 = 200;
 
+/// The page's state, in parts that each have one job. `state` and `run` are what is shown: the
+/// lab state (what the link holds) and its computed run; the parts hold the rest.
 #[derive(Clone, Copy)]
 pub struct Lab {
     pub state: RwSignal<LabState>,
     pub run: RwSignal<Arc<LabRun>>,
+    pub playback: Playback,
+    pub focus: Focus,
+    pub address: Address,
+    pub work: Work,
+    pub keeping: Keeping,
+    pub page: Page,
+}
+
+/// Where playback stands.
+#[derive(Clone, Copy)]
+pub struct Playback {
     /// `None` shows the whole timeline; `Some(t)` shows it up to `t` (playing or paused).
     pub playhead: RwSignal<Option<Time>>,
     pub playing: RwSignal<bool>,
     /// Simulated seconds per real second.
     pub speed: RwSignal<f64>,
+}
+
+/// What the person is looking at and acting on.
+#[derive(Clone, Copy)]
+pub struct Focus {
     /// Where the pointer is over the timeline.
     pub cursor: RwSignal<Option<Time>>,
     /// The request shown in the inspector (an index into the trace).
     pub selected: RwSignal<Option<usize>>,
-    /// Messages about the URL or about a value a person typed.
-    pub notices: RwSignal<Vec<String>>,
     /// The sentence screen readers hear after each decision is shown.
     pub announcement: RwSignal<String>,
     /// The key "Send a request" sends for; `None` means the trace's first key.
     pub send_key: RwSignal<Option<String>>,
-    /// The Durable Object scenario last chosen (its id), to explain while it is on screen.
-    pub active_scenario: RwSignal<Option<&'static str>>,
+}
+
+/// The address bar, and what the page says about the view it holds.
+#[derive(Clone, Copy)]
+pub struct Address {
+    /// Messages about the URL or about a value a person typed.
+    pub notices: RwSignal<Vec<String>>,
+    /// Whether the address bar is due to be written after a change of how the view is looked at.
+    url_due: StoredValue<bool>,
+}
+
+impl Address {
+    /// Writes `query` in the address bar, as a new history entry when `remember`, with the
+    /// notices said about it.
+    fn write(&self, query: &str, remember: bool) {
+        super::write_url(query, remember, &self.notices.get_untracked());
+    }
+
+    /// Writes the address bar (in place) a moment from now, once for any number of changes
+    /// before then: browsers refuse an address rewritten too often.
+    fn write_soon(self, state: RwSignal<LabState>) {
+        if self.url_due.get_value() {
+            return;
+        }
+        self.url_due.set_value(true);
+        super::after(URL_PAUSE_MS, move || {
+            self.url_due.set_value(false);
+            if state.with_untracked(reopens) {
+                self.write(&state.with_untracked(to_query), false);
+            }
+        });
+    }
+}
+
+/// The long work under way.
+#[derive(Clone, Copy)]
+pub struct Work {
     /// Long work under way, shown by the progress bar.
     pub progress: RwSignal<Option<Progress>>,
+    /// The latest computation; an older one still running stops when it sees a newer number.
+    job: RwSignal<u32>,
+    /// The progress of work the bar does not show: keeping a trace, which `Keeping::said`
+    /// announces, goes on while the charts are drawn with the bar.
+    #[cfg(feature = "workbench")]
+    unseen: RwSignal<Option<Progress>>,
+}
+
+impl Work {
+    /// Numbers a new computation: any older one still running stops.
+    fn next_job(&self) -> u32 {
+        let job = self.job.get_untracked().wrapping_add(1);
+        self.job.set(job);
+        job
+    }
+
+    fn is_latest(&self, job: u32) -> bool {
+        self.job.get_untracked() == job
+    }
+}
+
+/// The traces kept in the browser.
+#[derive(Clone, Copy)]
+pub struct Keeping {
     /// Where the trace on screen is kept when no link can carry it, as a sentence for the page.
-    pub kept: RwSignal<Option<String>>,
+    pub said: RwSignal<Option<String>>,
     /// Counts the traces shown: keeping one in the browser takes a while, and its answer is
     /// used only if the page still shows that trace.
     trace_shown: RwSignal<u32>,
-    /// The progress of work the bar does not show: keeping a trace, which `kept` announces,
-    /// goes on while the charts are drawn with the bar.
-    #[cfg(feature = "workbench")]
-    unseen: RwSignal<Option<Progress>>,
+}
+
+/// How far the page is built, and the scenario it explains.
+#[derive(Clone, Copy)]
+pub struct Page {
     /// Whether the timelines have been drawn once: the first view is on screen, and what lies
     /// below it can be built (see `app::App`).
     pub first_view_shown: RwSignal<bool>,
     /// Whether the sections below the first view are built too (`body[data-complete]`): what
     /// the first paint does not need (the embed's link to the full lab) waits for it.
     pub complete: RwSignal<bool>,
-    /// The latest computation; an older one still running stops when it sees a newer number.
-    job: RwSignal<u32>,
-    /// Whether the address bar is due to be written after a change of how the view is looked at.
-    url_due: StoredValue<bool>,
+    /// The Durable Object scenario last chosen (its id), to explain while it is on screen.
+    pub active_scenario: RwSignal<Option<&'static str>>,
+}
+
+/// Whether `next` needs what this page's module lacks: the first view's module has no product
+/// profiles, no controls of the rules, no kept traces and no Durable Object lab.
+fn needs_another_module(next: &LabState) -> bool {
+    let needs_workbench =
+        next.settings.sets_rules() || next.kept.is_named() || next.lanes == Lanes::Key;
+    (!cfg!(feature = "products") && next.has_product_row())
+        || (!cfg!(feature = "workbench") && needs_workbench)
+        || (!cfg!(feature = "durable") && next.durable.enabled)
 }
 
 impl Lab {
@@ -80,24 +165,36 @@ impl Lab {
         Lab {
             state: RwSignal::new(state),
             run: RwSignal::new(run),
-            playhead: RwSignal::new(None),
-            playing: RwSignal::new(false),
-            speed: RwSignal::new(1.0),
-            cursor: RwSignal::new(None),
-            selected: RwSignal::new(None),
-            notices: RwSignal::new(notices),
-            announcement: RwSignal::new(String::new()),
-            send_key: RwSignal::new(None),
-            active_scenario: RwSignal::new(None),
-            progress: RwSignal::new(None),
-            kept: RwSignal::new(None),
-            trace_shown: RwSignal::new(0),
-            #[cfg(feature = "workbench")]
-            unseen: RwSignal::new(None),
-            first_view_shown: RwSignal::new(false),
-            complete: RwSignal::new(false),
-            job: RwSignal::new(0),
-            url_due: StoredValue::new(false),
+            playback: Playback {
+                playhead: RwSignal::new(None),
+                playing: RwSignal::new(false),
+                speed: RwSignal::new(1.0),
+            },
+            focus: Focus {
+                cursor: RwSignal::new(None),
+                selected: RwSignal::new(None),
+                announcement: RwSignal::new(String::new()),
+                send_key: RwSignal::new(None),
+            },
+            address: Address {
+                notices: RwSignal::new(notices),
+                url_due: StoredValue::new(false),
+            },
+            work: Work {
+                progress: RwSignal::new(None),
+                job: RwSignal::new(0),
+                #[cfg(feature = "workbench")]
+                unseen: RwSignal::new(None),
+            },
+            keeping: Keeping {
+                said: RwSignal::new(None),
+                trace_shown: RwSignal::new(0),
+            },
+            page: Page {
+                first_view_shown: RwSignal::new(false),
+                complete: RwSignal::new(false),
+                active_scenario: RwSignal::new(None),
+            },
         }
     }
 
@@ -157,19 +254,12 @@ impl Lab {
         if remember {
             // A new view, a new history entry: the messages said about the view before stay
             // with its entry (`super::write_url`), and Back shows them again.
-            self.notices.set(Vec::new());
+            self.address.notices.set(Vec::new());
         }
-        let needs_products = next.has_product_row();
-        let needs_workbench =
-            next.settings.sets_rules() || next.kept.is_named() || next.lanes == Lanes::Key;
-        if (!cfg!(feature = "products") && needs_products)
-            || (!cfg!(feature = "workbench") && needs_workbench)
-            || (!cfg!(feature = "durable") && next.durable.enabled)
-        {
-            // The first view's module has no product profiles, no controls of the rules, no
-            // kept traces and no Durable Object lab: the page opens this view again with the
-            // module that has them, which web/loader.js picks from the address.
-            super::write_url(&to_query(&next), remember, &self.notices.get_untracked());
+        if needs_another_module(&next) {
+            // The page opens this view again with the module that has what it needs, which
+            // web/loader.js picks from the address.
+            self.address.write(&to_query(&next), remember);
             super::reload();
             return;
         }
@@ -182,13 +272,12 @@ impl Lab {
             let query = (!zoomed && reopens(&next)).then(|| to_query(&next));
             self.state.set(next);
             match query {
-                Some(query) => super::write_url(&query, false, &self.notices.get_untracked()),
-                None => self.write_url_soon(),
+                Some(query) => self.address.write(&query, false),
+                None => self.address.write_soon(self.state),
             }
             return;
         }
-        let job = self.job.get_untracked().wrapping_add(1);
-        self.job.set(job);
+        let job = self.work.next_job();
         let computation = Computation::new(&next);
         // A large trace (`core::lab::LARGE_TRACE`) is made and run in the tasks that follow, a
         // slice at a time, and shown in a task of its own.
@@ -198,32 +287,15 @@ impl Lab {
         }
         let lab = *self;
         run_sliced(
-            self.progress,
+            self.work.progress,
             computation,
             Slicing {
                 start_later: large,
                 finish_later: large,
             },
-            move || lab.job.get_untracked() == job,
+            move || lab.work.is_latest(job),
             move |run| lab.apply(next, run, remember),
         );
-    }
-
-    /// Writes the address bar (in place) a moment from now, once for any number of changes
-    /// before then: browsers refuse an address rewritten too often.
-    fn write_url_soon(&self) {
-        if self.url_due.get_value() {
-            return;
-        }
-        self.url_due.set_value(true);
-        let lab = *self;
-        super::after(URL_PAUSE_MS, move || {
-            lab.url_due.set_value(false);
-            if lab.state.with_untracked(reopens) {
-                let notices = lab.notices.get_untracked();
-                super::write_url(&lab.state.with_untracked(to_query), false, &notices);
-            }
-        });
     }
 
     /// Sets the colour theme, whether a person picked it or the page that frames an embed sent it.
@@ -242,19 +314,20 @@ impl Lab {
             next.kept.is_named() && self.state.with_untracked(|s| s.kept != next.kept);
         self.run.set(Arc::new(run));
         if reopens(&next) {
-            super::write_url(&to_query(&next), remember, &self.notices.get_untracked());
+            self.address.write(&to_query(&next), remember);
         }
         let trace_len = self.run.with_untracked(|r| r.trace.len());
         if self
+            .focus
             .selected
             .get_untracked()
             .is_some_and(|i| i >= trace_len)
         {
-            self.selected.set(None);
+            self.focus.selected.set(None);
         }
         if to_keep {
-            let shown = self.trace_shown.get_untracked().wrapping_add(1);
-            self.trace_shown.set(shown);
+            let shown = self.keeping.trace_shown.get_untracked().wrapping_add(1);
+            self.keeping.trace_shown.set(shown);
             // Its own task: writing a long trace should not add to the redraw's.
             let (lab, state) = (*self, next.clone());
             super::soon(move || lab.keep_trace(state, remember, shown));
@@ -274,7 +347,7 @@ impl Lab {
             // Named: being read back; kept: read back, and the page said from where.
             return;
         }
-        self.kept.set(None);
+        self.keeping.said.set(None);
         if !needs_keeping(&state) {
             return;
         }
@@ -294,7 +367,7 @@ impl Lab {
         }
         #[cfg(feature = "workbench")]
         {
-            self.kept.set(Some(format!(
+            self.keeping.said.set(Some(format!(
                 "Keeping your {count} requests in this browser's IndexedDB…"
             )));
             let lab = *self;
@@ -305,10 +378,10 @@ impl Lab {
             };
             let became = composed.then(|| pattern.clone());
             run_sliced(
-                self.unseen,
+                self.work.unseen,
                 crate::core::url::kept::KeepTrace::new(pattern),
                 slicing,
-                move || lab.trace_shown.get_untracked() == shown,
+                move || lab.keeping.trace_shown.get_untracked() == shown,
                 move |kept| lab.put_trace(kept, count, became, remember, shown),
             );
         }
@@ -333,7 +406,7 @@ impl Lab {
     ) {
         let (lab, id, bytes) = (*self, kept.id, kept.text.len());
         super::kept_trace::put(id.clone(), kept.text, move |written| {
-            if lab.trace_shown.get_untracked() != shown {
+            if lab.keeping.trace_shown.get_untracked() != shown {
                 return; // the page shows other traffic by now
             }
             match written {
@@ -347,13 +420,13 @@ impl Lab {
                         }
                         s.kept = KeptTrace::Kept(id.clone());
                     });
-                    let notices = lab.notices.get_untracked();
-                    super::write_url(&lab.state.with_untracked(to_query), remember, &notices);
+                    lab.address
+                        .write(&lab.state.with_untracked(to_query), remember);
                     let what = match composed {
                         true => "requests (the composed segments' included, now one trace)",
                         false => "requests",
                     };
-                    lab.kept.set(Some(format!(
+                    lab.keeping.said.set(Some(format!(
                         "Your {count} {what} are kept in this browser's IndexedDB (database \"{}\", store \"{}\", id {id}: {bytes} bytes of text). The link, trace={}, opens them again in this browser only; anywhere else it opens the default traffic. In the link itself they would pass {MAX_LINK_CHARS} characters.",
                         super::kept_trace::DATABASE,
                         super::kept_trace::STORE,
@@ -361,7 +434,7 @@ impl Lab {
                     )));
                 }
                 Err(why) => {
-                    lab.kept.set(None);
+                    lab.keeping.said.set(None);
                     lab.not_kept(count, &format!("this browser would not keep them ({why})"));
                 }
             }
@@ -383,7 +456,7 @@ impl Lab {
         self.restore_trace();
         #[cfg(feature = "workbench")]
         if self.state.with_untracked(needs_keeping) {
-            let (lab, shown) = (*self, self.trace_shown.get_untracked());
+            let (lab, shown) = (*self, self.keeping.trace_shown.get_untracked());
             let state = self.state.get_untracked();
             super::soon(move || lab.keep_trace(state, false, shown));
         }
@@ -437,11 +510,17 @@ impl Lab {
                     start_later: true,
                     finish_later: true,
                 };
-                run_sliced(self.progress, reading, slicing, still_named, move |read| {
-                    lab.reopened(read.map(|points| (points, bytes)).map_err(|e| {
-                        format!("what this browser keeps under it cannot be read ({e})")
-                    }))
-                });
+                run_sliced(
+                    self.work.progress,
+                    reading,
+                    slicing,
+                    still_named,
+                    move |read| {
+                        lab.reopened(read.map(|points| (points, bytes)).map_err(|e| {
+                            format!("what this browser keeps under it cannot be read ({e})")
+                        }))
+                    },
+                );
             }
             Ok(None) => self.reopened(Err(
                 "it is not here (another browser, or this one's site data was cleared)".into(),
@@ -453,14 +532,14 @@ impl Lab {
     /// Shows a trace read back for the link the state names, or says why there is none.
     #[cfg(feature = "workbench")]
     fn reopened(&self, read: Result<(Vec<crate::core::traffic::Point>, usize), String>) {
-        self.progress.set(None);
+        self.work.progress.set(None);
         let KeptTrace::Named(id) = self.state.with_untracked(|s| s.kept.clone()) else {
             return;
         };
         match read {
             Ok((points, bytes)) => {
                 if let Some(id) = &id {
-                    self.kept.set(Some(format!(
+                    self.keeping.said.set(Some(format!(
                         "Opened from this browser's IndexedDB (database \"{}\", store \"{}\", id {id}): {} requests, {bytes} bytes of text. The link opens them again in this browser only.",
                         super::kept_trace::DATABASE,
                         super::kept_trace::STORE,
@@ -500,24 +579,30 @@ impl Lab {
 
     /// Shows that `what` is under way, `permille` thousandths done.
     pub fn show_progress(&self, what: &'static str, permille: u32) {
-        self.progress.set(Some(Progress { what, permille }));
+        self.work.progress.set(Some(Progress { what, permille }));
     }
 
     /// Adds a message to the notices at the top of the page (once), and keeps it with the view's
     /// history entry.
     pub fn notice(&self, message: String) {
-        if self.notices.with_untracked(|n| n.contains(&message)) {
+        if self
+            .address
+            .notices
+            .with_untracked(|n| n.contains(&message))
+        {
             return;
         }
-        self.notices.update(|n| n.push(message));
-        self.notices.with_untracked(|n| super::write_notices(n));
+        self.address.notices.update(|n| n.push(message));
+        self.address
+            .notices
+            .with_untracked(|n| super::write_notices(n));
     }
 
     /// Replaces the notices, those of the view's history entry too: a view opened with Back or
     /// Forward shows its own (`super::entry_notices`), and Dismiss empties them.
     pub fn set_notices(&self, notices: Vec<String>) {
         super::write_notices(&notices);
-        self.notices.set(notices);
+        self.address.notices.set(notices);
     }
 
     pub fn query(&self) -> String {

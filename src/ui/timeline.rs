@@ -145,9 +145,9 @@ pub fn Timelines() -> impl IntoView {
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
         let view = View {
-            playhead: lab.playhead.get(),
-            cursor: lab.cursor.get(),
-            selected: lab.selected.get(),
+            playhead: lab.playback.playhead.get(),
+            cursor: lab.focus.cursor.get(),
+            selected: lab.focus.selected.get(),
             dpr,
         };
         let Some(canvas) = canvas_ref.get() else {
@@ -180,7 +180,7 @@ pub fn Timelines() -> impl IntoView {
             None if layout.shown(run.trace.requests()).len() <= COLUMNS_LATER_FROM => {
                 if columns_job.with_value(Option::is_some) {
                     columns_job.set_value(None); // a large run's columns are no longer wanted
-                    lab.progress.set(None);
+                    lab.work.progress.set(None);
                 }
                 let made = std::sync::Arc::new(MarkColumns::new(&run, &layout, dpr));
                 columns.set_value(Some((wanted, made.clone())));
@@ -193,7 +193,7 @@ pub fn Timelines() -> impl IntoView {
                     // row at a time. A newer run or layout stops the job.
                     let still = wanted.clone();
                     run_sliced(
-                        lab.progress,
+                        lab.work.progress,
                         MarkColumnsJob::new(run, layout, dpr),
                         Slicing {
                             start_later: true,
@@ -240,22 +240,22 @@ pub fn Timelines() -> impl IntoView {
             draw_error.set(result.err());
             let _ = canvas.set_attribute("data-drawn", "true");
             super::mark_ready();
-            if !lab.first_view_shown.get_untracked() {
-                lab.first_view_shown.set(true);
+            if !lab.page.first_view_shown.get_untracked() {
+                lab.page.first_view_shown.set(true);
             }
         }
     });
 
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let count = lab.run.with_untracked(|r| r.trace.len());
-        let current = lab.selected.get_untracked();
+        let current = lab.focus.selected.get_untracked();
         let key = ev.key();
         let anchor = current
             .and_then(|i| {
                 lab.run
                     .with_untracked(|r| r.trace.requests().get(i).map(|q| q.at))
             })
-            .or(lab.playhead.get_untracked());
+            .or(lab.playback.playhead.get_untracked());
         if !ev.ctrl_key()
             && !ev.meta_key()
             && layout.with_untracked(|l| super::timeline_input::key(lab, l, &key, anchor))
@@ -272,27 +272,27 @@ pub fn Timelines() -> impl IntoView {
             "Home" => Some(0),
             "End" => Some(count - 1),
             "Escape" => {
-                lab.selected.set(None);
-                lab.cursor.set(None);
+                lab.focus.selected.set(None);
+                lab.focus.cursor.set(None);
                 None
             }
             _ => return,
         };
         ev.prevent_default();
         if let Some(i) = next {
-            lab.selected.set(Some(i));
+            lab.focus.selected.set(Some(i));
             let at = lab
                 .run
                 .with_untracked(|r| r.trace.requests().get(i).map(|q| q.at));
             if let Some(at) = at {
-                lab.cursor.set(Some(at));
+                lab.focus.cursor.set(Some(at));
                 // The view follows, so the selected request stays in it.
                 layout.with_untracked(|l| super::timeline_input::follow(lab, l, at));
             }
         }
     };
     let labels = move || {
-        let bracket_end = lab.cursor.get().or(lab.playhead.get());
+        let bracket_end = lab.focus.cursor.get().or(lab.playback.playhead.get());
         lab.run.with(|run| {
             layout.with(|l| {
                 l.rows

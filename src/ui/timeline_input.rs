@@ -38,12 +38,14 @@ pub fn listen(canvas: &web_sys::Element, lab: Lab, layout: Memo<Layout>) {
             match (ev.type_().as_str(), pointer) {
                 ("pointerdown", Some(ev)) => pointers.press(l, ev),
                 ("pointermove", Some(ev)) => {
-                    lab.cursor.set(Some(l.time_at(f64::from(ev.offset_x()))));
+                    lab.focus
+                        .cursor
+                        .set(Some(l.time_at(f64::from(ev.offset_x()))));
                     if let Some(range) = pointers.drag(l, ev) {
                         show(lab, l, range);
                     }
                 }
-                ("pointerleave", _) => lab.cursor.set(None),
+                ("pointerleave", _) => lab.focus.cursor.set(None),
                 ("click", _) if !std::mem::take(&mut pointers.dragged) => select(lab, l, ev),
                 (_, Some(ev)) => pointers.release(l, ev),
                 _ => {}
@@ -83,7 +85,7 @@ fn select(lab: Lab, l: &Layout, ev: &web_sys::MouseEvent) {
             .map(|(i, _)| i)
     });
     if nearest.is_some() {
-        lab.selected.set(nearest);
+        lab.focus.selected.set(nearest);
     }
 }
 

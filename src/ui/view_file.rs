@@ -93,7 +93,7 @@ mod files {
                 for notice in parsed.notices {
                     lab.notice(notice.message);
                 }
-                lab.playhead.set(None);
+                lab.playback.playhead.set(None);
                 lab.show(parsed.state, true);
                 said.set(Some(Said::Done(format!(
                     "Opened the view file: its settings and its {requests} requests. Back returns to the view before."
