@@ -9,11 +9,11 @@
 // in the page's order and at its priorities, read to the last byte, neither compiled nor run.
 // Its own document stands in for the page's.
 // For each view: one load of the page and one of the floor not counted (the server compresses
-// each file on its first request, which a static host has done before anyone asks; the page's
-// load also says which files the floor fetches), then ROUNDS rounds (default 7) of one load of
-// each, the page first in even rounds and the floor first in odd ones, so that neither always
-// meets the machine the other has just left. It prints the files, each round's ratio, and the
-// medians.
+// each file on its first request, which a static host has done before anyone asks), then ROUNDS
+// rounds (default 7) of one load of each, the page first in even rounds and the floor first in
+// odd ones, so that neither always meets the machine the other has just left. Each floor fetches
+// the files of the page load before it, which now and then differ by the icon. It prints the files, each round's ratio, and the
+// medians, with when each one's first request left.
 // Run with: bash scripts/bench-browser.sh ratio   (builds the site, serves a copy of it with the
 // floor, runs this)
 import { coldLoad, fetchedFiles, launchChromium, median, notePriorities, phoneContext, PHONE, VIEWS, waitUntil } from './bench-load.mjs';
@@ -44,13 +44,13 @@ const seconds = (ms) => (ms / 1000).toFixed(2);
 const describe = (load) => load.fetched.map((f) => `${name(f.url)} ${f.bytes} B, ${f.priority}, sent at ${f.sent.toFixed(0)} ms`).join('; ');
 
 /**
- * What `load` received that `first` did not (+), and the other way round (-), by name and bytes;
+ * What `load` received that `other` did not (+), and the other way round (-), by name and bytes;
  * empty when they are the same. The browser asks for the icon about when the module has
- * arrived, so it is among some loads' files and not others'.
+ * arrived, so it is among some page loads' files when ready and not others'.
  */
-function differenceFrom(first, load) {
+function differenceFrom(other, load) {
   const files = (l) => l.fetched.map((file) => `${name(file.url)} ${file.bytes} B`);
-  const [before, after] = [files(first), files(load)];
+  const [before, after] = [files(other), files(load)];
   const added = after.filter((f) => !before.includes(f)).map((f) => `+${f}`);
   const missing = before.filter((f) => !after.includes(f)).map((f) => `-${f}`);
   return [...added, ...missing].join(', ');
@@ -66,15 +66,19 @@ for (const view of VIEWS) {
   const first = await coldLoad(browser, view.query);
   const firstFloor = await floorLoad(browser, first.fetched);
   console.log(`${view.label}\n  the page had received when ready: ${describe(first)}\n  the floor fetched: ${describe(firstFloor)}`);
+  // The floor fetches what the page load before it had received: in even rounds the same
+  // round's, in odd ones the previous round's.
   const loads = { page: [], floor: [] };
+  let latest = first;
   for (let round = 0; round < ROUNDS; round++) {
     for (const which of round % 2 === 0 ? ['page', 'floor'] : ['floor', 'page']) {
-      loads[which].push(which === 'page' ? await coldLoad(browser, view.query) : await floorLoad(browser, first.fetched));
+      if (which === 'page') loads.page.push((latest = await coldLoad(browser, view.query)));
+      else loads.floor.push(await floorLoad(browser, latest.fetched));
     }
   }
-  for (const [which, list] of Object.entries(loads)) {
-    const differences = list.map((load) => differenceFrom(first, load)).filter((d) => d);
-    if (differences.length) console.log(`  ${differences.length} of the ${which}'s loads had other files: ${differences.join('; ')}`);
+  const differences = loads.page.map((load, i) => differenceFrom(loads.floor[i], load)).filter((d) => d);
+  if (differences.length) {
+    console.log(`  ${differences.length} of ${ROUNDS} rounds' page had other files than their floor: ${differences.join('; ')}`);
   }
   const ratios = loads.page.map((load, i) => load.total / loads.floor[i].total);
   const row = {
@@ -83,9 +87,11 @@ for (const view of VIEWS) {
     floor: median(loads.floor.map((l) => l.total)),
     ratio: median(ratios),
   };
+  // The floor asks for its files as soon as its script runs; the page when its loader runs.
+  const firstSent = (which) => median(loads[which].map((load) => load.fetched[0]?.sent ?? NaN)).toFixed(0);
   console.log(
     `  page ${seconds(row.page)} s, floor ${seconds(row.floor)} s (medians), page / floor ${row.ratio.toFixed(2)} (median of the rounds: ` +
-      `${ratios.map((r) => r.toFixed(2)).join(', ')})`,
+      `${ratios.map((r) => r.toFixed(2)).join(', ')}); first request sent at ${firstSent('page')} ms (page), ${firstSent('floor')} ms (floor)`,
   );
   rows.push(row);
 }
