@@ -45,8 +45,8 @@ const describe = (load) => load.fetched.map((f) => `${name(f.url)} ${f.bytes} B,
 
 /**
  * What `load` received that `other` did not (+), and the other way round (-), by name and bytes;
- * empty when they are the same. The browser asks for the icon about when the module has
- * arrived, so it is among some page loads' files when ready and not others'.
+ * empty when they are the same. The browser asks for the icon a few hundred milliseconds after
+ * the module, so it is among some page loads' files when ready and not others'.
  */
 function differenceFrom(other, load) {
   const files = (l) => l.fetched.map((file) => `${name(file.url)} ${file.bytes} B`);
