@@ -12,8 +12,8 @@
 // each file on its first request, which a static host has done before anyone asks), then ROUNDS
 // rounds (default 7) of one load of each, the page first in even rounds and the floor first in
 // odd ones, so that neither always meets the machine the other has just left. Each floor fetches
-// the files of the page load before it, which now and then differ by the icon. It prints the files, each round's ratio, and the
-// medians, with when each one's first request left.
+// the files of the page load before it, which now and then differ by the icon. It prints the
+// files, each round's ratio, and the medians, with when each one's first request left.
 // Run with: bash scripts/bench-browser.sh ratio   (builds the site, serves a copy of it with the
 // floor, runs this)
 import { coldLoad, fetchedFiles, launchChromium, median, notePriorities, phoneContext, PHONE, VIEWS, waitUntil } from './bench-load.mjs';
