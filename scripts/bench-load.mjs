@@ -33,11 +33,11 @@ export const VIEWS = [
 ];
 
 /**
- * One cold load of the site at `base` (its address, ending in `/`) with `query`, in a new context.
- * With `network: false`, only the CPU is slowed: the module arrives at once, which leaves the
+ * A new browser context on the phone profile, with its page and a DevTools session on it. With
+ * `network: false`, only the CPU is slowed: the module arrives at once, which leaves the
  * network's spread out when two versions' page parts are compared (bench-compare.mjs).
  */
-export async function coldLoad(browser, query, base = BASE, { network = true } = {}) {
+export async function phoneContext(browser, { network = true } = {}) {
   const context = await browser.newContext({ viewport: PHONE.viewport });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
@@ -52,20 +52,45 @@ export async function coldLoad(browser, query, base = BASE, { network = true } =
     });
   }
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: PHONE.cpuSlowdown });
-  await page.goto(`${base}${query ? `?${query}` : ''}`, { waitUntil: 'commit' });
-  // Playwright's own waiting (waitForSelector) runs its injected script in the page on every
-  // animation frame, which on a CPU slowed 4x costs tens of milliseconds each time, inside the
-  // load being measured. A one-line check through the protocol every 100 ms costs nothing: the
-  // page's own mark says when it was ready.
+  return { context, page, cdp };
+}
+
+/**
+ * Waits until `expression` is true in the page. Playwright's own waiting (waitForSelector) runs
+ * its injected script in the page on every animation frame, which on a CPU slowed 4x costs tens
+ * of milliseconds each time, inside the load being measured. A one-line check through the
+ * protocol every 100 ms costs nothing: the page's own mark says when it was ready.
+ */
+export async function waitUntil(cdp, expression, what) {
   for (let waited = 0; ; waited += 100) {
-    const { result } = await cdp.send('Runtime.evaluate', {
-      expression: "document.body?.getAttribute('data-ready') === 'true'",
-      returnByValue: true,
-    });
-    if (result.value) break;
-    if (waited > 60000) throw new Error(`not ready after 60 s: ${query}`);
+    const { result } = await cdp.send('Runtime.evaluate', { expression, returnByValue: true });
+    if (result.value) return;
+    if (waited > 60000) throw new Error(`not ready after 60 s: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * The priority Chromium gave each request of the page, by address, from the protocol's events
+ * (the resource timings do not say it), for the loads that note what they fetched.
+ */
+export function notePriorities(cdp) {
+  const priorities = new Map();
+  cdp.on('Network.requestWillBeSent', ({ request }) => priorities.set(request.url, request.initialPriority));
+  return priorities;
+}
+
+/**
+ * One cold load of the site at `base` (its address, ending in `/`) with `query`, in a new context
+ * (`network` as for phoneContext). Besides the figures, `fetched` lists the files the page had
+ * received when it was ready, in the order it asked for them: what the floor of bench-ratio.mjs
+ * fetches.
+ */
+export async function coldLoad(browser, query, base = BASE, { network = true } = {}) {
+  const { context, page, cdp } = await phoneContext(browser, { network });
+  const priorities = notePriorities(cdp);
+  await page.goto(`${base}${query ? `?${query}` : ''}`, { waitUntil: 'commit' });
+  await waitUntil(cdp, "document.body?.getAttribute('data-ready') === 'true'", query);
   const figures = await page.evaluate(() => {
     const mark = (name) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;
     const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
@@ -82,6 +107,7 @@ export async function coldLoad(browser, query, base = BASE, { network = true } =
       bytes,
     };
   });
+  const fetched = await page.evaluate(fetchedFiles, figures.ready);
   await context.close();
   return {
     total: figures.ready,
@@ -91,7 +117,21 @@ export async function coldLoad(browser, query, base = BASE, { network = true } =
     render: figures.ready - figures.mounted,
     firstWords: figures.firstWords,
     bytes: figures.bytes,
+    fetched: fetched.map((file) => ({ ...file, priority: priorities.get(file.url) ?? '?' })),
   };
+}
+
+/**
+ * Run in the page (`page.evaluate(fetchedFiles, until)`): the files received in full by `until`
+ * (ms after navigation), in the order they were asked for, from the resource timings. The
+ * document itself is not among them.
+ */
+export function fetchedFiles(until) {
+  return performance
+    .getEntriesByType('resource')
+    .filter((e) => e.responseEnd <= until)
+    .sort((a, b) => a.startTime - b.startTime)
+    .map((e) => ({ url: e.name, sent: e.startTime, received: e.responseEnd, bytes: e.transferSize, kind: e.initiatorType }));
 }
 
 /**
