@@ -75,33 +75,36 @@ const fn scaled(
 const MICROSECOND: Span = Span(1);
 
 /// `limit` and `window`, at the top of the side column; an embed shows each when its
-/// `controls=` names it.
-pub const LIMIT_AND_WINDOW: &[NumberControl] = &[
-    NumberControl {
-        field: "limit",
-        label: "Limit, requests",
-        unit: "requests",
-        text: |s| s.settings.limit.to_string(),
-        slider: scaled(
-            "Limit",
-            |s| LIMIT_SCALE.position(s.settings.limit as f64),
-            |s| format!("{} requests", s.settings.limit),
-            |s, p| s.settings.limit = limit_at(p, s.settings.limit),
-        ),
-    },
-    NumberControl {
-        field: "window",
-        label: "Window, seconds",
-        unit: "s",
-        text: |s| format_seconds(s.settings.window.micros()),
-        slider: scaled(
-            "Window",
-            |s| WINDOW_SCALE.position(s.settings.window.micros() as f64 / MICROS_PER_SEC as f64),
-            |s| format!("{} s", format_seconds(s.settings.window.micros())),
-            |s, p| s.settings.window = window_at(p, s.settings.window),
-        ),
-    },
-];
+/// `controls=` names it, so the page places each by its name.
+pub const LIMIT_AND_WINDOW: &[NumberControl] = &[LIMIT, WINDOW];
+
+/// The limit every row follows.
+pub const LIMIT: NumberControl = NumberControl {
+    field: "limit",
+    label: "Limit, requests",
+    unit: "requests",
+    text: |s| s.settings.limit.to_string(),
+    slider: scaled(
+        "Limit",
+        |s| LIMIT_SCALE.position(s.settings.limit as f64),
+        |s| format!("{} requests", s.settings.limit),
+        |s, p| s.settings.limit = limit_at(p, s.settings.limit),
+    ),
+};
+
+/// The window every row follows.
+pub const WINDOW: NumberControl = NumberControl {
+    field: "window",
+    label: "Window, seconds",
+    unit: "s",
+    text: |s| format_seconds(s.settings.window.micros()),
+    slider: scaled(
+        "Window",
+        |s| WINDOW_SCALE.position(s.settings.window.micros() as f64 / MICROS_PER_SEC as f64),
+        |s| format!("{} s", format_seconds(s.settings.window.micros())),
+        |s, p| s.settings.window = window_at(p, s.settings.window),
+    ),
+};
 
 /// The token bucket's knobs in the tuning panel (its refill rate is GCRA's rate too).
 pub const TOKEN_BUCKET: &[NumberControl] = &[
@@ -230,7 +233,10 @@ pub const DURABLE: &[NumberControl] = &[
             |s| span_position(&SERVICE_SCALE, s.durable.service),
             |s| {
                 let at_best = MICROS_PER_SEC / s.durable.service.micros().max(1);
-                format!("{} ms ({at_best} a second at best)", millis_text(s.durable.service))
+                format!(
+                    "{} ms ({at_best} a second at best)",
+                    millis_text(s.durable.service)
+                )
             },
             |s, p| s.durable.service = span_at(&SERVICE_SCALE, p, s.durable.service, MICROSECOND),
         ),
@@ -269,7 +275,11 @@ pub const DURABLE: &[NumberControl] = &[
         field: "shards",
         label: "Shards per key, or seed",
         unit: "shards",
-        text: |s| s.durable.shards.map_or_else(|| "seed".to_string(), |n| n.to_string()),
+        text: |s| {
+            s.durable
+                .shards
+                .map_or_else(|| "seed".to_string(), |n| n.to_string())
+        },
         // Few enough for a linear scale: each shard count is a position, and 0 is the seed's rule.
         slider: Some(SliderControl {
             label: "Shards per key",
@@ -322,23 +332,27 @@ fn fault_text(d: &DurableParams, text: fn(&DurableParams) -> Option<String>) -> 
 }
 
 /// The rules every row runs under that are numbers: copies of each row, and how many times an
-/// obeying client retries (its box is shown only for clients that obey).
-pub const COUNTING: &[NumberControl] = &[
-    NumberControl {
-        field: "instances",
-        label: "Copies of each row",
-        unit: "copies, 1 to 64",
-        text: |s| s.settings.deployment.instances.to_string(),
-        slider: None,
-    },
-    NumberControl {
-        field: "retries",
-        label: "Retries per client",
-        unit: "retries, 0 to 50",
-        text: |s| s.settings.clients.retries.to_string(),
-        slider: None,
-    },
-];
+/// obeying client retries. Each sits in a row of its own among the section's menus, so the page
+/// places each by its name.
+pub const COUNTING: &[NumberControl] = &[INSTANCES, RETRIES];
+
+/// Copies of each row.
+pub const INSTANCES: NumberControl = NumberControl {
+    field: "instances",
+    label: "Copies of each row",
+    unit: "copies, 1 to 64",
+    text: |s| s.settings.deployment.instances.to_string(),
+    slider: None,
+};
+
+/// How many times an obeying client retries: its box is shown only for clients that obey.
+pub const RETRIES: NumberControl = NumberControl {
+    field: "retries",
+    label: "Retries per client",
+    unit: "retries, 0 to 50",
+    text: |s| s.settings.clients.retries.to_string(),
+    slider: None,
+};
 
 /// Every section's controls, in the page's order.
 pub const SECTIONS: [&[NumberControl]; 7] = [
@@ -408,7 +422,12 @@ mod tests {
                 let mut read = state.clone();
                 if let Err(refused) = set_field(&mut read, control.field, &text) {
                     // An empty box is a fault not scheduled: the field takes no empty text.
-                    assert!(text.is_empty(), "{}={text}: {}", control.field, refused.message);
+                    assert!(
+                        text.is_empty(),
+                        "{}={text}: {}",
+                        control.field,
+                        refused.message
+                    );
                     continue;
                 }
                 assert_eq!((control.text)(&read), text, "{}", control.field);
@@ -427,7 +446,14 @@ mod tests {
                 let Some(slider) = &control.slider else {
                     continue;
                 };
-                for position in [0, 1, slider.max / 3, slider.max / 2, slider.max - 1, slider.max] {
+                for position in [
+                    0,
+                    1,
+                    slider.max / 3,
+                    slider.max / 2,
+                    slider.max - 1,
+                    slider.max,
+                ] {
                     let mut moved = state.clone();
                     (slider.set)(&mut moved, position);
                     let at = (slider.position)(&moved);
@@ -455,7 +481,12 @@ mod tests {
                 };
                 let mut kept = state.clone();
                 (slider.set)(&mut kept, (slider.position)(&state));
-                assert_eq!((control.text)(&kept), (control.text)(&state), "{}", control.field);
+                assert_eq!(
+                    (control.text)(&kept),
+                    (control.text)(&state),
+                    "{}",
+                    control.field
+                );
             }
         }
     }
@@ -470,7 +501,12 @@ mod tests {
             let at = (slider.position)(state);
             let mut moved = state.clone();
             (slider.set)(&mut moved, if at > 0 { at - 1 } else { at + 1 });
-            assert_ne!((control.text)(&moved), (control.text)(state), "{}", control.field);
+            assert_ne!(
+                (control.text)(&moved),
+                (control.text)(state),
+                "{}",
+                control.field
+            );
             for other in every_control().filter(|c| c.field != control.field) {
                 assert_eq!(
                     (other.text)(&moved),
