@@ -14,7 +14,6 @@
 //! Sections are lists, as the URL table's are, so that each of the page's modules links only
 //! the controls it draws (the first view's has no Durable Object lab, no counting rules).
 
-use crate::core::durable::DurableParams;
 use crate::core::lab_state::LabState;
 use crate::core::limiter::LeakDelay;
 use crate::core::time::{format_seconds, Span, MICROS_PER_SEC};
@@ -300,36 +299,31 @@ fn shards_at(position: i64) -> Option<u32> {
     u32::try_from(position).ok().filter(|&n| n > 0)
 }
 
-/// The Durable Object's scheduled faults, typed: for a keyboard, and for exact times (a drag
+/// The Durable Object's scheduled faults, typed (empty when none is scheduled): for a keyboard, and for exact times (a drag
 /// across its chart sets them too).
 pub const FAULTS: &[NumberControl] = &[
     NumberControl {
         field: "outage",
         label: "Outage, from and to in seconds",
         unit: "s, outage (20-30)",
-        text: |s| fault_text(&s.durable, |d| d.outage.map(period_text)),
+        text: |s| s.durable.outage.map(period_text).unwrap_or_default(),
         slider: None,
     },
     NumberControl {
         field: "slow",
         label: "Slow period, from and to in seconds",
         unit: "s, slow (20-30)",
-        text: |s| fault_text(&s.durable, |d| d.slow.map(period_text)),
+        text: |s| s.durable.slow.map(period_text).unwrap_or_default(),
         slider: None,
     },
     NumberControl {
         field: "evict-at",
         label: "Eviction, at seconds",
         unit: "s, eviction",
-        text: |s| fault_text(&s.durable, |d| d.evict_at.map(seconds_text)),
+        text: |s| s.durable.evict_at.map(seconds_text).unwrap_or_default(),
         slider: None,
     },
 ];
-
-/// A fault's text, empty when none is scheduled.
-fn fault_text(d: &DurableParams, text: fn(&DurableParams) -> Option<String>) -> String {
-    text(d).unwrap_or_default()
-}
 
 /// The rules every row runs under that are numbers: copies of each row, and how many times an
 /// obeying client retries. Each sits in a row of its own among the section's menus, so the page
