@@ -7,8 +7,7 @@
 //! A control is bound to its field both ways: the box's text is set through the field's own
 //! `read` (`Lab::set_field`, with the link's checks and messages), and the text it shows for the
 //! value in force is one that field reads back to that value (a test walks every declaration).
-//! A slider moves the state through `Lab::change`, as before: the address bar is rewritten in
-//! place. The `data-testid`s are the field's name: `<field>-slider`, `<field>-value` (what the
+//! A slider moves the state through `Lab::change`: the address bar is rewritten in place. The `data-testid`s are the field's name: `<field>-slider`, `<field>-value` (what the
 //! slider shows) and `<field>-number` (the box).
 //!
 //! Sections are lists, as the URL table's are, so that each of the page's modules links only
@@ -299,8 +298,8 @@ fn shards_at(position: i64) -> Option<u32> {
     u32::try_from(position).ok().filter(|&n| n > 0)
 }
 
-/// The Durable Object's scheduled faults, typed (empty when none is scheduled): for a keyboard, and for exact times (a drag
-/// across its chart sets them too).
+/// The Durable Object's scheduled faults, typed (a box is empty when none is scheduled): for a
+/// keyboard, and for exact times (a drag across its chart sets them too).
 pub const FAULTS: &[NumberControl] = &[
     NumberControl {
         field: "outage",

@@ -2,8 +2,8 @@
 //! sits ([`timeline`]), what each lane draws so that its proportions are the counts' ([`marks`]), their level lines made light enough to redraw ([`polyline`]), the
 //! stretch of time they show and how it zooms and pans ([`zoom`]), the Durable Object chart's
 //! strips and marks ([`latency`]), the sliders' logarithmic scales ([`scale`]), and the page's
-//! sliders and number boxes as declarations, each on its link field ([`controls`]). Nothing here knows of a browser, a canvas or plotters; the page (`ui`) paints
-//! what is worked out here.
+//! sliders and number boxes as declarations, each on its link field ([`controls`]). Nothing here
+//! knows of a browser, a canvas or plotters; the page (`ui`) paints what is worked out here.
 
 pub mod controls;
 pub mod latency;
