@@ -156,3 +156,145 @@ async fn a_real_panic_puts_the_banner_up_instead_of_a_dead_page() {
     sleep(100).await;
     assert!(banner().is_some(), "the hook put the banner up");
 }
+
+/// The elements of `page` whose `data-testid` is `testid`.
+fn by_testid(page: &web_sys::HtmlElement, testid: &str) -> Vec<web_sys::Element> {
+    let list = page
+        .query_selector_all(&format!("[data-testid=\"{testid}\"]"))
+        .expect("a selector");
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|node| node.dyn_into::<web_sys::Element>().ok())
+        .collect()
+}
+
+/// The one input of `page` whose `data-testid` is `testid`.
+fn one_input(page: &web_sys::HtmlElement, testid: &str) -> web_sys::HtmlInputElement {
+    let found = by_testid(page, testid);
+    assert_eq!(found.len(), 1, "one {testid}");
+    found[0].clone().dyn_into().expect("an input")
+}
+
+/// What a person's typing or dragging fires at `element`: a bubbling `input` or `change` event.
+fn fire(element: &web_sys::HtmlElement, kind: &str) {
+    let dispatch = js_sys::Function::new_with_args(
+        "element, kind",
+        "element.dispatchEvent(new Event(kind, { bubbles: true }))",
+    );
+    dispatch
+        .call2(&wasm_bindgen::JsValue::NULL, element, &kind.into())
+        .expect("the event dispatched");
+}
+
+/// The address bar's query, without its `?`.
+fn address_query() -> String {
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    search.trim_start_matches('?').to_string()
+}
+
+/// Waits for `ready`, up to about ten seconds of the page's timers.
+async fn until(what: &str, ready: impl Fn() -> bool) {
+    for _ in 0..500 {
+        if ready() {
+            return;
+        }
+        sleep(20).await;
+    }
+    panic!("waited in vain for {what}");
+}
+
+/// What a test types into a box without a slider, a text its field takes.
+fn typed_into(field: &str) -> &'static str {
+    match field {
+        "outage" => "20-30",
+        "slow" => "5-9",
+        "evict-at" => "40",
+        "instances" => "3",
+        "retries" => "7",
+        _ => panic!("{field}: a box without a slider needs a text to type here"),
+    }
+}
+
+/// Every declared control (`layout::controls`) is drawn once, in the complete module with the
+/// Durable Object lab, the tuning panel and obeying clients shown: one number box showing the
+/// text of the value in force, and, for a control with a slider, one slider at that value's
+/// position. A move of the slider and a text typed into the box each change the address bar's
+/// link as the declaration and the field's own reading say.
+#[wasm_bindgen_test]
+async fn every_declared_control_draws_one_slider_and_one_number_box_bound_to_its_link_field() {
+    use ratelab::core::url::{parse_query, set_field, to_query};
+    use ratelab::layout::controls::every_control;
+
+    const QUERY: &str = "pattern=steady&do=1&clients=obey";
+    let page = mount_with_query(QUERY);
+    let mut expected = parse_query(QUERY).state;
+    until("the Durable Object lab, built after the first view", || {
+        !by_testid(&page, "durable-lab").is_empty()
+    })
+    .await;
+    let tuning: web_sys::HtmlDetailsElement = page
+        .query_selector(".controls details.tuning")
+        .unwrap()
+        .expect("the tuning panel")
+        .unchecked_into();
+    tuning.set_open(true);
+    until("the tuning panel's controls, built as it opens", || {
+        !by_testid(&page, "tune-token-bucket").is_empty()
+    })
+    .await;
+
+    for control in every_control() {
+        let field = control.field;
+        let number = one_input(&page, &format!("{field}-number"));
+        assert_eq!(number.value(), (control.text)(&expected), "{field}'s box");
+        let before = (control.text)(&expected);
+        match &control.slider {
+            None => assert!(
+                by_testid(&page, &format!("{field}-slider")).is_empty(),
+                "{field}"
+            ),
+            Some(slider) => {
+                let input = one_input(&page, &format!("{field}-slider"));
+                assert_eq!(
+                    input.max(),
+                    slider.max.to_string(),
+                    "{field}'s last position"
+                );
+                let at = (slider.position)(&expected);
+                assert_eq!(input.value(), at.to_string(), "{field}'s position");
+                let to = if at > 0 { at - 1 } else { at + 1 };
+                input.set_value(&to.to_string());
+                fire(&input, "input");
+                (slider.set)(&mut expected, to);
+                let (link, shown) = (to_query(&expected), (slider.shown)(&expected));
+                let text = (control.text)(&expected);
+                until(&format!("{field}'s slider moved to {to}: {link}"), || {
+                    let value = by_testid(&page, &format!("{field}-value"));
+                    address_query() == link
+                        && value.len() == 1
+                        && value[0].text_content().unwrap_or_default() == shown
+                        && number.value() == text
+                })
+                .await;
+            }
+        }
+        // The box: the text it showed before (a slider's value moves back), or one its field takes.
+        let typed = match control.slider {
+            Some(_) => before,
+            None => typed_into(field).to_string(),
+        };
+        number.set_value(&typed);
+        fire(&number, "change");
+        if let Err(refused) = set_field(&mut expected, field, &typed) {
+            panic!("{field}={typed}: {}", refused.message);
+        }
+        let link = to_query(&expected);
+        until(&format!("{field}={typed} typed: {link}"), || {
+            address_query() == link && number.value() == (control.text)(&expected)
+        })
+        .await;
+    }
+    page.remove();
+}

@@ -1,62 +1,63 @@
-//! Controls: traffic presets, sliders with their values and units, algorithm toggles, playback,
-//! "Send a request", the theme, and the share and embed links. Each change goes through
-//! `Lab::change`, so the URL always holds the state.
+//! Controls: traffic presets, the declared sliders and number boxes (`layout::controls`, each
+//! drawn by [`ControlRow`]), algorithm toggles, playback, "Send a request", the theme, and the
+//! share and embed links. Each change goes through `Lab::change`, so the URL always holds the
+//! state.
 
 use leptos::ev;
 use leptos::prelude::*;
 
 use crate::core::embed::Control;
-use crate::core::limiter::{Algorithm, LeakDelay};
+use crate::core::limiter::Algorithm;
 #[cfg(feature = "products")]
 use crate::core::profiles::settings::{field_text, without_field, FIELDS};
 use crate::core::theme::Theme;
-use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
+use crate::core::time::{Span, Time};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 
 use super::state::Lab;
-use crate::layout::scale::{
-    count_at, leak_delay_at, leak_delay_position, limit_at, rate_at, rate_position, window_at,
-    COUNT_OR_ZERO_SCALE, COUNT_SCALE, LIMIT_SCALE, REFILL_SCALE, SLIDER_STEPS, WINDOW_SCALE,
+use crate::layout::controls::{
+    NumberControl, SliderControl, GCRA, LEAKY_BUCKET, LIMIT, TOKEN_BUCKET, WINDOW,
 };
 use crate::layout::timeline::time_label;
 
-/// A labelled range slider that shows its value and unit.
-///
-/// - `label`: what it sets, e.g. "Limit".
-/// - `testid`: `data-testid` of the range input (`<testid>-slider`) and its value (`<testid>-value`).
-/// - `min`, `max`: the range in whole steps (a window slider counts tenths of a second), so the
-///   input's value is read as a whole number, without rounding.
-/// - `value`: the current value in steps; `shown`: how it is written next to the slider.
-/// - `on_change`: called with each new value, in steps, as the thumb moves.
+/// A declared control (`layout::controls`): its slider with the value in words, when it has
+/// one, and its number box, side by side. A slider's move goes through `Lab::change` (the
+/// address bar is rewritten in place); the box's text through its link field's own reading.
 #[component]
-pub fn Slider(
-    label: &'static str,
-    testid: &'static str,
-    min: i64,
-    max: i64,
-    #[prop(into)] value: Signal<i64>,
-    #[prop(into)] shown: Signal<String>,
-    #[prop(into)] on_change: Callback<i64>,
-) -> impl IntoView {
-    let id = format!("slider-{testid}");
+pub fn ControlRow(control: &'static NumberControl) -> impl IntoView {
+    view! {
+        <div class="scaled">
+            {control.slider.as_ref().map(|slider| slider_view(control.field, slider))}
+            <NumberBox control=control/>
+        </div>
+    }
+}
+
+/// A labelled range slider over whole positions (no rounding of the input's value), with its
+/// value in words: `data-testid` `<field>-slider` and `<field>-value`.
+fn slider_view(field: &'static str, slider: &'static SliderControl) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let state = lab.state;
+    let shown = move || state.with(|s| (slider.shown)(s));
+    let id = format!("slider-{field}");
     view! {
         <div class="slider">
             <label for=id.clone()>
-                <span class="slider-label">{label}</span>
-                <output class="slider-value" data-testid=format!("{testid}-value")>{shown}</output>
+                <span class="slider-label">{slider.label}</span>
+                <output class="slider-value" data-testid=format!("{field}-value")>{shown}</output>
             </label>
             <input
                 id=id
                 type="range"
-                min=min
-                max=max
+                min=0
+                max=slider.max
                 step=1
-                data-testid=format!("{testid}-slider")
-                prop:value=move || value.get().to_string()
+                data-testid=format!("{field}-slider")
+                prop:value=move || state.with(|s| (slider.position)(s)).to_string()
                 aria-valuetext=shown
                 on:input=move |ev| {
-                    if let Ok(v) = event_target_value(&ev).parse::<i64>() {
-                        on_change.run(v);
+                    if let Ok(position) = event_target_value(&ev).parse::<i64>() {
+                        lab.change(|s| (slider.set)(s, position));
                     }
                 }
             />
@@ -64,21 +65,18 @@ pub fn Slider(
     }
 }
 
-/// A number typed in the units shown beside it, for the field of a link named `field`: set when
+/// A declared control's number box (`<field>-number`), in the units shown beside it: set when
 /// the person leaves the box or presses Enter, with the link's own checks and messages.
 #[component]
-pub fn NumberField(
-    label: &'static str,
-    field: &'static str,
-    unit: &'static str,
-    #[prop(into)] value: Signal<String>,
-) -> impl IntoView {
+pub fn NumberBox(control: &'static NumberControl) -> impl IntoView {
     let lab = expect_context::<Lab>();
+    let field = control.field;
     view! {
         <label class="number-field">
-            <input type="text" inputmode="decimal" aria-label=label data-testid=format!("{field}-number")
-                prop:value=value on:change=move |ev| lab.set_field(field, &event_target_value(&ev))/>
-            <span class="number-unit">{unit}</span>
+            <input type="text" inputmode="decimal" aria-label=control.label data-testid=format!("{field}-number")
+                prop:value=move || lab.state.with(|s| (control.text)(s))
+                on:change=move |ev| lab.set_field(field, &event_target_value(&ev))/>
+            <span class="number-unit">{control.unit}</span>
         </label>
     }
 }
@@ -132,10 +130,6 @@ fn product_fields(algorithms: &[Algorithm]) -> impl IntoView {
             }
         })
         .collect_view()
-}
-
-fn seconds_text(span: Span) -> String {
-    format!("{} s", format_seconds(span.micros()))
 }
 
 /// Starts playback from the playhead (or the start), or shows everything at once when the
@@ -428,24 +422,8 @@ pub fn Controls() -> impl IntoView {
                 </div>
             })}
 
-            {shows(Control::Limit).then(|| view! {
-                <div class="scaled">
-                    <Slider label="Limit" testid="limit" min=0 max=SLIDER_STEPS
-                        value=move || state.with(|s| LIMIT_SCALE.position(s.settings.limit as f64))
-                        shown=move || format!("{} requests", state.with(|s| s.settings.limit))
-                        on_change=move |p: i64| lab.change(|s| s.settings.limit = limit_at(p, s.settings.limit))/>
-                    <NumberField label="Limit, requests" field="limit" unit="requests" value=move || state.with(|s| s.settings.limit.to_string())/>
-                </div>
-            })}
-            {shows(Control::Window).then(|| view! {
-                <div class="scaled">
-                    <Slider label="Window" testid="window" min=0 max=SLIDER_STEPS
-                        value=move || state.with(|s| WINDOW_SCALE.position(s.settings.window.micros() as f64 / MICROS_PER_SEC as f64))
-                        shown=move || seconds_text(state.with(|s| s.settings.window))
-                        on_change=move |p: i64| lab.change(|s| s.settings.window = window_at(p, s.settings.window))/>
-                    <NumberField label="Window, seconds" field="window" unit="s" value=move || state.with(|s| format_seconds(s.settings.window.micros()))/>
-                </div>
-            })}
+            {shows(Control::Limit).then(|| view! { <ControlRow control=&LIMIT/> })}
+            {shows(Control::Window).then(|| view! { <ControlRow control=&WINDOW/> })}
 
             {shows(Control::Algos).then(|| view! {
                 <fieldset class="control-group algos">
@@ -485,68 +463,32 @@ pub fn Controls() -> impl IntoView {
 /// under its row's name.
 #[component]
 fn TuningFields() -> impl IntoView {
-    let lab = expect_context::<Lab>();
-    let state = lab.state;
+    let rows = |controls: &'static [NumberControl]| {
+        controls
+            .iter()
+            .map(|control| view! { <ControlRow control=control/> })
+            .collect_view()
+    };
     view! {
         // Each algorithm's knobs under its name: the refill rate is the token bucket's
         // and GCRA's emission rate both, as the core uses it.
         <fieldset class="product-fields" data-testid="tune-token-bucket">
-        <legend>"Token bucket (its refill rate is GCRA's rate too)"</legend>
-        <div class="scaled">
-            <Slider label="Bucket capacity" testid="capacity" min=0 max=SLIDER_STEPS
-                value=move || state.with(|s| COUNT_SCALE.position(s.settings.bucket_capacity() as f64))
-                shown=move || format!("{} tokens", state.with(|s| s.settings.bucket_capacity()))
-                on_change=move |p: i64| lab.change(|s| s.settings.capacity = Some(count_at(&COUNT_SCALE, p, s.settings.bucket_capacity())))/>
-            <NumberField label="Bucket capacity, tokens" field="capacity" unit="tokens" value=move || state.with(|s| s.settings.bucket_capacity().to_string())/>
-        </div>
-        <div class="scaled">
-            <Slider label="Refill rate" testid="refill" min=0 max=SLIDER_STEPS
-                value=move || state.with(|s| s.settings.quota().map(|q| rate_position(&REFILL_SCALE, s.settings.refill_rate(q))).unwrap_or(0))
-                shown=move || state.with(|s| s.settings.quota().map(|q| format!("{} tokens/s", s.settings.refill_rate(q).per_second_text())).unwrap_or_default())
-                on_change=move |p: i64| lab.change(|s| if let Ok(q) = s.settings.quota() { s.settings.refill = Some(rate_at(&REFILL_SCALE, p, s.settings.refill_rate(q))) })/>
-            <NumberField label="Refill rate, tokens a second" field="refill" unit="tokens/s"
-                value=move || state.with(|s| s.settings.quota().map(|q| s.settings.refill_rate(q).per_second_text()).unwrap_or_default())/>
-        </div>
+            <legend>"Token bucket (its refill rate is GCRA's rate too)"</legend>
+            {rows(TOKEN_BUCKET)}
         </fieldset>
         <fieldset class="product-fields" data-testid="tune-gcra">
-        <legend>"GCRA"</legend>
-        <div class="scaled">
-            <Slider label="GCRA burst" testid="burst" min=0 max=SLIDER_STEPS
-                value=move || state.with(|s| COUNT_SCALE.position(s.settings.gcra_burst() as f64))
-                shown=move || format!("{} requests", state.with(|s| s.settings.gcra_burst()))
-                on_change=move |p: i64| lab.change(|s| s.settings.gcra_burst = Some(count_at(&COUNT_SCALE, p, s.settings.gcra_burst())))/>
-            <NumberField label="GCRA burst, requests" field="burst" unit="requests" value=move || state.with(|s| s.settings.gcra_burst().to_string())/>
-        </div>
+            <legend>"GCRA"</legend>
+            {rows(GCRA)}
         </fieldset>
         <fieldset class="product-fields" data-testid="tune-leaky-bucket">
-        <legend>"Leaky bucket"</legend>
-        <div class="scaled">
-            <Slider label="Leaky bucket burst" testid="leak-burst" min=0 max=SLIDER_STEPS
-                value=move || state.with(|s| COUNT_OR_ZERO_SCALE.position(s.settings.leak_burst() as f64))
-                shown=move || format!("{} requests ahead of the rate", state.with(|s| s.settings.leak_burst()))
-                on_change=move |p: i64| lab.change(|s| {
-                    let burst = count_at(&COUNT_OR_ZERO_SCALE, p, s.settings.leak_burst());
-                    s.settings.leak_burst = Some(burst);
-                    // The delay counts requests of the burst, so it can be no larger.
-                    if let LeakDelay::After(d) = s.settings.leak_delay { s.settings.leak_delay = LeakDelay::After(d.min(burst)) }
-                })/>
-            <NumberField label="Leaky bucket burst, requests" field="leak-burst" unit="requests" value=move || state.with(|s| s.settings.leak_burst().to_string())/>
-        </div>
-        <div class="scaled">
-            <Slider label="Leaky bucket: served at once" testid="leak-delay" min=0 max=SLIDER_STEPS
-                value=move || state.with(|s| leak_delay_position(s.settings.leak_delay, s.settings.leak_burst()))
-                shown=move || state.with(|s| match s.settings.leak_delay {
-                    LeakDelay::NoDelay => "all (nodelay)".to_string(),
-                    LeakDelay::After(0) => "none: every excess request waits".to_string(),
-                    LeakDelay::After(d) => format!("{d}, the rest wait"),
-                })
-                on_change=move |p: i64| lab.change(|s| s.settings.leak_delay = leak_delay_at(p, s.settings.leak_delay, s.settings.leak_burst()))/>
-            <NumberField label="Leaky bucket: requests served at once, or nodelay" field="leak-delay" unit="requests"
-                value=move || state.with(|s| match s.settings.leak_delay { LeakDelay::NoDelay => "nodelay".to_string(), LeakDelay::After(d) => d.to_string() })/>
-        </div>
+            <legend>"Leaky bucket"</legend>
+            {rows(LEAKY_BUCKET)}
         </fieldset>
         {#[cfg(feature = "products")]
-        {move || state.with(|s| product_fields(&s.algorithms))}}
+        {
+            let state = expect_context::<Lab>().state;
+            move || state.with(|s| product_fields(&s.algorithms))
+        }}
     }
 }
 

@@ -18,7 +18,10 @@ use crate::core::second_limit::{SecondKey, Spend};
 use crate::core::time::format_seconds;
 
 #[cfg(feature = "workbench")]
-use super::controls::NumberField;
+use crate::layout::controls::{INSTANCES, RETRIES};
+
+#[cfg(feature = "workbench")]
+use super::controls::NumberBox;
 #[cfg(feature = "workbench")]
 use super::state::Lab;
 
@@ -49,9 +52,8 @@ pub fn CountingControls() -> impl IntoView {
         <details class="control-group tuning" data-testid="counting-controls" open=asked>
             <summary>{SUMMARY}</summary>
             <div class="counting-row">
-                <span class="slider-label">"Copies of each row"</span>
-                <NumberField label="Copies of each row" field="instances" unit=copies_unit()
-                    value=move || deployment().instances.to_string()/>
+                <span class="slider-label">{INSTANCES.label}</span>
+                <NumberBox control=&INSTANCES/>
                 <label>"spread "
                     <select data-testid="spread" prop:value=move || deployment().spread.slug()
                         on:change=move |ev| lab.set_field("spread", &event_target_value(&ev))>
@@ -127,8 +129,7 @@ pub fn CountingControls() -> impl IntoView {
                     </select>
                 </label>
                 <Show when=move || state.with(|s| s.settings.clients.obey)>
-                    <NumberField label="Retries per client" field="retries" unit=retries_unit()
-                        value=move || state.with(|s| s.settings.clients.retries.to_string())/>
+                    <NumberBox control=&RETRIES/>
                 </Show>
             </div>
             <p class="hint">"An obeying client waits what its row's refusal tells it (Retry-After, or the library's own finer hint) and tries again; each row then has traffic of its own, its retries drawn under its line."</p>
@@ -138,39 +139,10 @@ pub fn CountingControls() -> impl IntoView {
 }
 
 #[cfg(feature = "workbench")]
-/// The unit beside the retries box (a test keeps it in step with the core's bound).
-fn retries_unit() -> &'static str {
-    "retries, 0 to 50"
-}
-
-#[cfg(feature = "workbench")]
-/// The unit beside the copies box (a test keeps it in step with the core's bound).
-fn copies_unit() -> &'static str {
-    "copies, 1 to 64"
-}
-
-#[cfg(feature = "workbench")]
 fn spread_label(spread: Spread) -> &'static str {
     match spread {
         Spread::RoundRobin => "in turn (round-robin)",
         Spread::Random => "at random (seeded)",
         Spread::Key => "by key (sticky)",
-    }
-}
-
-#[cfg(all(test, feature = "workbench"))]
-mod tests {
-    use super::*;
-    use crate::core::deployment::MAX_INSTANCES;
-
-    #[test]
-    fn the_copies_unit_names_the_cores_bound() {
-        assert!(copies_unit().ends_with(&format!("to {MAX_INSTANCES}")));
-    }
-
-    #[test]
-    fn the_retries_unit_names_the_cores_bound() {
-        let most = crate::core::clients::MAX_RETRIES;
-        assert!(retries_unit().ends_with(&format!("to {most}")));
     }
 }

@@ -14,15 +14,12 @@ use crate::core::region::Region;
 use crate::core::scenarios;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 
-use super::controls::{NumberField, Slider};
-use crate::core::url::durable_fields::MAX_SHARDS;
-use crate::core::url::values::{millis_text, period_text, seconds_text};
+use super::controls::{ControlRow, NumberBox};
+use crate::core::url::values::seconds_text;
+use crate::layout::controls::{DURABLE, FAULTS};
 use crate::layout::latency::{
     answer_text, chart_height, key_drag, key_step, latency_ceiling, nearest_answer, walk_answers,
     Axes, LatencyView, MarksFor, Walk,
-};
-use crate::layout::scale::{
-    span_at, span_position, EVICT_SCALE, JITTER_SCALE, SERVICE_SCALE, SLIDER_STEPS, TIMEOUT_SCALE,
 };
 use crate::layout::timeline::Range;
 
@@ -50,9 +47,6 @@ fn tier_option(durable: &DurableParams) -> &'static str {
         Tier::Binding { .. } => "binding-10",
     }
 }
-
-/// The finest step of the object's timings in a link: three decimals of a millisecond.
-const MICROSECOND: Span = Span(1);
 
 /// The lab section.
 #[component]
@@ -172,43 +166,7 @@ pub fn DurableLab() -> impl IntoView {
                             {Region::ALL.into_iter().map(|r| view! { <option value=r.code() selected=home0 == r.code()>{r.name()}</option> }).collect_view()}
                         </select>
                     </label>
-                    <div class="scaled">
-                        <Slider label="Timeout" testid="timeout" min=0 max=SLIDER_STEPS
-                            value=move || state.with(|s| span_position(&TIMEOUT_SCALE, s.durable.timeout))
-                            shown=move || format!("{} ms", state.with(|s| millis_text(s.durable.timeout)))
-                            on_change=move |p: i64| lab.change(|s| s.durable.timeout = span_at(&TIMEOUT_SCALE, p, s.durable.timeout, MICROSECOND))/>
-                        <NumberField label="Timeout, milliseconds" field="timeout" unit="ms" value=move || state.with(|s| millis_text(s.durable.timeout))/>
-                    </div>
-                    <div class="scaled">
-                        <Slider label="Service time per decision" testid="service" min=0 max=SLIDER_STEPS
-                            value=move || state.with(|s| span_position(&SERVICE_SCALE, s.durable.service))
-                            shown=move || state.with(|s| format!("{} ms ({} a second at best)", millis_text(s.durable.service), MICROS_PER_SEC / s.durable.service.micros().max(1)))
-                            on_change=move |p: i64| lab.change(|s| s.durable.service = span_at(&SERVICE_SCALE, p, s.durable.service, MICROSECOND))/>
-                        <NumberField label="Service time per decision, milliseconds" field="service" unit="ms" value=move || state.with(|s| millis_text(s.durable.service))/>
-                    </div>
-                    <div class="scaled">
-                        <Slider label="Network jitter per hop" testid="jitter" min=0 max=SLIDER_STEPS
-                            value=move || state.with(|s| span_position(&JITTER_SCALE, s.durable.jitter))
-                            shown=move || state.with(|s| match s.durable.jitter { Span(0) => "none".to_string(), jitter => format!("up to {} ms", millis_text(jitter)) })
-                            on_change=move |p: i64| lab.change(|s| s.durable.jitter = span_at(&JITTER_SCALE, p, s.durable.jitter, MICROSECOND))/>
-                        <NumberField label="Network jitter per hop, milliseconds" field="jitter" unit="ms" value=move || state.with(|s| millis_text(s.durable.jitter))/>
-                    </div>
-                    <div class="scaled">
-                        <Slider label="Evicted after idle" testid="evict" min=0 max=SLIDER_STEPS
-                            value=move || state.with(|s| span_position(&EVICT_SCALE, s.durable.evict))
-                            shown=move || format!("{} s", state.with(|s| format_seconds(s.durable.evict.micros())))
-                            on_change=move |p: i64| lab.change(|s| s.durable.evict = span_at(&EVICT_SCALE, p, s.durable.evict, Span::from_millis(1)))/>
-                        <NumberField label="Evicted after idle, seconds" field="evict" unit="s" value=move || state.with(|s| format_seconds(s.durable.evict.micros()))/>
-                    </div>
-                    <div class="scaled">
-                        // Few enough for a linear scale: each shard count is a position, and 0 is the seed's rule.
-                        <Slider label="Shards per key" testid="shards" min=0 max=i64::from(MAX_SHARDS)
-                            value=move || state.with(|s| s.durable.shards.map(i64::from).unwrap_or(0))
-                            shown=move || state.with(|s| match s.durable.shards { Some(n) => n.to_string(), None => "the seed's rule by prefix (ip: 1, global: 16, others 4)".into() })
-                            on_change=move |v: i64| lab.change(|s| s.durable.shards = u32::try_from(v).ok().filter(|&n| n > 0).map(|n| n.min(MAX_SHARDS)))/>
-                        <NumberField label="Shards per key, or seed" field="shards" unit="shards"
-                            value=move || state.with(|s| s.durable.shards.map_or_else(|| "seed".to_string(), |n| n.to_string()))/>
-                    </div>
+                    {DURABLE.iter().map(|control| view! { <ControlRow control=control/> }).collect_view()}
                     <div class="lab-toggles">
                         <label>"Shard by "
                             <select data-testid="shard-by" prop:value=move || state.with(|s| s.durable.shard_by.slug()) on:change=move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) }>
@@ -280,12 +238,7 @@ pub fn DurableLab() -> impl IntoView {
                     </div>
                     // The same, typed: for a keyboard, and for exact times.
                     <div class="outage-row">
-                        <NumberField label="Outage, from and to in seconds" field="outage" unit="s, outage (20-30)"
-                            value=move || state.with(|s| s.durable.outage.map(period_text).unwrap_or_default())/>
-                        <NumberField label="Slow period, from and to in seconds" field="slow" unit="s, slow (20-30)"
-                            value=move || state.with(|s| s.durable.slow.map(period_text).unwrap_or_default())/>
-                        <NumberField label="Eviction, at seconds" field="evict-at" unit="s, eviction"
-                            value=move || state.with(|s| s.durable.evict_at.map(seconds_text).unwrap_or_default())/>
+                        {FAULTS.iter().map(|control| view! { <NumberBox control=control/> }).collect_view()}
                         <button data-testid="clear-outage" on:click=move |_| lab.change(|s| {
                             s.durable.outage = None;
                             s.durable.slow = None;
