@@ -196,3 +196,105 @@ fn the_loader_sends_exactly_the_links_the_page_reads_as_embeds_to_the_embeds_mod
         "an embed that needs no other module gets the embed's"
     );
 }
+
+/// The loader's JavaScript, run on a corpus of links (`tests/loader_pick.mjs`, with Node), picks
+/// the module the Rust rule (`ratelab::site::module_for`) names for each.
+#[test]
+fn the_loaders_javascript_picks_the_module_the_rust_rule_names_for_every_link_of_a_corpus() {
+    use ratelab::site::{module_for, PageModule};
+    use std::io::Write;
+    let long_trace: Vec<String> = (0..700).map(|i| i.to_string()).collect();
+    let long = format!("trace={}", long_trace.join(","));
+    let mut corpus: Vec<(String, bool)> = [
+        "",
+        "limit=3&window=2",
+        "algos=fixed,gcra",
+        "algos=fixed, nginx",
+        "algos=%20governor",
+        "algos=,",
+        "algos=fixed&algos=nginx",
+        "instances=1",
+        "fixed-align=first",
+        "also=2/1",
+        "clients=obey",
+        "retries=3",
+        "q=why-429",
+        "lanes=key",
+        "lanes=%20key",
+        "lanes=one",
+        "trace=stored",
+        "trace=stored:0123456789abcdef",
+        "trace=stored%3A0123456789abcdef",
+        "trace=%20stored",
+        "trace=0,1,2",
+        "do=1",
+        "do=0",
+        "do=%200",
+        "do=",
+        "do=1&algos=nginx",
+        "do=1&embed=1",
+        "embed=1",
+        "embed=%201",
+        "embed=true",
+        "embed=1&algos=governor",
+        "embed=1&trace=stored:ab",
+        "theme=dark&caption=a%26b",
+    ]
+    .iter()
+    .map(|q| (q.to_string(), false))
+    .collect();
+    corpus.push((long.clone(), false));
+    corpus.push((format!("{long}&do=1"), false));
+    corpus.push(("limit=3".into(), true));
+    corpus.push(("do=1".into(), true));
+    let input: Vec<String> = corpus
+        .iter()
+        .map(|(q, asked)| {
+            let escaped = q.replace('\\', "\\\\").replace('"', "\\\"");
+            format!("{{\"query\":\"{escaped}\",\"asked\":{asked}}}")
+        })
+        .collect();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/loader_pick.mjs");
+    let mut node = std::process::Command::new("node")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs (the machine's Node.js)");
+    node.stdin
+        .take()
+        .expect("node's standard input")
+        .write_all(format!("[{}]", input.join(",")).as_bytes())
+        .expect("the corpus is written to node");
+    let out = node.wait_with_output().expect("node finishes");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let picks = String::from_utf8(out.stdout).expect("node prints UTF-8");
+    let picks: Vec<&str> = picks
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .map(|p| p.trim_matches('"'))
+        .collect();
+    assert_eq!(picks.len(), corpus.len(), "{picks:?}");
+    let name = |m: PageModule| match m {
+        PageModule::First => "first",
+        PageModule::Durable => "durable",
+        PageModule::Embed => "embed",
+        PageModule::Complete => "complete",
+    };
+    for ((query, asked), pick) in corpus.iter().zip(&picks) {
+        let shown: String = query.chars().take(60).collect();
+        assert_eq!(
+            *pick,
+            name(module_for(query, *asked)),
+            "{shown} (asked: {asked})"
+        );
+    }
+    // The corpus reaches every module.
+    for module in ["first", "durable", "embed", "complete"] {
+        assert!(picks.contains(&module), "{module}");
+    }
+}

@@ -16,7 +16,8 @@
 // (docs/architecture.md, "Four modules".) FIRST_VIEW_ROWS is `Algorithm::CORE`, RULE_FIELDS the
 // URL table's fields of the rules, QUESTION_FIELDS its question's, DURABLE_FIELD the one that
 // shows the Durable Object and EMBED_FIELD the one that makes the page an embed (a test,
-// tests/site_modules.rs, checks that they agree).
+// tests/site_modules.rs, checks that they agree, and runs this script on a corpus of links
+// against the same rule in Rust, src/site.rs).
 (function () {
   var FIRST_VIEW_ROWS = ["fixed", "sliding-log", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"];
   var RULE_FIELDS = ["fixed-align", "count-refused", "instances", "spread", "also", "also-key", "spend", "clients", "retries"];
