@@ -81,3 +81,22 @@ fn the_url_table_names_each_field_once() {
     let distinct: BTreeSet<&str> = names.iter().copied().collect();
     assert_eq!(distinct.len(), names.len(), "{names:?}");
 }
+
+/// The README's table of products names every product row the catalogue has, and no other.
+#[test]
+fn the_readmes_product_table_names_exactly_the_catalogues_product_rows() {
+    use ratelab::core::limiter::Algorithm;
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md is readable");
+    let documented: BTreeSet<String> = table_rows(&readme, "| `algos=` name |")
+        .iter()
+        .flat_map(|row| backticked(row[0]))
+        .map(str::to_string)
+        .collect();
+    let catalogue: BTreeSet<String> = Algorithm::ALL
+        .iter()
+        .filter(|a| a.is_product())
+        .map(|a| a.slug().to_string())
+        .collect();
+    assert_eq!(documented, catalogue);
+}
