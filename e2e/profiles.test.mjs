@@ -125,10 +125,10 @@ test('a product field the product refuses is named on the page, and the rest app
   await page.close();
 });
 
-/** The lab's module files this page loaded: `first`, `embed`, `durable` or `complete`. */
+/** The lab's module files this page loaded: `first`, `durable` or `complete`. */
 async function modulesLoaded(page) {
   const names = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
-  return ['first', 'embed', 'durable', 'complete'].filter((kind) => names.some((n) => n.includes(`/ratelab-${kind}-`) && n.endsWith('_bg.wasm')));
+  return ['first', 'durable', 'complete'].filter((kind) => names.some((n) => n.includes(`/ratelab-${kind}-`) && n.endsWith('_bg.wasm')));
 }
 
 test('the first view loads the module without the products, and a product row the complete one', async () => {
@@ -137,11 +137,12 @@ test('the first view loads the module without the products, and a product row th
     await gotoLab(page, query);
     assert.deepEqual(await modulesLoaded(page), ['first'], `?${query}`);
   }
-  // An embed gets the first module's without the full page, which it never shows.
+  // An embed gets the module its view needs, as any view, and leaves out the full page.
   for (const query of ['pattern=steady&embed=1', 'embed=1&controls=limit,algos&algos=fixed,gcra']) {
     await gotoLab(page, query);
-    assert.deepEqual(await modulesLoaded(page), ['embed'], `?${query}`);
+    assert.deepEqual(await modulesLoaded(page), ['first'], `?${query}`);
     assert.equal(await page.locator('[data-testid="stats-gcra"]').count(), 1, `?${query}: the rows`);
+    assert.equal(await page.locator('[data-testid="inspector"]').count(), 0, `?${query}: no inspector`);
   }
   // An embed that needs another module gets that one, which has the full page and leaves it out.
   await gotoLab(page, 'embed=1&algos=fixed,nginx');
@@ -233,10 +234,10 @@ test('ticking a product adds its row and puts it in the link', async () => {
 test('a product ticked in an embed reloads it with the complete module, still an embed', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'embed=1&controls=algos,limit&pattern=edge&limit=7');
-  assert.deepEqual(await modulesLoaded(page), ['embed']);
+  assert.deepEqual(await modulesLoaded(page), ['first']);
   await page.locator('[data-testid="products-toggle"]').click();
   await page.locator('[data-testid="toggle-envoy"]').check();
-  // The embed's module has no products either: the page opens the same view with the complete one.
+  // The first module has no products: the page opens the same view with the complete one.
   await page.waitForURL(/envoy/);
   // An embed keeps the table's rows as data, hidden.
   await page.locator('[data-testid="stats-envoy"]').waitFor({ state: 'attached', timeout: 15000 });

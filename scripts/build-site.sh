@@ -22,12 +22,10 @@ build_module() {
   wasm-opt $(wasm_opt_flags) "$out/ratelab_bg.wasm" -o "$out/ratelab_bg.wasm"
 }
 # The first view's module: without the product profiles, the workbench and the Durable Object lab.
-build_module first-view --features full-page
+build_module first-view
 # The Durable Object's module: the first one's and the Durable Object lab (for `do=1`).
-build_module durable-view --features full-page,durable
-# The embed's module: the first one's without the full page around the timelines (for `embed=1`).
-build_module embed-view
-python3 "$ROOT/scripts/site_modules.py" "$DIST" "$TARGET_DIR/first-view" "$TARGET_DIR/durable-view" "$TARGET_DIR/embed-view"
+build_module durable-view --features durable
+python3 "$ROOT/scripts/site_modules.py" "$DIST" "$TARGET_DIR/first-view" "$TARGET_DIR/durable-view"
 # Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
 # The resize helper for pages that embed the lab (web/embed.js); the page itself never loads it.
 cp "$ROOT/web/embed.js" "$DIST/embed.js"

@@ -15,7 +15,7 @@ OUT="$TARGET_DIR/bundle-parts"
 mkdir -p "$OUT"
 # The first view's module (scripts/site_modules.py); COMPLETE=1 for the complete one (every
 # feature, as trunk builds it).
-FEATURES=(--no-default-features --features full-page)
+FEATURES=(--no-default-features)
 [ -z "${COMPLETE:-}" ] || FEATURES=()
 cargo build --quiet --offline --release --target wasm32-unknown-unknown --bin ratelab "${FEATURES[@]}"
 wasm-bindgen --target web --out-dir "$OUT" "$TARGET_DIR/wasm32-unknown-unknown/release/ratelab.wasm"

@@ -1,17 +1,18 @@
-"""Gives a built site its four modules (docs/architecture.md, "Four modules").
+"""Gives a built site its three modules (docs/architecture.md, "Three modules").
 
 Trunk builds the complete app (every row, the product profiles included). The other views are
 served by builds of the same app with fewer Cargo features, which build-site.sh makes with
 wasm-bindgen and the same wasm-opt passes:
 - the first view's module, without the product profiles, the workbench and the Durable Object lab;
-- the Durable Object's module, the first one's with the feature `durable` (for `do=1`);
-- the embed's module, the first one's without the feature `full-page` (for `embed=1`).
+- the Durable Object's module, the first one's with the feature `durable` (for `do=1`).
+An embed (`embed=1`) is served by the module its view needs, as any other view: the full page's
+sections are left out at run time.
 This script names each pair of files by its content (`ratelab-<kind>-<hash>`), replaces trunk's
 loader in index.html with web/loader.js (which picks the module from the view's link and asks for
 it while the page is still being parsed), and drops trunk's preload links, which would fetch the
 complete module for every view.
 Run after trunk and before offline.py, sri.py and csp.py.
-Usage: python3 site_modules.py DIST_DIR FIRST_VIEW_DIR DURABLE_VIEW_DIR EMBED_VIEW_DIR
+Usage: python3 site_modules.py DIST_DIR FIRST_VIEW_DIR DURABLE_VIEW_DIR
 """
 import hashlib
 import pathlib
@@ -22,7 +23,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # The modules built besides trunk's, in the order of the arguments; each kind names its files and
 # the loader's placeholders (__FIRST_JS__, __FIRST_WASM__, ...).
-BUILT = ("first", "durable", "embed")
+BUILT = ("first", "durable")
 
 
 def content_name(kind: str, wasm: pathlib.Path) -> str:
@@ -66,7 +67,7 @@ def main() -> None:
     if placed != 1:
         sys.exit("site_modules.py: no <style> in index.html to place the loader before")
     index.write_text(html, encoding="utf-8")
-    print("four modules: " + ", ".join(f"{name} ({kind})" for kind, name in names.items()))
+    print("three modules: " + ", ".join(f"{name} ({kind})" for kind, name in names.items()))
 
 
 if __name__ == "__main__":

@@ -15,9 +15,9 @@ say "0/4 formatting and lints (cargo fmt --check; clippy natively and for wasm32
 cargo fmt --check
 cargo clippy --offline --all-targets -- -D warnings
 cargo clippy --offline --all-targets --target wasm32-unknown-unknown -- -D warnings
-# The first view's module: the same code without the product profiles, the workbench and the
-# Durable Object lab; the embed's: without the full page either (scripts/site_modules.py).
-cargo clippy --offline --all-targets --target wasm32-unknown-unknown --no-default-features --features full-page -- -D warnings
+# The Durable Object's module, and the first view's: the same code without the product profiles
+# and the workbench, and without the Durable Object lab either (scripts/site_modules.py).
+cargo clippy --offline --all-targets --target wasm32-unknown-unknown --no-default-features --features durable -- -D warnings
 cargo clippy --offline --all-targets --target wasm32-unknown-unknown --no-default-features -- -D warnings
 
 say "1/4 native tests (core, properties)"

@@ -1,4 +1,4 @@
-//! Which of the site's page modules serves a link (docs/architecture.md, "Four modules"): the
+//! Which of the site's page modules serves a link (docs/architecture.md, "Three modules"): the
 //! rule web/loader.js follows before any module has loaded, written here in Rust from the URL
 //! table's own names, so that a test (`tests/site_modules.rs`) can run the loader's JavaScript
 //! on a corpus of links and hold it to this rule. Packaging, not the lab: it lives beside the
@@ -17,8 +17,6 @@ pub enum PageModule {
     First,
     /// The first one's with the Durable Object lab.
     Durable,
-    /// The first one's without the full page around the timelines.
-    Embed,
     /// Everything.
     Complete,
 }
@@ -57,11 +55,9 @@ pub fn module_for(query: &str, asked: bool) -> PageModule {
         || rule_named
         || rows_beyond_the_first;
     let durable = value("do").is_some_and(|v| v.trim() != "0");
-    let embed = value("embed").is_some_and(|v| v.trim() == "1");
-    match (complete, durable, embed) {
-        (true, _, _) => PageModule::Complete,
-        (false, true, _) => PageModule::Durable,
-        (false, false, true) => PageModule::Embed,
-        (false, false, false) => PageModule::First,
+    match (complete, durable) {
+        (true, _) => PageModule::Complete,
+        (false, true) => PageModule::Durable,
+        (false, false) => PageModule::First,
     }
 }

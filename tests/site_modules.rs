@@ -1,10 +1,10 @@
-//! The page's modules (docs/architecture.md, "Four modules") and the loader that picks one for a
+//! The page's modules (docs/architecture.md, "Three modules") and the loader that picks one for a
 //! link (web/loader.js) agree on the link's names: the loader picks the complete module for any
 //! row outside the first view's list, and the first view's module, built without the product
 //! profiles, reloads for any product row. A link naming a kept trace, or carrying a longer one
 //! than the page's links, goes to the complete module, the only one that keeps traces and reads
-//! them back. A link showing the Durable Object goes to the Durable Object's module, and any
-//! other embed to the embed's.
+//! them back. A link showing the Durable Object goes to the Durable Object's module; an embed
+//! goes where its view would.
 
 use ratelab::core::limiter::Algorithm;
 
@@ -163,11 +163,11 @@ fn the_loader_sends_a_link_showing_the_durable_object_to_the_durable_objects_mod
     assert!(parse_query(&format!("{name}=0")).state == parse_query("").state);
 }
 
-/// The embed's module has no full page around the timelines (it treats every view as an embed):
-/// the loader sends it exactly the links the page reads as embeds, by the URL table's name and
-/// its one value for "on".
+/// An embed's header takes the embed's sizes while its module arrives: the loader marks exactly
+/// the links the page reads as embeds, by the URL table's name and its one value for "on", and
+/// sends them to the module their view needs, as any view.
 #[test]
-fn the_loader_sends_exactly_the_links_the_page_reads_as_embeds_to_the_embeds_module() {
+fn the_loader_reads_exactly_the_links_the_page_reads_as_embeds() {
     use ratelab::core::url::{parse_query, to_query};
     let loader = loader_source();
     let mut state = parse_query("").state;
@@ -192,8 +192,8 @@ fn the_loader_sends_exactly_the_links_the_page_reads_as_embeds_to_the_embeds_mod
         assert_eq!(read, embed, "{name}={raw:?}");
     }
     assert!(
-        loader.contains(r#"embed ? "./__EMBED_WASM__""#),
-        "an embed that needs no other module gets the embed's"
+        !loader.contains("__EMBED_"),
+        "an embed gets the module its view needs, as any view"
     );
 }
 
@@ -282,7 +282,6 @@ fn the_loaders_javascript_picks_the_module_the_rust_rule_names_for_every_link_of
     let name = |m: PageModule| match m {
         PageModule::First => "first",
         PageModule::Durable => "durable",
-        PageModule::Embed => "embed",
         PageModule::Complete => "complete",
     };
     for ((query, asked), pick) in corpus.iter().zip(&picks) {
@@ -294,7 +293,7 @@ fn the_loaders_javascript_picks_the_module_the_rust_rule_names_for_every_link_of
         );
     }
     // The corpus reaches every module.
-    for module in ["first", "durable", "embed", "complete"] {
+    for module in ["first", "durable", "complete"] {
         assert!(picks.contains(&module), "{module}");
     }
 }

@@ -11,9 +11,9 @@
 // names it instead; only the complete module keeps and reads traces), and a page the first
 // module reloaded to open those controls (sessionStorage "ratelab-complete").
 // A view showing the Durable Object (`do=1`) gets the Durable Object's module: the first one's
-// with the Durable Object lab. Any other embed (`embed=1`) gets the embed's module: the first
-// one's without the full page around the timelines, which an embed never shows.
-// (docs/architecture.md, "Four modules".) FIRST_VIEW_ROWS is `Algorithm::CORE`, RULE_FIELDS the
+// with the Durable Object lab. An embed (`embed=1`) gets the module its view needs, as any view,
+// and leaves out the full page's sections when it runs; its header takes the embed's sizes here.
+// (docs/architecture.md, "Three modules".) FIRST_VIEW_ROWS is `Algorithm::CORE`, RULE_FIELDS the
 // URL table's fields of the rules, QUESTION_FIELDS its question's, DURABLE_FIELD the one that
 // shows the Durable Object and EMBED_FIELD the one that makes the page an embed (a test,
 // tests/site_modules.rs, checks that they agree, and runs this script on a corpus of links
@@ -92,8 +92,8 @@
       };
     });
   }
-  var js = complete ? "./__COMPLETE_JS__" : durable ? "./__DURABLE_JS__" : embed ? "./__EMBED_JS__" : "./__FIRST_JS__";
-  var wasm = complete ? "./__COMPLETE_WASM__" : durable ? "./__DURABLE_WASM__" : embed ? "./__EMBED_WASM__" : "./__FIRST_WASM__";
+  var js = complete ? "./__COMPLETE_JS__" : durable ? "./__DURABLE_JS__" : "./__FIRST_JS__";
+  var wasm = complete ? "./__COMPLETE_WASM__" : durable ? "./__DURABLE_WASM__" : "./__FIRST_WASM__";
   // Asked for here rather than by wasm-bindgen's glue once that has arrived: the module is most
   // of what the page waits for, and its request leaves now, in parallel with the glue's.
   var moduleResponse = fetch(wasm).then(function (response) {

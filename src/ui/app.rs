@@ -177,10 +177,7 @@ fn kept_line(lab: Lab) -> impl IntoView {
 fn kept_line(_: Lab) -> impl IntoView {}
 
 /// What an embed never shows: the counting rules' section and the inspector (an embed shows what
-/// its link sets, and its link opens the full lab), and the sections below the first view. The
-/// embed's module, built without the feature `full-page` and loaded for embeds only, has none of
-/// them (docs/architecture.md, "Four modules").
-#[cfg(feature = "full-page")]
+/// its link sets, and its link opens the full lab), and the sections below the first view.
 mod full_page {
     use leptos::prelude::*;
 
@@ -225,15 +222,4 @@ mod full_page {
         // They stay for the page's life, like the first view.
         panels.forget();
     }
-}
-
-#[cfg(not(feature = "full-page"))]
-mod full_page {
-    use super::Lab;
-
-    pub fn counting_controls(_: bool) {}
-
-    pub fn inspector(_: bool) {}
-
-    pub fn build_below(_: web_sys::HtmlDivElement, _: Lab) {}
 }

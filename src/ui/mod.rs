@@ -1,11 +1,5 @@
 //! The page: a thin layer that reads the state from the URL, asks the core to compute it, and
 //! draws the result. It holds no algorithm logic: every figure comes from `crate::core`.
-//!
-//! The embed's module is built without the full page (the feature `full-page`: `app::full_page`),
-//! so the sections only the full page builds, and what only they use, are unused there. The
-//! first view's module, linted with the same code and the full page, still reports what is
-//! unused anywhere (scripts/test.sh).
-#![cfg_attr(not(feature = "full-page"), allow(dead_code))]
 
 mod app;
 mod compose_panel;
@@ -90,10 +84,7 @@ mod timeline;
 mod timeline_input;
 /// The first visit's tour: only in the first view's module, which every link without a query
 /// loads (the others are loaded for a view a link or the first module asked for).
-#[cfg(all(
-    feature = "full-page",
-    not(any(feature = "workbench", feature = "durable"))
-))]
+#[cfg(not(any(feature = "workbench", feature = "durable")))]
 mod tour;
 /// A view as one file, to open in another browser: only the complete module reads and writes
 /// them.
@@ -161,10 +152,7 @@ pub(crate) fn mark_complete() {
     // The first visit's tour opens once the page is whole: its steps point at sections built
     // after the first paint, and focusing its dialog before that paint made the browser lay the
     // whole page out early (about 200 ms of a phone's load).
-    #[cfg(all(
-        feature = "full-page",
-        not(any(feature = "workbench", feature = "durable"))
-    ))]
+    #[cfg(not(any(feature = "workbench", feature = "durable")))]
     tour::start();
 }
 

@@ -198,11 +198,9 @@ impl Lab {
         }
     }
 
-    /// Whether the page is an embed (`embed=1`), which only a new link changes. The embed's
-    /// module (built without the feature `full-page`, `app::full_page`) is loaded for embeds
-    /// only, so there the answer is always yes.
+    /// Whether the page is an embed (`embed=1`), which only a new link changes.
     pub fn is_embed(&self) -> bool {
-        !cfg!(feature = "full-page") || self.state.with_untracked(|s| s.embed)
+        self.state.with_untracked(|s| s.embed)
     }
 
     /// Changes the lab state, recomputes everything and writes the new URL.

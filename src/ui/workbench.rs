@@ -4,7 +4,7 @@
 //! picture (`super::export_png`). In the first view's module each section is its heading alone
 //! (the picture, its button); opening it leaves a note in `sessionStorage` and reloads the page,
 //! web/loader.js then picks the complete module, and the section opens there (or the picture
-//! downloads: docs/architecture.md, "Four modules").
+//! downloads: docs/architecture.md, "Three modules").
 
 #[cfg(not(all(feature = "workbench", feature = "products")))]
 use leptos::prelude::*;
