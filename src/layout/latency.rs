@@ -13,7 +13,7 @@ use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::time::{format_seconds, Span, Time};
 
-use super::marks::{cluster_columns, plan_bars, Counts, LaneColumns, LanePlan, Mark, KINDS};
+use super::marks::{cluster_json, plan_bars, Counts, LaneColumns, LanePlan, KINDS};
 use super::timeline::{column_at, mark_width, outcome_mark, tick_labels, ticks_in};
 use super::zoom::Range;
 
@@ -286,17 +286,7 @@ impl LatencyMarks {
                     .plan
                     .clusters
                     .iter()
-                    .map(|c| {
-                        let span = cluster_columns(c, mark_width(dpr));
-                        let refused = c.counts[Mark::Rejected as usize]
-                            + c.counts[Mark::FailedClosed as usize];
-                        format!(
-                            "[{},{},{},{refused}]",
-                            css(f64::from(span.start) / dpr),
-                            css(f64::from(span.end) / dpr),
-                            c.requests()
-                        )
-                    })
+                    .map(|c| cluster_json(c, mark_width(dpr), dpr))
                     .collect();
                 format!("{{\"y\":{},\"bars\":[{}]}}", css(band.y), bars.join(","))
             })
@@ -651,6 +641,7 @@ pub fn key_drag(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::marks::Mark;
 
     fn answer(
         sent_ms: u64,

@@ -297,6 +297,22 @@ pub fn cluster_columns(cluster: &Cluster, mark_width: u32) -> std::ops::Range<u3
     }
 }
 
+/// A cluster as the canvases publish it for tests and tools that read their pixels
+/// (`data-marks`, `data-retries`): the CSS x its bars start and end at, its requests, and how many
+/// of them were refused (fail-closed ones included), as `[start,end,requests,refused]`.
+pub fn cluster_json(cluster: &Cluster, mark_width: u32, dpr: f64) -> String {
+    let css = |column: u32| (f64::from(column) / dpr * 100.0).round() / 100.0;
+    let span = cluster_columns(cluster, mark_width);
+    let refused =
+        cluster.counts[Mark::Rejected as usize] + cluster.counts[Mark::FailedClosed as usize];
+    format!(
+        "[{},{},{},{refused}]",
+        css(span.start),
+        css(span.end),
+        cluster.requests()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use crate::core::decision::Verdict;
 use std::sync::Arc;
 
 pub use super::marks::Mark;
-use super::marks::{cluster_columns, plan_row, LaneColumns, LanePlan, KINDS};
+use super::marks::{cluster_json, plan_row, LaneColumns, LanePlan, KINDS};
 use crate::core::durable::Outcome;
 use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
@@ -426,18 +426,7 @@ impl MarkColumns {
             let clusters: Vec<String> = plan
                 .clusters
                 .iter()
-                .map(|c| {
-                    let span = cluster_columns(c, mark_width(dpr));
-                    let refused =
-                        c.counts[Mark::Rejected as usize] + c.counts[Mark::FailedClosed as usize];
-                    format!(
-                        "[{},{},{},{}]",
-                        css(span.start),
-                        css(span.end),
-                        c.requests(),
-                        refused
-                    )
-                })
+                .map(|c| cluster_json(c, mark_width(dpr), dpr))
                 .collect();
             format!(
                 "{{\"marks\":[{}],\"bars\":[{}]}}",

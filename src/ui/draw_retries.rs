@@ -15,7 +15,7 @@ use web_sys::CanvasRenderingContext2d;
 use super::draw_bars::paint_bars;
 use crate::core::lab::LabRun;
 use crate::core::time::Time;
-use crate::layout::marks::{cluster_columns, plan_row, LaneColumns, LanePlan, KINDS};
+use crate::layout::marks::{cluster_json, plan_row, LaneColumns, LanePlan, KINDS};
 use crate::layout::timeline::{column_at, Layout, Mark, RowKind, RETRY_LANE};
 
 /// The theme's colours a retry is drawn in (from `super::draw::Palette`).
@@ -192,20 +192,10 @@ pub fn draw_retries(
 
 /// One lane's retries as `draw_retries` publishes them.
 fn lane_json(plan: &LanePlan, mark_width: u32, dpr: f64) -> String {
-    let css = |column: u32| (f64::from(column) / dpr * 100.0).round() / 100.0;
     let bars: Vec<String> = plan
         .clusters
         .iter()
-        .map(|c| {
-            let span = cluster_columns(c, mark_width);
-            format!(
-                "[{},{},{},{}]",
-                css(span.start),
-                css(span.end),
-                c.requests(),
-                c.counts[Mark::Rejected as usize]
-            )
-        })
+        .map(|c| cluster_json(c, mark_width, dpr))
         .collect();
     format!(
         "{{\"marks\":{},\"bars\":[{}]}}",
