@@ -107,20 +107,22 @@ test('a 5,000-line trace with comma keys downloaded as a view file opens the sam
   await other.context.close();
 });
 
+/** Drops a file named `name` holding `text` on the timelines: the drop is the page's, wherever it lands. */
+async function dropFile(page, name, text) {
+  const transfer = await page.evaluateHandle(([n, t]) => {
+    const data = new DataTransfer();
+    data.items.add(new File([t], n, { type: 'text/csv' }));
+    return data;
+  }, [name, text]);
+  await page.dispatchEvent('[data-testid="timeline-canvas"]', 'drop', { dataTransfer: transfer });
+}
+
 test('a view file dropped on the page opens its view; a file of traffic dropped there is read as traffic', async () => {
   const { page, context, problems } = await openPage(shared.browser);
   await gotoLab(page, 'limit=2&window=10');
   await openImport(page);
   await page.waitForSelector('[data-testid="view-file-panel"]');
-  const drop = async (name, text) => {
-    const transfer = await page.evaluateHandle(([n, t]) => {
-      const data = new DataTransfer();
-      data.items.add(new File([t], n, { type: 'text/csv' }));
-      return data;
-    }, [name, text]);
-    // On the timelines: the drop is the page's, wherever it lands.
-    await page.dispatchEvent('[data-testid="timeline-canvas"]', 'drop', { dataTransfer: transfer });
-  };
+  const drop = (name, text) => dropFile(page, name, text);
   await drop('view.csv', '# ratelab view: limit=1&window=5&algos=fixed,gcra\ntime,key,region,route,cost\n0,"acme, inc",,,1\n1,"acme, inc",,,1\n2,🦀,,,1\n');
   await page.waitForURL(/limit=1&window=5&trace=/, { timeout: 15000 });
   await waitForRequests(page, 3);
@@ -138,14 +140,7 @@ test('a view file dropped on the page opens its view; a file of traffic dropped 
 
 test('a file dropped on a page of the first or the Durable Object module is not lost: the page opens with the complete module and takes it', async () => {
   const { page, context, problems } = await openPage(shared.browser);
-  const drop = async (name, text) => {
-    const transfer = await page.evaluateHandle(([n, t]) => {
-      const data = new DataTransfer();
-      data.items.add(new File([t], n, { type: 'text/csv' }));
-      return data;
-    }, [name, text]);
-    await page.dispatchEvent('[data-testid="timeline-canvas"]', 'drop', { dataTransfer: transfer });
-  };
+  const drop = (name, text) => dropFile(page, name, text);
   // The default page runs the first view's module, which reads no files.
   await gotoLab(page, 'limit=2&window=10');
   assert.equal(await page.locator('[data-testid="view-file-panel"]').count(), 0, 'the first module has no view files');
