@@ -75,11 +75,12 @@ test('the offered snippet opens the lab on a host that sends no CORS header, and
   try {
     const frame = await frameReady(page);
     assert.equal(await frame.locator('[data-testid="stats-sliding-log"]').getAttribute('data-allowed'), '18');
-    // A reader of the docs gets the embed and nothing more: no service worker copying the site.
+    // A reader of the docs gets the embed and nothing more: no service worker copying the site,
+    // and no module but the one its view needs (the first view's).
     await frame.waitForSelector('body[data-complete="true"]');
     await sleep(1000);
     assert.equal(await frame.evaluate(() => navigator.serviceWorker.getRegistrations().then((r) => r.length)), 0);
-    assert.deepEqual(requested.filter((p) => /ratelab-(first|durable|complete)-/.test(p)), []);
+    assert.deepEqual(requested.filter((p) => /ratelab-(durable|complete)-/.test(p)), []);
     await page.waitForSelector('iframe[data-ratelab-sized="true"]');
     const needed = await contentHeight(frame);
     await page.waitForFunction((h) => Math.abs(document.querySelector('iframe').getBoundingClientRect().height - h) <= 1, needed, { timeout: 10000 });
