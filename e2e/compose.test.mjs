@@ -30,7 +30,7 @@ async function setField(page, row, name, value) {
 async function openCompose(page) {
   const panel = page.locator('[data-testid="compose-panel"]');
   if (!(await panel.evaluate((d) => d.open))) await panel.locator('summary').click();
-  // In the first view's module, opening it reloads the page with the complete one, open.
+  // In the first view's module, opening it brings the complete one in place, the section open.
   await page.locator('[data-testid="compose-panel"][open] [data-testid="compose-text"]').waitFor({ timeout: 15000 });
   await page.waitForSelector('body[data-complete="true"]');
 }

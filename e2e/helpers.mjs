@@ -168,7 +168,7 @@ export async function serveFolder(root, ...flags) {
 
 /**
  * Opens "Use your own traffic". The first view's module has only its heading: opening it
- * reloads the page with the complete module, which opens the panel (src/ui/workbench.rs).
+ * brings the complete module in place of the first, which opens the panel (src/ui/workbench.rs).
  */
 export async function openImport(page) {
   const panel = page.locator('[data-testid="import-panel"]');

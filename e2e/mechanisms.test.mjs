@@ -13,7 +13,7 @@ async function openCounting(page) {
   const panel = page.locator('[data-testid="counting-controls"]');
   if (await panel.evaluate((d) => d.open)) return;
   await panel.locator('summary').click();
-  // In the first view's module, opening it reloads the page with the complete one, open.
+  // In the first view's module, opening it brings the complete one in place, the section open.
   await page.locator('[data-testid="counting-controls"][open] [data-testid="spread"]').waitFor({ timeout: 15000 });
   await page.waitForSelector('body[data-complete="true"]');
 }

@@ -171,14 +171,14 @@ test('the first view loads the module without the products, and a product row th
   await page.close();
 });
 
-test('opening the rules on a first view reloads it with the complete module, the section open', async () => {
+test('opening the rules on a first view brings the complete module in place, the section open', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'limit=7');
   assert.deepEqual(await modulesLoaded(page), ['first']);
   await page.locator('[data-testid="counting-controls"] summary').click();
   await page.locator('[data-testid="counting-controls"][open] [data-testid="spread"]').waitFor({ timeout: 15000 });
   await page.waitForSelector('body[data-complete="true"]');
-  assert.deepEqual(await modulesLoaded(page), ['complete']);
+  assert.deepEqual(await modulesLoaded(page), ['first', 'complete']);
   assert.match(page.url(), /limit=7/, 'the view is kept');
   // The request to open it is used once: a reload of this view opens the first module again.
   await gotoLab(page, 'limit=7');
@@ -187,7 +187,7 @@ test('opening the rules on a first view reloads it with the complete module, the
   await page.close();
 });
 
-test('a scenario or the Durable Object row chosen on the first view reloads it with the Durable Object lab', async () => {
+test('a scenario or the Durable Object row chosen on the first view brings the Durable Object lab in place', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'limit=7');
   assert.deepEqual(await modulesLoaded(page), ['first']);
@@ -195,7 +195,7 @@ test('a scenario or the Durable Object row chosen on the first view reloads it w
   await page.waitForURL(/do=1/);
   await page.locator('[data-testid="latency-canvas"]').waitFor({ timeout: 15000 });
   await page.waitForSelector('body[data-complete="true"]');
-  assert.deepEqual(await modulesLoaded(page), ['durable']);
+  assert.deepEqual(await modulesLoaded(page), ['first', 'durable']);
   assert.match(page.url(), /limit=7/, 'the rest of the view is kept');
   assert.equal(await page.locator('[data-testid="do-toggle"]').isChecked(), true);
   // A scenario chosen on the first view opens with its lesson, and Back returns to the view before it.
@@ -203,7 +203,7 @@ test('a scenario or the Durable Object row chosen on the first view reloads it w
   await page.click('[data-testid="scenario-far-object"]');
   await page.waitForURL(/home=gru/);
   await page.locator('[data-testid="scenario-text"]').waitFor({ timeout: 15000 });
-  assert.deepEqual(await modulesLoaded(page), ['durable']);
+  assert.deepEqual(await modulesLoaded(page), ['first', 'durable']);
   assert.match(await page.locator('[data-testid="scenario-text"]').innerText(), /far-away object/i);
   await page.goBack();
   await page.waitForURL((url) => url.search.includes('limit=7') && !url.search.includes('do=1'));
@@ -223,7 +223,7 @@ test('ticking a product adds its row and puts it in the link', async () => {
   await page.waitForURL(/algos=fixed,sliding-log,sliding-counter,token-bucket,gcra,leaky-bucket,envoy/);
   await page.locator('[data-testid="stats-envoy"]').waitFor({ timeout: 15000 });
   await page.waitForSelector('body[data-ready="true"]');
-  assert.deepEqual(await modulesLoaded(page), ['complete']);
+  assert.deepEqual(await modulesLoaded(page), ['first', 'complete']);
   assert.match(page.url(), /limit=7/, 'the rest of the view is kept');
   assert.equal(await page.locator('.products').evaluate((d) => d.open), true, 'a view with a product row opens the list');
   assert.equal(await page.locator('[data-testid="toggle-envoy"]').isChecked(), true);
@@ -231,7 +231,7 @@ test('ticking a product adds its row and puts it in the link', async () => {
   await page.close();
 });
 
-test('a product ticked in an embed reloads it with the complete module, still an embed', async () => {
+test('a product ticked in an embed brings the complete module in place, still an embed', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'embed=1&controls=algos,limit&pattern=edge&limit=7');
   assert.deepEqual(await modulesLoaded(page), ['first']);
@@ -242,7 +242,7 @@ test('a product ticked in an embed reloads it with the complete module, still an
   // An embed keeps the table's rows as data, hidden.
   await page.locator('[data-testid="stats-envoy"]').waitFor({ state: 'attached', timeout: 15000 });
   await page.waitForSelector('body[data-ready="true"]');
-  assert.deepEqual(await modulesLoaded(page), ['complete']);
+  assert.deepEqual(await modulesLoaded(page), ['first', 'complete']);
   assert.match(page.url(), /embed=1/, 'still an embed');
   assert.match(page.url(), /limit=7/, 'the rest of the view is kept');
   // The complete module leaves out what an embed never shows.

@@ -1,6 +1,6 @@
 // A Durable Object scenario over a person's own traffic: the traffic stays (the lede counts the
 // same requests), the scenario's note says so and quotes figures of that run, and one click
-// gives the scenario with its own traffic. From the first view, whose module reloads into the
+// gives the scenario with its own traffic. From the first view, whose module hands over to the
 // lab's, the traffic travels in the link.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,7 +56,7 @@ test('after an upload, the far-away object runs the uploaded requests, says so, 
   }
 });
 
-test("from the first view, a scenario reloads into the lab with the link's own trace", async () => {
+test("from the first view, a scenario brings the lab in place with the link's own trace", async () => {
   const { page, problems, context } = await openPage(shared.browser);
   try {
     await gotoLab(page, 'trace=0,1,2,3,4,5,6,7,8,9');

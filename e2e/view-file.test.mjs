@@ -38,7 +38,7 @@ function fields(url) {
 
 /**
  * Opens the view-file section. The first view's module has none: opening "Use your own traffic"
- * there reloads the page with the complete module, where the section follows the import panel.
+ * there brings the complete module in place, where the section follows the import panel.
  */
 async function openViewFile(page) {
   if (!(await page.locator('[data-testid="view-file-panel"]').count())) await openImport(page);
@@ -138,16 +138,20 @@ test('a view file dropped on the page opens its view; a file of traffic dropped 
   await context.close();
 });
 
-test('a file dropped on a page of the first or the Durable Object module is not lost: the page opens with the complete module and takes it', async () => {
+test('a file dropped on a page of the first or the Durable Object module is not lost: the complete module comes in place and takes it', async () => {
   const { page, context, problems } = await openPage(shared.browser);
   const drop = (name, text) => dropFile(page, name, text);
   // The default page runs the first view's module, which reads no files.
   await gotoLab(page, 'limit=2&window=10');
   assert.equal(await page.locator('[data-testid="view-file-panel"]').count(), 0, 'the first module has no view files');
+  // The complete module comes in place of the first, without a reload: the window keeps a mark.
+  await page.evaluate(() => { window.ratelabTestMark = 'kept'; });
   await drop('view.csv', '# ratelab view: limit=1&window=5&algos=fixed,gcra\ntime,key,region,route,cost\n0,"acme, inc",,,1\n1,"acme, inc",,,1\n2,🦀,,,1\n');
   await page.waitForURL(/limit=1&window=5&trace=/, { timeout: 30000 });
   await waitForRequests(page, 3);
   assert.ok(await page.locator('[data-testid="view-file-panel"]').count(), 'the complete module took the file');
+  assert.equal(await page.evaluate(() => window.ratelabTestMark), 'kept', 'no reload');
+  assert.equal(await page.locator('[data-testid="stats-fixed"]').count(), 1, 'one page: the first module is gone');
   const fixed = page.locator('[data-testid="stats-fixed"]');
   assert.deepEqual([await fixed.getAttribute('data-allowed'), await fixed.getAttribute('data-rejected')], ['2', '1']);
   // The Durable Object's module: a file of traffic goes to "Use your own traffic" there.

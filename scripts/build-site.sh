@@ -25,7 +25,9 @@ build_module() {
 build_module first-view
 # The Durable Object's module: the first one's and the Durable Object lab (for `do=1`).
 build_module durable-view --features durable
-python3 "$ROOT/scripts/site_modules.py" "$DIST" "$TARGET_DIR/first-view" "$TARGET_DIR/durable-view"
+# The loader's names, from the rule in Rust (src/site.rs), built natively.
+cargo run --quiet --offline --example loader_tables > "$TARGET_DIR/loader-tables.js"
+python3 "$ROOT/scripts/site_modules.py" "$DIST" "$TARGET_DIR/first-view" "$TARGET_DIR/durable-view" "$TARGET_DIR/loader-tables.js"
 # Trunk minifies the HTML and CSS (Trunk.toml); the wasm-bindgen glue is minified here.
 # The resize helper for pages that embed the lab (web/embed.js); the page itself never loads it.
 cp "$ROOT/web/embed.js" "$DIST/embed.js"

@@ -9,10 +9,11 @@ An embed (`embed=1`) is served by the module its view needs, as any other view: 
 sections are left out at run time.
 This script names each pair of files by its content (`ratelab-<kind>-<hash>`), replaces trunk's
 loader in index.html with web/loader.js (which picks the module from the view's link and asks for
-it while the page is still being parsed), and drops trunk's preload links, which would fetch the
-complete module for every view.
+it while the page is still being parsed) given the rule's names from Rust (TABLES_JS, printed by
+`cargo run --example loader_tables`: src/site.rs), and drops trunk's preload links, which would
+fetch the complete module for every view.
 Run after trunk and before offline.py, sri.py and csp.py.
-Usage: python3 site_modules.py DIST_DIR FIRST_VIEW_DIR DURABLE_VIEW_DIR
+Usage: python3 site_modules.py DIST_DIR FIRST_VIEW_DIR DURABLE_VIEW_DIR TABLES_JS
 """
 import hashlib
 import pathlib
@@ -31,10 +32,11 @@ def content_name(kind: str, wasm: pathlib.Path) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) != 2 + len(BUILT):
+    if len(sys.argv) != 3 + len(BUILT):
         sys.exit(__doc__.strip().splitlines()[-1])
     dist = pathlib.Path(sys.argv[1])
-    built = dict(zip(BUILT, (pathlib.Path(a) for a in sys.argv[2:])))
+    built = dict(zip(BUILT, (pathlib.Path(a) for a in sys.argv[2:2 + len(BUILT)])))
+    tables = pathlib.Path(sys.argv[2 + len(BUILT)]).read_text(encoding="utf-8")
     ours = tuple(f"ratelab-{kind}-" for kind in ("complete",) + BUILT)
     trunk_wasm = [p for p in dist.glob("ratelab-*_bg.wasm") if not p.name.startswith(ours)]
     if len(trunk_wasm) != 1:
@@ -56,6 +58,9 @@ def main() -> None:
         sys.exit(f"site_modules.py: trunk's loader not found as expected ({loaders} scripts, {links} preload links)")
     loader = (ROOT / "web" / "loader.js").read_text(encoding="utf-8")
     loader = "\n".join(line for line in loader.splitlines() if not line.lstrip().startswith("//"))
+    loader, written = re.subn(r"/\*__LOADER_TABLES__\*/", lambda _: tables, loader)
+    if written != 1 or "var FIRST_VIEW_ROWS" not in tables:
+        sys.exit("site_modules.py: web/loader.js's tables were not written in")
     for kind, name in names.items():
         loader = loader.replace(f"__{kind.upper()}_JS__", f"{name}.js")
         loader = loader.replace(f"__{kind.upper()}_WASM__", f"{name}_bg.wasm")

@@ -1,12 +1,13 @@
 //! The page's modules (docs/architecture.md, "Three modules") and the loader that picks one for a
-//! link (web/loader.js) agree on the link's names: the loader picks the complete module for any
-//! row outside the first view's list, and the first view's module, built without the product
-//! profiles, reloads for any product row. A link naming a kept trace, or carrying a longer one
-//! than the page's links, goes to the complete module, the only one that keeps traces and reads
-//! them back. A link showing the Durable Object goes to the Durable Object's module; an embed
-//! goes where its view would.
+//! link (web/loader.js) follow one rule, written in Rust (`ratelab::site::module_for`): the
+//! loader has the rule's shape and is given its names from Rust when the site is built
+//! (`site::loader_tables`). The loader picks the complete module for any row outside the first
+//! view's list, a rule, a question, lanes by key, a kept trace or a longer one than the page's
+//! links; a link showing the Durable Object goes to the Durable Object's module; an embed goes
+//! where its view would. The names are the ones the page itself reads and writes.
 
 use ratelab::core::limiter::Algorithm;
+use ratelab::site::{loader_names, loader_tables};
 
 /// The loader as the site inlines it into index.html (before its comments are dropped).
 fn loader_source() -> String {
@@ -14,25 +15,51 @@ fn loader_source() -> String {
         .expect("web/loader.js is readable")
 }
 
-fn loader_first_view_rows() -> Vec<String> {
+/// Every name the tables declare is read by the loader, and the loader reads no other table.
+#[test]
+fn the_loader_reads_every_name_the_rust_tables_give_it_and_no_other() {
     let loader = loader_source();
-    let list = loader
-        .split("FIRST_VIEW_ROWS = [")
-        .nth(1)
-        .and_then(|rest| rest.split(']').next())
-        .expect("web/loader.js declares FIRST_VIEW_ROWS = [...]");
-    list.split(',')
-        .map(|name| name.trim().trim_matches('"').to_string())
-        .collect()
+    let code: String = loader
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(code.matches("/*__LOADER_TABLES__*/").count(), 1);
+    let declared: Vec<String> = loader_tables()
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("var ")?
+                .split(' ')
+                .next()
+                .map(String::from)
+        })
+        .collect();
+    for name in &declared {
+        assert!(
+            code.contains(name.as_str()),
+            "web/loader.js never reads {name}"
+        );
+    }
+    let mut used: Vec<&str> = code
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.len() > 3 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .filter(|w| !w.starts_with("__"))
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    for name in used {
+        assert!(
+            declared.iter().any(|d| d == name)
+                || ["FILES", "COMPLETE", "DURABLE", "FIRST"].contains(&name),
+            "web/loader.js reads {name}, which the tables do not declare"
+        );
+    }
 }
 
 #[test]
-fn the_loader_sends_exactly_the_six_algorithms_to_the_first_view_module() {
-    let core: Vec<String> = Algorithm::CORE
-        .iter()
-        .map(|a| a.slug().to_string())
-        .collect();
-    assert_eq!(loader_first_view_rows(), core);
+fn the_first_view_module_gets_exactly_the_six_algorithms() {
+    let core: Vec<&str> = Algorithm::CORE.iter().map(|a| a.slug()).collect();
+    assert_eq!(loader_names().first_view_rows, core);
 }
 
 #[test]
@@ -42,46 +69,13 @@ fn every_row_outside_the_six_is_a_product_that_the_first_view_module_hands_on() 
     }
 }
 
-fn loader_list(name: &str) -> Vec<String> {
-    let loader = loader_source();
-    let list = loader
-        .split(&format!("{name} = ["))
-        .nth(1)
-        .and_then(|rest| rest.split(']').next())
-        .unwrap_or_else(|| panic!("web/loader.js declares {name} = [...]"));
-    list.split(',')
-        .map(|name| name.trim().trim_matches('"').to_string())
-        .collect()
-}
-
-/// A link that sets one of the rules has no controls in the first module, so the loader must
-/// send it to the complete one: its list is the URL table's fields of the rules.
-#[test]
-fn the_loader_sends_every_link_that_sets_a_rule_to_the_complete_module() {
-    use ratelab::core::url::fields::{CLIENTS, COUNTING, DEPLOYMENT, SECOND_LIMIT};
-    let rules: Vec<String> = [COUNTING, DEPLOYMENT, SECOND_LIMIT, CLIENTS]
-        .iter()
-        .flat_map(|fields| fields.iter().map(|f| f.name.to_string()))
-        .collect();
-    assert_eq!(loader_list("RULE_FIELDS"), rules);
-}
-
-/// The questions live in the complete module only, so a link that opens one goes there.
-#[test]
-fn the_loader_sends_every_link_that_opens_a_question_to_the_complete_module() {
-    let fields: Vec<String> = ratelab::core::url::question_link::FIELDS
-        .iter()
-        .map(|f| f.name.to_string())
-        .collect();
-    assert_eq!(fields, ["q"]);
-    assert_eq!(loader_list("QUESTION_FIELDS"), fields);
-}
-
-/// Whatever the first module is handed, it reloads into the complete module when the view
-/// uses a rule: every rule field, set away from its default, makes `sets_rules` true.
+/// Whatever the first module is handed, it hands over to the complete module when the view
+/// uses a rule: every rule field, set away from its default, makes `sets_rules` true, and each
+/// is among the loader's rule fields.
 #[test]
 fn every_rule_set_away_from_its_default_calls_for_the_complete_module() {
     use ratelab::core::url::parse_query;
+    let names = loader_names();
     for query in [
         "instances=2",
         "fixed-align=first",
@@ -90,111 +84,51 @@ fn every_rule_set_away_from_its_default_calls_for_the_complete_module() {
         "clients=obey",
     ] {
         assert!(parse_query(query).state.settings.sets_rules(), "{query}");
+        let field = query.split('=').next().unwrap_or_default();
+        assert!(names.rule_fields.contains(&field), "{field}");
     }
     assert!(!parse_query("limit=3&window=2").state.settings.sets_rules());
 }
 
-/// Only the complete module keeps traces and reads them back (`ui::kept_trace`): the loader
-/// sends every link naming one there, by the word the link grammar uses, and every link longer
-/// than the page's own links, by its characters (the page keeps the traffic that made it long
-/// and names it instead).
+/// The names the rule reads are the ones the page writes: lanes by key, the Durable Object, an
+/// embed, a kept trace, a question.
 #[test]
-fn the_loader_sends_every_link_naming_or_carrying_a_long_trace_to_the_complete_module() {
-    use ratelab::core::url::{parse_query, MAX_QUERY_CHARS, STORED_TRACE};
-    let loader = loader_source();
-    assert!(
-        loader.contains(&format!("var KEPT_TRACE = \"{STORED_TRACE}\";")),
-        "web/loader.js declares KEPT_TRACE as the link grammar's word"
-    );
-    assert!(loader.contains(r#"trace == KEPT_TRACE || trace.indexOf(KEPT_TRACE + ":") == 0"#));
-    assert!(
-        loader.contains(&format!("var QUERY_CHARS = {MAX_QUERY_CHARS};")),
-        "web/loader.js declares QUERY_CHARS as MAX_QUERY_CHARS"
-    );
-    assert!(loader.contains("location.search.length - 1 > QUERY_CHARS"));
-    assert!(
-        !loader.contains(".split(\",\").length"),
-        "no count of a list's items"
-    );
-    for query in ["trace=stored", "trace=stored:0123456789abcdef"] {
-        assert!(parse_query(query).state.kept.is_named(), "{query}");
-    }
-}
-
-/// Lanes by key are drawn by the complete module only: the loader sends a link asking for them
-/// there, by the name the URL table writes.
-#[test]
-fn the_loader_sends_a_link_with_a_lane_per_key_to_the_complete_module() {
+fn the_rules_names_are_the_ones_the_page_writes() {
     use ratelab::core::lab_state::Lanes;
-    use ratelab::core::url::{parse_query, to_query};
-    let loader = loader_source();
-    let mut state = parse_query("").state;
-    state.lanes = Lanes::Key;
-    let (name, value) = to_query(&state)
-        .split_once('=')
-        .map(|(n, v)| (n.to_string(), v.to_string()))
-        .expect("a link with lanes");
-    assert!(
-        loader.contains(&format!("query.get(\"{name}\") == \"{value}\"")),
-        "web/loader.js checks {name}={value}"
-    );
-}
-
-/// The Durable Object lab is in the Durable Object's module and the complete one: the loader
-/// sends a link showing the Durable Object to the former, by the name the URL table gives it.
-#[test]
-fn the_loader_sends_a_link_showing_the_durable_object_to_the_durable_objects_module() {
-    use ratelab::core::url::{parse_query, to_query};
-    let loader = loader_source();
-    let mut state = parse_query("").state;
-    state.durable.enabled = true;
-    let query = to_query(&state);
-    let (name, value) = query
-        .split_once('=')
-        .expect("a link with the Durable Object");
-    assert_eq!(value, "1", "{query}");
-    assert!(
-        loader.contains(&format!("var DURABLE_FIELD = \"{name}\";")),
-        "web/loader.js declares DURABLE_FIELD as {name}"
-    );
-    assert!(
-        loader.contains(r#"query.has(DURABLE_FIELD) && query.get(DURABLE_FIELD).trim() != "0""#)
-    );
-    assert!(parse_query(&format!("{name}=0")).state == parse_query("").state);
-}
-
-/// An embed's header takes the embed's sizes while its module arrives: the loader marks exactly
-/// the links the page reads as embeds, by the URL table's name and its one value for "on", and
-/// sends them to the module their view needs, as any view.
-#[test]
-fn the_loader_reads_exactly_the_links_the_page_reads_as_embeds() {
-    use ratelab::core::url::{parse_query, to_query};
-    let loader = loader_source();
-    let mut state = parse_query("").state;
-    state.embed = true;
-    let query = to_query(&state);
-    let (name, value) = query.split_once('=').expect("a link for an embed");
-    assert_eq!(value, "1", "{query}");
-    assert!(
-        loader.contains(&format!("var EMBED_FIELD = \"{name}\";")),
-        "web/loader.js declares EMBED_FIELD as {name}"
-    );
-    assert!(loader.contains(r#"var embed = (query.get(EMBED_FIELD) || "").trim() == "1";"#));
-    // The page reads the same words as an embed, and nothing else.
-    for (raw, embed) in [
+    use ratelab::core::url::{parse_query, to_query, STORED_TRACE};
+    let names = loader_names();
+    let first_pair = |edit: &dyn Fn(&mut ratelab::core::lab_state::LabState)| {
+        let mut state = parse_query("").state;
+        edit(&mut state);
+        let query = to_query(&state);
+        let (name, value) = query.split_once('=').expect("a field");
+        (name.to_string(), value.to_string())
+    };
+    let lanes = first_pair(&|s| s.lanes = Lanes::Key);
+    assert_eq!(lanes, (names.lanes_field.into(), names.lanes_by_key.into()));
+    let durable = first_pair(&|s| s.durable.enabled = true);
+    assert_eq!(durable, (names.durable_field.into(), "1".into()));
+    assert!(parse_query(&format!("{}=0", names.durable_field)).state == parse_query("").state);
+    let embed = first_pair(&|s| s.embed = true);
+    assert_eq!(embed, (names.embed_field.into(), "1".into()));
+    // The page reads the same words as an embed as the loader, and nothing else.
+    for (raw, is_embed) in [
         ("1", true),
         (" 1 ", true),
         ("0", false),
         ("", false),
         ("true", false),
     ] {
-        let read = parse_query(&format!("{name}={raw}")).state.embed;
-        assert_eq!(read, embed, "{name}={raw:?}");
+        let read = parse_query(&format!("{}={raw}", names.embed_field))
+            .state
+            .embed;
+        assert_eq!(read, is_embed, "embed={raw:?}");
     }
-    assert!(
-        !loader.contains("__EMBED_"),
-        "an embed gets the module its view needs, as any view"
-    );
+    assert_eq!(names.kept_trace, STORED_TRACE);
+    for query in ["trace=stored", "trace=stored:0123456789abcdef"] {
+        assert!(parse_query(query).state.kept.is_named(), "{query}");
+    }
+    assert_eq!(names.question_fields, ["q"]);
 }
 
 /// The loader's JavaScript, run on a corpus of links (`tests/loader_pick.mjs`, with Node), picks
@@ -255,8 +189,11 @@ fn the_loaders_javascript_picks_the_module_the_rust_rule_names_for_every_link_of
         })
         .collect();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/loader_pick.mjs");
+    let tables = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("loader-tables.js");
+    std::fs::write(&tables, loader_tables()).expect("the tables are written");
     let mut node = std::process::Command::new("node")
         .arg(script)
+        .arg(&tables)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

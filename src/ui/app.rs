@@ -17,7 +17,7 @@ use super::timeline::Timelines;
 pub fn App() -> impl IntoView {
     let parsed = parse_query(&super::current_query());
     // The messages about the link, unless its history entry keeps those said about its view
-    // (the page reloaded, or opened an entry it wrote before).
+    // (the page reloaded, a module took over from another, or Back opened an entry it wrote).
     let notices = super::entry_notices()
         .unwrap_or_else(|| parsed.notices.into_iter().map(|n| n.message).collect());
     super::write_notices(&notices);
@@ -206,7 +206,7 @@ mod full_page {
 
     /// Builds the sections below the first view in `parent`, a root of their own.
     pub fn build_below(parent: web_sys::HtmlDivElement, lab: Lab) {
-        let panels = leptos::mount::mount_to(parent.into(), move || {
+        crate::ui::module_swap::mount_root(&parent.into(), move || {
             provide_context(lab);
             view! {
                 <ImportPanel/>
@@ -219,7 +219,5 @@ mod full_page {
                 <Explanations/>
             }
         });
-        // They stay for the page's life, like the first view.
-        panels.forget();
     }
 }

@@ -548,7 +548,7 @@ pub fn ShareEmbed() -> impl IntoView {
             crate::core::embed::suggested_height(timelines_px, &controls, products_listed, caption),
         )
     };
-    // The first view's module reloaded the page into this one to draw the charts' picture: it
+    // The first view's module brought this one in to draw the charts' picture: it
     // is downloaded once the charts below the first view are drawn too.
     #[cfg(feature = "workbench")]
     if super::workbench::asked_to_open(super::workbench::DOWNLOAD_PNG) {

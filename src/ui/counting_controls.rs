@@ -39,7 +39,7 @@ pub fn CountingControls() -> impl IntoView {
     }
 }
 
-/// The complete module's section, open at once when the first module reloaded to open it.
+/// The complete module's section, open at once when the first module brought this one to open it.
 #[cfg(feature = "workbench")]
 #[component]
 pub fn CountingControls() -> impl IntoView {

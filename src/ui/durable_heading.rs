@@ -1,7 +1,7 @@
 //! The Durable Object lab's place in the modules built without it (the first view's: the Cargo
 //! feature `durable` off). The lab, its chart and its controls are about 30 KB gzip that the
 //! default page never shows, so this section offers the lab's scenarios and its row and nothing
-//! else: choosing one writes a link with `do=1`, and the page reloads into the module that has
+//! else: choosing one writes a link with `do=1`, and the page brings in the module that has
 //! the lab (web/loader.js picks it from the link; docs/architecture.md, "Three modules").
 
 use leptos::prelude::*;

@@ -56,8 +56,8 @@ pub fn DurableLab() -> impl IntoView {
     let drag_kind = RwSignal::new(DragKind::Outage);
     provide_context(drag_kind);
     let enabled = move || state.with(|s| s.durable.enabled);
-    // A link that opens a scenario's view (a shared one, or the first view's module reloading
-    // into this one for a scenario chosen there) shows that scenario's lesson.
+    // A link that opens a scenario's view (a shared one, or the first view's module handing over
+    // to this one for a scenario chosen there) shows that scenario's lesson.
     if lab.page.active_scenario.get_untracked().is_none() {
         lab.page
             .active_scenario

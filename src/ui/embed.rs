@@ -46,9 +46,12 @@ fn post_height_on_resize(page: web_sys::Element, parent: web_sys::Window) {
     });
     if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
         observer.observe(&page);
+        // The observer calls it until another module takes the page.
+        super::module_swap::on_retire(move || {
+            observer.disconnect();
+            drop(on_resize);
+        });
     }
-    // The observer calls it for the page's whole life.
-    on_resize.forget();
 }
 
 fn follow_theme_messages(lab: Lab, window: &web_sys::Window, parent: web_sys::Window) {
@@ -69,5 +72,9 @@ fn follow_theme_messages(lab: Lab, window: &web_sys::Window, parent: web_sys::Wi
             }
         });
     let _ = window.add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref());
-    on_message.forget();
+    let window = window.clone();
+    super::module_swap::on_retire(move || {
+        let _ = window
+            .remove_event_listener_with_callback("message", on_message.as_ref().unchecked_ref());
+    });
 }

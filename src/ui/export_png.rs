@@ -3,7 +3,7 @@
 //! window (and each lane with its key); their time axis; the Durable Object's chart when its lab
 //! is open, redrawn at the timelines' width and stretch of time so that the two line up; the
 //! legend of marks; and a caption with the settings (`crate::core::view_text`) and the link that
-//! opens the view again. Only the complete module draws it (the first view's reloads into it:
+//! opens the view again. Only the complete module draws it (the first view's brings it in:
 //! `super::export_png` in `ui/mod.rs`).
 
 use leptos::prelude::GetUntracked;

@@ -21,18 +21,13 @@ mod export;
 #[cfg(feature = "workbench")]
 mod export_png;
 /// The first view's module does not draw the charts' picture (its caption, its legend and the
-/// Durable Object chart redrawn to line up cost more room than the module has): it reloads the
-/// page into the complete module, which downloads the picture once its charts are drawn
-/// (`controls::ShareEmbed`). Without storage (a sandboxed frame), it says where to go instead.
+/// Durable Object chart redrawn to line up cost more room than the module has): it brings the
+/// complete module, which downloads the picture once its charts are drawn
+/// (`controls::ShareEmbed`).
 #[cfg(not(feature = "workbench"))]
 mod export_png {
-    pub(crate) fn download_png(lab: super::state::Lab) -> Result<(), wasm_bindgen::JsValue> {
-        if !super::workbench::reload_into_complete(super::workbench::DOWNLOAD_PNG) {
-            lab.notice(
-                "The charts' picture is drawn in a full page: open the lab in a tab of its own."
-                    .into(),
-            );
-        }
+    pub(crate) fn download_png(_: super::state::Lab) -> Result<(), wasm_bindgen::JsValue> {
+        super::workbench::open_in_complete(super::workbench::DOWNLOAD_PNG);
         Ok(())
     }
 }
@@ -42,6 +37,7 @@ mod inspector;
 mod kept_trace;
 #[cfg(feature = "durable")]
 mod latency_marks;
+mod module_swap;
 mod panic_banner;
 #[cfg(feature = "workbench")]
 mod questions;
@@ -106,8 +102,13 @@ use wasm_bindgen::JsCast;
 pub fn start() {
     performance_mark("ratelab:start");
     panic_banner::install();
+    module_swap::take_over();
     remove_shell();
-    leptos::mount::mount_to_body(app::App);
+    if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
+        module_swap::mount_root(&body, app::App);
+    }
+    module_swap::offer_retirement();
+    module_swap::restore(false);
     performance_mark("ratelab:mounted");
 }
 
@@ -149,6 +150,7 @@ pub(crate) fn mark_complete() {
     if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
         let _ = body.set_attribute("data-complete", "true");
     }
+    module_swap::restore(true);
     // The first visit's tour opens once the page is whole: its steps point at sections built
     // after the first paint, and focusing its dialog before that paint made the browser lay the
     // whole page out early (about 200 ms of a phone's load).
@@ -214,10 +216,14 @@ fn notices_value(notices: &[String]) -> wasm_bindgen::JsValue {
         .into()
 }
 
-/// Loads the page again from its current address.
-pub(crate) fn reload() {
-    if let Some(w) = window() {
-        let _ = w.location().reload();
+/// Brings the module the page's current address needs, in place of this one, without a reload
+/// (`module_swap`); `section` names what to open there. A page without the site's loader
+/// (`trunk serve`) has every part in its one module, and is loaded again instead.
+pub(crate) fn switch_module(section: Option<&str>) {
+    if !module_swap::switch_module(section) {
+        if let Some(w) = window() {
+            let _ = w.location().reload();
+        }
     }
 }
 
@@ -284,7 +290,11 @@ pub(crate) fn soon(f: impl FnOnce() + 'static) {
 /// Runs `f` after `ms` milliseconds.
 pub(crate) fn after(ms: i32, f: impl FnOnce() + 'static) {
     let Some(w) = window() else { return };
-    let callback = Closure::once_into_js(f);
+    let callback = Closure::once_into_js(move || {
+        if !module_swap::is_retired() {
+            f();
+        }
+    });
     let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), ms);
 }
 
@@ -321,7 +331,11 @@ impl FirstDraw {
 /// Runs `f` before the next repaint.
 pub(crate) fn next_frame(f: impl FnOnce() + 'static) {
     let Some(w) = window() else { return };
-    let callback = Closure::once_into_js(f);
+    let callback = Closure::once_into_js(move || {
+        if !module_swap::is_retired() {
+            f();
+        }
+    });
     let _ = w.request_animation_frame(callback.unchecked_ref());
 }
 
@@ -361,9 +375,11 @@ pub(crate) fn tracked_width(
         });
         if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
             observer.observe(&element);
+            module_swap::on_retire(move || {
+                observer.disconnect();
+                drop(on_resize);
+            });
         }
-        // The observer lives as long as the page: each chart is built once.
-        on_resize.forget();
     });
     width
 }

@@ -1,7 +1,7 @@
 //! The seed documents' lessons about a central limiter (`core::scenarios`), each a view one click
 //! away: the Durable Object lab lists them with their explanations (`super::durable_lab`), and the
 //! first view's module, which has no Durable Object lab, lists the same buttons, each of which
-//! reloads the page into the module that has it (`super::durable_heading`), the person's own
+//! brings in the module that has it (`super::durable_heading`), the person's own
 //! traffic carried in the link.
 
 use leptos::prelude::*;

@@ -51,7 +51,7 @@ fn block(
     slug: &'static str,
     snippet: impl Fn() -> Option<Snippet> + Send + Sync + 'static,
 ) -> AnyView {
-    // The first module reloads the page to open the Durable Object's block here.
+    // The first module brought this one in to open the Durable Object's block here.
     if slug == "do" && super::workbench::asked_to_open("snippet-do") {
         OPEN.with(|o| o.borrow_mut().insert(slug));
     }

@@ -93,7 +93,8 @@ impl Address {
         self.url_due.set_value(true);
         super::after(URL_PAUSE_MS, move || {
             self.url_due.set_value(false);
-            if state.with_untracked(reopens) {
+            // A module on its way shows the address as it is (`super::module_swap`).
+            if state.with_untracked(reopens) && !super::module_swap::is_switching() {
                 self.write(&state.with_untracked(to_query), false);
             }
         });
@@ -238,6 +239,11 @@ impl Lab {
     /// Shows `next`: computes it (a slice at a time when large), then writes the address bar,
     /// as a new history entry when `remember`.
     pub fn show(&self, mut next: LabState, remember: bool) {
+        if super::module_swap::is_switching() {
+            // Another module is on its way to show the view the address holds: this page waits
+            // for it (`super::module_swap`).
+            return;
+        }
         // An edit that changes the traffic without saying where it is kept (a preset, a request
         // sent by hand) leaves the kept trace behind: the new traffic is kept anew if it needs
         // to be.
@@ -255,10 +261,10 @@ impl Lab {
             self.address.notices.set(Vec::new());
         }
         if needs_another_module(&next) {
-            // The page opens this view again with the module that has what it needs, which
-            // web/loader.js picks from the address.
+            // The module that has what it needs shows this view in place of this one: it reads
+            // the address (web/loader.js picks it from there too).
             self.address.write(&to_query(&next), remember);
-            super::reload();
+            super::switch_module(None);
             return;
         }
         if !remember && self.state.with_untracked(|s| s.same_run_as(&next)) {

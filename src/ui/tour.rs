@@ -125,6 +125,10 @@ pub(crate) fn start() {
     for event in ["click", "keydown"] {
         let _ = dialog.add_event_listener_with_callback(event, on_event.as_ref().unchecked_ref());
     }
-    // The listener lives as long as the dialog, which a page has at most once.
-    on_event.forget();
+    // The dialog and its listener live until the tour ends or another module takes the page
+    // (which opens no tour: its address has a query).
+    super::module_swap::on_retire(move || {
+        dialog.remove();
+        drop(on_event);
+    });
 }

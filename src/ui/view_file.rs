@@ -185,8 +185,8 @@ mod files {
     }
 
     /// The page's one drop handler: a file dropped anywhere on the page is taken as above. A file
-    /// dropped on a page of another module was kept over the reload into this one
-    /// (web/loader.js, `window.ratelabDropped`) and is taken now.
+    /// dropped on a page of another module, which brought this one in to take it
+    /// (web/loader.js, `window.ratelabDropped`), is taken now.
     fn accept_drops(lab: Lab, said: RwSignal<Option<Said>>) {
         let Some(window) = web_sys::window() else {
             return;

@@ -2,55 +2,47 @@
 //! `products` for the settings snippets): reading a person's own traffic, composing traffic, the
 //! rules every row can run under, the Durable Object's "Use these settings", and the charts'
 //! picture (`super::export_png`). In the first view's module each section is its heading alone
-//! (the picture, its button); opening it leaves a note in `sessionStorage` and reloads the page,
-//! web/loader.js then picks the complete module, and the section opens there (or the picture
+//! (the picture, its button); opening it brings the complete module in place of the running one
+//! (`super::module_swap`), with a note naming the section, which opens there (or the picture
 //! downloads: docs/architecture.md, "Three modules").
 
 #[cfg(not(all(feature = "workbench", feature = "products")))]
 use leptos::prelude::*;
 
-/// The sessionStorage key web/loader.js reads: its value names the section to open.
-const OPEN_IN_COMPLETE: &str = "ratelab-complete";
+/// Where web/loader.js leaves the note for the module it brings: the section to open.
+const ASKED: &str = "ratelabAsked";
 
 /// The note the first view's module leaves for the complete one: download the charts' picture
 /// (`super::export_png`).
 pub(crate) const DOWNLOAD_PNG: &str = "export-png";
 
-fn session_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.session_storage().ok()?
-}
-
-/// True, once, when the first module reloaded the page to open `section` here. (Each helper
+/// True, once, when the module before this one brought it to open `section` here. (Each helper
 /// here is used by whichever module has, or lacks, a section.)
 #[allow(dead_code)]
 pub(crate) fn asked_to_open(section: &str) -> bool {
-    let Some(storage) = session_storage() else {
+    let Some(window) = web_sys::window() else {
         return false;
     };
-    match storage.get_item(OPEN_IN_COMPLETE) {
-        Ok(Some(asked)) if asked == section => {
-            let _ = storage.remove_item(OPEN_IN_COMPLETE);
-            true
-        }
-        _ => false,
+    let key = wasm_bindgen::JsValue::from_str(ASKED);
+    let asked = js_sys::Reflect::get(&window, &key)
+        .ok()
+        .and_then(|v| v.as_string());
+    if asked.as_deref() != Some(section) {
+        return false;
     }
+    let _ = js_sys::Reflect::delete_property(&window, &key);
+    true
 }
 
-/// Reloads the page into the complete module, leaving it a note to open `section` (or do what it
-/// names) there; false, and nothing done, without storage (a sandboxed frame).
+/// Brings the complete module in place of this one, leaving it a note to open `section` (or do
+/// what it names) there.
 #[cfg(not(all(feature = "workbench", feature = "products")))]
-pub(crate) fn reload_into_complete(section: &str) -> bool {
-    match session_storage().map(|s| s.set_item(OPEN_IN_COMPLETE, section)) {
-        Some(Ok(())) => {
-            super::reload();
-            true
-        }
-        _ => false,
-    }
+pub(crate) fn open_in_complete(section: &str) {
+    super::switch_module(Some(section));
 }
 
-/// A section's heading in the first module: opened, it reloads the page with the complete
-/// module. Without storage (a sandboxed frame) it says where the section is instead.
+/// A section's heading in the first module: opened, it brings the complete module, which opens
+/// the section in its place.
 #[cfg(not(all(feature = "workbench", feature = "products")))]
 #[component]
 pub(crate) fn InCompleteModule(
@@ -59,21 +51,16 @@ pub(crate) fn InCompleteModule(
     class: &'static str,
     testid: &'static str,
 ) -> impl IntoView {
-    let message = RwSignal::new("Loading…");
     let open = move |ev: leptos::ev::Event| {
         if !event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
             return;
         }
-        if !reload_into_complete(section) {
-            message.set(
-                "This part of the lab opens in a full page: open the lab in a tab of its own.",
-            );
-        }
+        open_in_complete(section);
     };
     view! {
         <details class=class data-testid=testid on:toggle=open>
             <summary>{summary}</summary>
-            <p class="hint">{move || message.get()}</p>
+            <p class="hint">"Loading…"</p>
         </details>
     }
 }
