@@ -65,20 +65,21 @@ test('ticking a product by keyboard brings the complete module in place: focus, 
   assert.equal(await runningModule(page), 'first');
   const unchanged = await watchForNavigation(page);
   await page.locator('[data-testid="products-toggle"]').click();
-  const toggle = page.locator('[data-testid="toggle-envoy"]');
+  const toggle = page.locator('[data-testid="toggle-nginx"]');
   await toggle.evaluate((box) => box.scrollIntoView({ block: 'center' }));
-  const before = await onScreen(page, '[data-testid="toggle-envoy"]');
+  const before = await onScreen(page, '[data-testid="toggle-nginx"]');
   assert.ok(before.y > 0, 'the page is scrolled');
+  assert.ok(before.top > 0 && before.top < 780, `the toggle is on screen: ${before.top}`);
   await toggle.focus();
   await page.keyboard.press('Space');
   await waitForModule(page, 'complete');
-  await page.locator('[data-testid="stats-envoy"]').waitFor();
+  await page.locator('[data-testid="stats-nginx"]').waitFor();
   await unchanged();
-  assert.match(page.url(), /algos=[^&]*envoy/);
-  assert.deepEqual(await focused(page), { testid: 'toggle-envoy', summary: false });
-  assert.equal(await page.locator('[data-testid="toggle-envoy"]').isChecked(), true);
+  assert.match(page.url(), /algos=[^&]*nginx/);
+  assert.deepEqual(await focused(page), { testid: 'toggle-nginx', summary: false });
+  assert.equal(await page.locator('[data-testid="toggle-nginx"]').isChecked(), true);
   // The control stays where it was on screen, the new row above it taken into the scroll.
-  const after = await onScreen(page, '[data-testid="toggle-envoy"]');
+  const after = await onScreen(page, '[data-testid="toggle-nginx"]');
   assert.ok(Math.abs(after.top - before.top) <= 1, `the toggle stays in place: ${JSON.stringify([before, after])}`);
   assert.equal(await page.evaluate(() => document.body.getAttribute('aria-busy')), null);
   await page.screenshot({ path: join(SCREENSHOT_DIR, 'module-swap-product.png') });
