@@ -9,11 +9,14 @@
 #   bash scripts/bench-browser.sh ratio  each view's cold load against the network's floor for the
 #                                        same files, in turn, as a ratio (bench-ratio.mjs;
 #                                        ROUNDS, default 7)
+#   bash scripts/bench-browser.sh swap   ticking a product on the first view: the complete module
+#                                        brought in place, against a reload into the same view
+#                                        (bench-swap.mjs; ROUNDS, default 7)
 set -euo pipefail
 MODE="${1:-all}"
 case "$MODE" in
-  all | load | redraw | ratio) ;;
-  *) echo "usage: bash scripts/bench-browser.sh [load | redraw | ratio]" >&2; exit 2 ;;
+  all | load | redraw | ratio | swap) ;;
+  *) echo "usage: bash scripts/bench-browser.sh [load | redraw | ratio | swap]" >&2; exit 2 ;;
 esac
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
@@ -32,6 +35,7 @@ serve_folder "$SITE" --gzip
 export BASE_URL="$SERVED_AT/sub/path/ratelab/"
 case "$MODE" in
   ratio) node scripts/bench-ratio.mjs ;;
+  swap) node scripts/bench-swap.mjs ;;
   load) node scripts/bench-load.mjs ;;
   redraw) node scripts/bench-browser.mjs redraw ;;
   all) node scripts/bench-load.mjs && node scripts/bench-browser.mjs all ;;
