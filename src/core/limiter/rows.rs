@@ -176,6 +176,15 @@ macro_rules! rows {
                 }
             }
 
+            /// Whether the page draws the row's level strip (the token bucket's tokens, the
+            /// sliding log's entries).
+            pub fn draws_level(self) -> bool {
+                match self {
+                    $( Algorithm::$t => $trow.draws_level, )*
+                    $( Algorithm::$p => false, )*
+                }
+            }
+
             /// Where copies of the row are the product's own behaviour, the sentence saying so.
             pub fn copies_note(self) -> Option<&'static str> {
                 match self {

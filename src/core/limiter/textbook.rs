@@ -42,6 +42,8 @@ pub struct TextbookRow {
     /// Its own last note, when a setting of its own is in force.
     pub own_note: fn(&Settings) -> Option<String>,
     pub snippet: SnippetOf,
+    /// Whether the page draws its level strip beside the timeline (`core::lab::gauge_series`).
+    pub draws_level: bool,
 }
 
 /// The statement every textbook row makes instead of a snippet.
@@ -119,6 +121,7 @@ pub const FIXED_WINDOW: TextbookRow = TextbookRow {
         })
     },
     snippet: NO_PRODUCT,
+    draws_level: false,
 };
 
 pub const SLIDING_LOG: TextbookRow = TextbookRow {
@@ -143,6 +146,7 @@ pub const SLIDING_LOG: TextbookRow = TextbookRow {
     counts_refused: Some(refusals_stay),
     own_note: no_note,
     snippet: NO_PRODUCT,
+    draws_level: true,
 };
 
 pub const SLIDING_COUNTER: TextbookRow = TextbookRow {
@@ -167,6 +171,7 @@ pub const SLIDING_COUNTER: TextbookRow = TextbookRow {
     counts_refused: Some(refusals_stay),
     own_note: no_note,
     snippet: NO_PRODUCT,
+    draws_level: false,
 };
 
 pub const TOKEN_BUCKET: TextbookRow = TextbookRow {
@@ -196,6 +201,7 @@ pub const TOKEN_BUCKET: TextbookRow = TextbookRow {
     counts_refused: None,
     own_note: no_note,
     snippet: NO_PRODUCT,
+    draws_level: true,
 };
 
 pub const GCRA: TextbookRow = TextbookRow {
@@ -225,6 +231,7 @@ pub const GCRA: TextbookRow = TextbookRow {
     counts_refused: None,
     own_note: no_note,
     snippet: NO_PRODUCT,
+    draws_level: false,
 };
 
 pub const LEAKY_BUCKET: TextbookRow = TextbookRow {
@@ -267,6 +274,7 @@ pub const LEAKY_BUCKET: TextbookRow = TextbookRow {
     counts_refused: None,
     own_note: no_note,
     snippet: NO_PRODUCT,
+    draws_level: false,
 };
 
 /// What a product row tells a refused client: its finer hint, or its response's `Retry-After`.
