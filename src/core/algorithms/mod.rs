@@ -24,7 +24,6 @@ use crate::core::traffic::Request;
 pub trait Textbook: Limiter {
     /// Decides `requests` (one key's, in order) with [`Limiter::admit`], telling `verdict` each
     /// answer; an algorithm with a faster loop of its own overrides it.
-    #[inline(always)]
     fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,
@@ -60,7 +59,6 @@ impl Textbook for SlidingCounter {
 }
 
 impl Textbook for TokenBucket {
-    #[inline(always)]
     fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,
@@ -75,7 +73,6 @@ impl Textbook for TokenBucket {
 }
 
 impl Textbook for Gcra {
-    #[inline(always)]
     fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,
@@ -90,7 +87,6 @@ impl Textbook for Gcra {
 }
 
 impl Textbook for LeakyBucket {
-    #[inline(always)]
     fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,

@@ -320,6 +320,18 @@ impl LimiterSlots {
     }
 }
 
+/// A product's decisions over one key's requests, through [`Limiter::admit`].
+#[cfg(feature = "products")]
+fn admit_each_of<'a, L: Limiter>(
+    l: &mut L,
+    requests: impl Iterator<Item = &'a Request>,
+    verdict: &mut impl FnMut(Verdict),
+) {
+    for r in requests {
+        verdict(l.admit(r.at, u64::from(r.cost)));
+    }
+}
+
 impl AnyLimiter {
     /// Makes a fresh limiter the one of the key named `name`. Only express-rate-limit's reply
     /// names the client's key (`req.rateLimit.key` and the draft-8 partition key); every other
@@ -345,21 +357,14 @@ impl AnyLimiter {
 
     /// Decides `requests` (one key's, in order) on the fast path, telling `verdict` each answer.
     /// The row is matched once for the whole run instead of once per request, so each decision
-    /// is the algorithm's own inlined arithmetic.
-    // Without the product profiles every arm returns, and the products' shared loop is never
-    // reached.
-    #[allow(unreachable_code)]
+    /// is the algorithm's own inlined arithmetic: the six algorithms' own loops, and one loop
+    /// through `admit` per product's limiter type (shared by the rows of one type).
     pub fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,
         mut verdict: impl FnMut(Verdict),
     ) {
-        // The six algorithms get a loop each; the products, whose decisions cost far more than a
-        // dispatch, share one through `admit`.
-        each!(self, l => return l.admit_each(requests, &mut verdict) ; { let _ = l; });
-        for r in requests {
-            verdict(self.admit(r.at, u64::from(r.cost)));
-        }
+        each!(self, l => l.admit_each(requests, &mut verdict) ; admit_each_of(l, requests, &mut verdict))
     }
 
     /// Rewrites the decision this limiter gave a request with an open verdict (see
