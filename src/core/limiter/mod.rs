@@ -320,8 +320,12 @@ impl LimiterSlots {
     }
 }
 
-/// A product's decisions over one key's requests, through [`Limiter::admit`].
+/// A product's decisions over one key's requests, through [`Limiter::admit`]: a function of its
+/// own per limiter type, so that the loops of the six algorithms, inlined into
+/// [`AnyLimiter::admit_each`], are compiled as if the products were not there (measured with
+/// `PARTS=instructions bash scripts/bench-core-compare.sh`, docs/performance.md).
 #[cfg(feature = "products")]
+#[inline(never)]
 fn admit_each_of<'a, L: Limiter>(
     l: &mut L,
     requests: impl Iterator<Item = &'a Request>,
