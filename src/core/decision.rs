@@ -135,3 +135,47 @@ pub trait Limiter {
     /// The state is spent afterwards (its clock is far ahead): call it last.
     fn settle_rest(&mut self) {}
 }
+
+/// A boxed limiter decides as the limiter it holds (the lab boxes the products whose state is
+/// large, `core::limiter::rows`).
+impl<L: Limiter + ?Sized> Limiter for Box<L> {
+    #[inline]
+    fn decide(&mut self, now: Time, cost: u64) -> Decision {
+        (**self).decide(now, cost)
+    }
+
+    #[inline]
+    fn admit(&mut self, now: Time, cost: u64) -> Verdict {
+        (**self).admit(now, cost)
+    }
+
+    #[inline]
+    fn peek(&self, now: Time, cost: u64) -> Decision {
+        (**self).peek(now, cost)
+    }
+
+    #[inline]
+    fn gauge(&self, now: Time) -> Gauge {
+        (**self).gauge(now)
+    }
+
+    #[inline]
+    fn is_at_rest(&self, now: Time) -> bool {
+        (**self).is_at_rest(now)
+    }
+
+    #[inline]
+    fn settles_late(&self) -> bool {
+        (**self).settles_late()
+    }
+
+    #[inline]
+    fn take_settled(&mut self) -> Option<Settlement> {
+        (**self).take_settled()
+    }
+
+    #[inline]
+    fn settle_rest(&mut self) {
+        (**self).settle_rest()
+    }
+}

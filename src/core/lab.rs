@@ -439,14 +439,15 @@ pub fn horizon_for(trace: &Trace, window: Span) -> Time {
 
 /// The level of `algorithm`'s limiter for `key` just before and just after each of its requests
 /// (of its first copy, for a row run as several).
-/// Only the token bucket and the sliding log draw a level strip.
+/// Only the rows whose descriptor says so draw a level strip (the token bucket and the sliding
+/// log).
 pub fn gauge_series(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
     key: u32,
 ) -> Option<GaugeSeries> {
-    if !matches!(algorithm, Algorithm::TokenBucket | Algorithm::SlidingLog) {
+    if !algorithm.draws_level() {
         return None;
     }
     let limiter = algorithm.build(settings).ok()?;

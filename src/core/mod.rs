@@ -10,6 +10,7 @@ pub mod decision;
 pub mod deployment;
 pub mod durable;
 pub mod embed;
+pub mod explanation;
 pub mod export;
 pub mod field;
 pub mod http;

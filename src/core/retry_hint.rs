@@ -1,5 +1,6 @@
 //! What a refusal tells an obeying client (`clients=obey`, `core::clients`) to wait before it
-//! tries again, row by row ([`told`]):
+//! tries again, row by row ([`told`]), as each row's descriptor says (`Hint` in a product's
+//! module, `core::limiter::textbook` for the six algorithms):
 //!
 //! - the textbook algorithms and most products: the `Retry-After` header of the row's response
 //!   (`core::row_response`), whole seconds as the row rounds them;
@@ -19,25 +20,15 @@
 //! connection. The simulation itself is in `core::retries`.
 
 use super::decision::Decision;
-use super::http::retry_after_seconds;
 use super::limiter::{Algorithm, Settings};
 use super::profiles::ProductReply;
 use super::rng::SeededRng;
 use super::time::{Span, Time};
 
-/// What a refusal told its client to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Told {
-    /// Wait this long, then try again.
-    Wait(Span),
-    /// Nothing: the client backs off on its own ([`backoff`]).
-    Nothing,
-    /// That no wait helps: the client gives up.
-    Never,
-}
+pub use super::profiles::Told;
 
 /// What `algorithm`'s row tells the client whose request `decision` refused at `now`; `reply`
-/// is a product's own reply.
+/// is a product's own reply. The row's descriptor says how (`Algorithm::told`).
 pub fn told(
     algorithm: Algorithm,
     settings: &Settings,
@@ -45,94 +36,15 @@ pub fn told(
     decision: &Decision,
     reply: Option<&ProductReply>,
 ) -> Told {
-    if let Some(told) = finer_hint(algorithm, now, decision, reply) {
-        return told;
+    match reply {
+        Some(reply) => algorithm.told(settings, now, decision, reply),
+        None => algorithm.told(settings, now, decision, &ProductReply::default()),
     }
-    if !algorithm.is_product() {
-        // The header `http::respond` writes, without writing the response: a retry storm asks
-        // this for every refusal.
-        return match decision.retry_after {
-            Some(wait) => Told::Wait(Span::from_secs(retry_after_seconds(wait))),
-            None => Told::Nothing,
-        };
-    }
-    let response = super::row_response::row_response(algorithm, settings, decision, reply);
-    match response
-        .header("Retry-After")
-        .and_then(|s| s.trim().parse::<u64>().ok())
-    {
-        Some(seconds) => Told::Wait(Span::from_secs(seconds)),
-        None => Told::Nothing,
-    }
-}
-
-/// The hint a client of governor, redis-cell or Upstash reads instead of a header; `None` for
-/// every other row.
-#[cfg(feature = "products")]
-fn finer_hint(
-    algorithm: Algorithm,
-    now: Time,
-    decision: &Decision,
-    reply: Option<&ProductReply>,
-) -> Option<Told> {
-    let field = |name| reply.and_then(|r| r.get(name));
-    Some(match algorithm {
-        Algorithm::Governor => match decision.retry_after {
-            Some(wait) => Told::Wait(wait),
-            None => Told::Never,
-        },
-        Algorithm::RedisCell => match field("retry_after").and_then(|s| s.parse::<i64>().ok()) {
-            Some(seconds) if seconds >= 0 => Told::Wait(Span::from_secs(seconds as u64)),
-            Some(_) => Told::Never,
-            None => Told::Nothing,
-        },
-        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
-            match field("reset").and_then(|s| s.parse::<u64>().ok()) {
-                // A timeout's reply carries `reset: 0`: no hint.
-                Some(reset_ms) if reset_ms > 0 => {
-                    Told::Wait(Time(reset_ms.saturating_mul(1_000)).since(now))
-                }
-                _ => Told::Nothing,
-            }
-        }
-        _ => return None,
-    })
-}
-
-#[cfg(not(feature = "products"))]
-fn finer_hint(
-    _algorithm: Algorithm,
-    _now: Time,
-    _decision: &Decision,
-    _reply: Option<&ProductReply>,
-) -> Option<Told> {
-    None
 }
 
 /// What `algorithm`'s row tells a refused client, as the row's explanation says it.
 pub fn what_it_tells(algorithm: Algorithm) -> &'static str {
-    if !algorithm.is_product() {
-        return "the Retry-After header, in whole seconds rounded up";
-    }
-    match algorithm.slug() {
-        "governor" => "the exact wait of governor's NotUntil answer",
-        "redis-cell" => "the retry_after of redis-cell's reply, in whole seconds",
-        "upstash-fixed" | "upstash-sliding" | "upstash-token" => {
-            "the time until the reply's reset, as the library's examples wait"
-        }
-        "cf-binding" => {
-            "the Worker's Retry-After: the binding's whole period, whatever is left of it"
-        }
-        "nginx" => "nothing: nginx's refusal carries no wait",
-        "envoy" => "nothing: Envoy's 429 carries no wait",
-        "limits-fixed" | "limits-moving" | "limits-sliding" => {
-            "nothing: Flask-Limiter's 429 carries no wait"
-        }
-        "dotnet-fixed" | "dotnet-sliding" | "dotnet-token" => {
-            "nothing: the middleware's 503 carries no wait"
-        }
-        _ => "the Retry-After header of its response, when it sends one",
-    }
+    algorithm.tells()
 }
 
 /// The wait before retry `number` (from 1) of `client` when the row told it nothing: `base`

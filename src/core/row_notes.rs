@@ -1,9 +1,10 @@
 //! What the lab's mechanisms did to one row, as sentences quoting the view's own figures: copies
 //! of the row (`super::deployment`), a fixed window started at a key's first request, refused
-//! requests counted, clients that obey (`super::retries`). The page puts them under the row's explanation; nothing here is written by
-//! hand but the words, so the sentences stay true when a setting changes.
+//! requests counted, clients that obey (`super::retries`). The page puts them under the row's
+//! explanation; nothing here is written by hand but the words, so the sentences stay true when a
+//! setting changes. A row's own sentences (where copies are the product's behaviour, what counting
+//! its refusals did, its own settings) come from its descriptor (`core::limiter::rows`).
 
-use super::algorithms::fixed_window::Alignment;
 use super::limiter::{Algorithm, Settings};
 use super::retries::ClientsRun;
 use super::retry_hint::what_it_tells;
@@ -34,28 +35,18 @@ pub fn row_notes(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
             deployment.instances,
             deployment.spread.phrase(),
         ));
-        if let Some(where_) = copies_in_production(run.algorithm) {
+        if let Some(where_) = run.algorithm.copies_note() {
             notes.push(where_.to_string());
         }
     }
-    let counts_refused = settings.count_refused
-        && matches!(
-            run.algorithm,
-            Algorithm::FixedWindow | Algorithm::SlidingLog | Algorithm::SlidingCounter
-        );
-    if counts_refused && run.rejected == 0 {
-        notes.push("Refused requests would count too, but it refused none here.".to_string());
-    } else if counts_refused {
-        notes.push(match run.algorithm {
-            Algorithm::FixedWindow => format!(
-                "Refused requests count too: its {} refusals were added to their window's count. A full window refuses every later request of cost 1 either way, so only the count it reports changes (the inspector's remaining), not which requests pass.",
-                run.rejected
-            ),
-            _ => format!(
-                "Refused requests count too: each of its {} refusals stayed in the window like a request let through, so a client that keeps knocking keeps the window full; {} got through.",
-                run.rejected,
-                run.passed()
-            ),
+    if let Some(counted) = run
+        .algorithm
+        .counts_refused_note()
+        .filter(|_| settings.count_refused)
+    {
+        notes.push(match run.rejected {
+            0 => "Refused requests would count too, but it refused none here.".to_string(),
+            rejected => counted(rejected, run.passed()),
         });
     }
     if let Some(also) = settings.also {
@@ -78,11 +69,7 @@ pub fn row_notes(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
     if let Some(clients) = &run.clients {
         notes.extend(clients_notes(run.algorithm, clients, settings));
     }
-    if run.algorithm == Algorithm::FixedWindow && settings.fixed_align == Alignment::FirstRequest {
-        notes.push(format!(
-            "Its {w} s windows start at each key's first request, and again at the first request after a window ends, not on the clock's boundaries."
-        ));
-    }
+    notes.extend(run.algorithm.own_note(settings));
     notes
 }
 
@@ -166,22 +153,10 @@ fn requests(n: u64) -> String {
     }
 }
 
-/// Where copies of a product row are what the product really does.
-fn copies_in_production(algorithm: Algorithm) -> Option<&'static str> {
-    match algorithm {
-        Algorithm::Envoy => Some(
-            "This is Envoy's own behaviour: the local rate limit keeps its token bucket in each Envoy process, so every copy here is one more Envoy behind the load balancer, each granting the full bucket.",
-        ),
-        Algorithm::CfBinding => Some(
-            "This is the binding's own behaviour: Cloudflare counts per location, so every copy here is one more location whose visitors each get the full limit.",
-        ),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::algorithms::fixed_window::Alignment;
     use crate::core::deployment::{Deployment, Spread};
     use crate::core::run::run_one;
     use crate::core::traffic::Pattern;

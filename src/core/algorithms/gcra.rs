@@ -59,6 +59,10 @@ impl Gcra {
     /// `TAT = now` gives. A request whose figures could leave 64 bits (a time past `now_cap`, a
     /// cost of 0 or above the burst) is decided by `decide`, in 128 bits (the same verdict and
     /// change of state).
+    // A function of its own, not inlined into the row's dispatch: every textbook row's verdict
+    // then takes as many instructions as with the products' dispatch absent, or fewer
+    // (docs/performance.md, "One descriptor per row").
+    #[inline(never)]
     pub(crate) fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,

@@ -5,9 +5,27 @@
 //! Every profile is a [`Limiter`], so it draws a timeline and fills a stats row like the core
 //! algorithms, and a [`Product`], so the inspector can show the product's own reply under the
 //! HTTP response the product sends (`response`).
+//!
+//! What a product row is, as one value, is also here: [`ProductRow`], which each product's own
+//! module defines once (`nginx::ROW`, `upstash::FIXED_ROW`, ...) and `core::limiter::rows`
+//! lists. Everything the lab says or does about a product row reads it: its slug and label, its
+//! family of URL fields, its limiter, the HTTP response its client receives, what a refusal tells
+//! an obeying client, its explanation, its "Use these settings" snippet, and where copies of it
+//! are the product's own behaviour. A descriptor is a struct of names and function pointers
+//! rather than a trait object: a row is data the core walks (`tests/product_rows.rs` checks every
+//! piece of every row), several rows share one limiter type (Upstash's three algorithms, .NET's
+//! three classes), and the first view's module, built without the product profiles, reads only a
+//! row's names from its `const`. The descriptor reads only this layer and those below it (the
+//! lab's limit, window and product fields, as [`RowSettings`]), so the products stay below
+//! `core::limiter`, which holds the list. Its types live in this file rather than a child module
+//! of their own so that the products, their settings and the descriptor form no import circle.
 
-use crate::core::decision::{Decision, Limiter};
-use crate::core::time::Time;
+use crate::core::config::ConfigError;
+use crate::core::decision::{Decision, Limiter, Settlement};
+use crate::core::http::HttpResponse;
+use crate::core::time::{format_seconds, Span, Time};
+
+use settings::{ProductSettings, FIELDS};
 
 pub mod cf_binding;
 pub mod dotnet;
@@ -46,4 +64,158 @@ pub trait Product: Limiter {
     /// Decides a request of `cost` at `now` exactly as [`Limiter::decide`] does (same state
     /// change, same [`Decision`]) and returns the product's own reply alongside.
     fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply);
+
+    /// Makes a fresh limiter the one of the key named `name`. Only express-rate-limit's reply
+    /// names the client's key; every other product's state and reply are the same whatever the
+    /// key is called.
+    fn serve_key(&mut self, _name: &str) {}
+
+    /// The storage this limiter's keys share with the other keys of its row, as it last saw it:
+    /// Python `limits`' moving window keeps every key in one `MemoryStorage` with one expiry
+    /// timer. `None` for every other product, whose keys are independent.
+    fn shared_storage(&self) -> Option<python_limits::StorageTimer> {
+        None
+    }
+
+    /// Takes on the shared storage as another key's call left it.
+    fn join_shared_storage(&mut self, _storage: python_limits::StorageTimer) {}
+
+    /// Rewrites the decision this limiter gave a request with an open verdict (see
+    /// [`Limiter::settles_late`]), and its reply, with the settlement that ended it.
+    fn settle_decision(
+        &self,
+        decision: &mut Decision,
+        _reply: Option<&mut ProductReply>,
+        settlement: Settlement,
+    ) {
+        decision.verdict = settlement.verdict;
+    }
+}
+
+/// The lab's settings a product row reads: the limit and window every row follows, and the
+/// products' own fields (`core::limiter::Settings::row_settings`).
+#[derive(Clone, Copy, Debug)]
+pub struct RowSettings<'a> {
+    pub limit: u64,
+    pub window: Span,
+    pub products: &'a ProductSettings,
+}
+
+/// A product's family: the prefix of its URL fields (`settings::FIELDS`) and the name the page
+/// groups them under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Family {
+    pub prefix: &'static str,
+    pub name: &'static str,
+}
+
+/// A row's explanation beside its figures: what it does with the parameters in use, what it keeps
+/// per key, and what it is for. The page adds the run's outcome after `what`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    pub what: String,
+    pub memory: String,
+    pub when: String,
+}
+
+/// What a refusal told its client to do (`core::retry_hint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Told {
+    /// Wait this long, then try again.
+    Wait(Span),
+    /// Nothing: the client backs off on its own (`core::retry_hint::backoff`).
+    Nothing,
+    /// That no wait helps: the client gives up.
+    Never,
+}
+
+/// What a product row tells a refused client.
+#[derive(Clone, Copy)]
+pub enum Hint {
+    /// The `Retry-After` header of its HTTP response, when it sends one.
+    Header,
+    /// A finer hint its library's clients read instead (governor's exact wait, redis-cell's
+    /// `retry_after`, Upstash's `reset`), from the decision and the product's reply at `now`.
+    Finer(fn(Time, &Decision, &ProductReply) -> Told),
+}
+
+/// A row's "Use these settings".
+#[derive(Clone, Copy)]
+pub enum SnippetOf {
+    /// The configuration or code that sets the product up as the row is, offered as `file_name`.
+    Written {
+        file_name: &'static str,
+        write: fn(&RowSettings) -> Written,
+    },
+    /// The row has none, and this says why.
+    None(&'static str),
+}
+
+/// What a product's snippet writer gives: the text, and the nearest setting when the row's own
+/// cannot be written exactly.
+pub struct Written {
+    pub text: String,
+    pub nearest: Option<Nearest>,
+}
+
+/// The nearest setting the product accepts: the product fields that give it, and a sentence
+/// saying what differs (without the figures, which `core::snippets` adds from a run).
+pub struct Nearest {
+    pub products: ProductSettings,
+    pub what: String,
+    /// The row itself already runs this setting (it follows the lab's limit and window through
+    /// the product's nearest), so its own figures are the nearest setting's.
+    pub row_runs_it: bool,
+}
+
+impl Written {
+    pub fn exact(text: String) -> Written {
+        Written {
+            text,
+            nearest: None,
+        }
+    }
+}
+
+/// One product row, with every piece the lab needs of it. `L` is the limiter's state for one key.
+pub struct ProductRow<L> {
+    /// The name used in URLs (`algos=`) and in `data-testid="stats-<slug>"`.
+    pub slug: &'static str,
+    /// The name shown to a person.
+    pub label: &'static str,
+    pub family: Family,
+    /// A fresh limiter for one key, with the product's parameters as the settings give them.
+    pub build: fn(&RowSettings) -> Result<L, ConfigError>,
+    /// What the row's client receives for `decision`, given the product's own reply.
+    pub response: fn(&RowSettings, &Decision, &ProductReply) -> HttpResponse,
+    /// What a refusal tells an obeying client, and the same in words for the row's notes.
+    pub hint: Hint,
+    pub tells: &'static str,
+    pub explain: fn(&RowSettings) -> Explanation,
+    pub snippet: SnippetOf,
+    /// Where copies of the row are what the product really does, the sentence saying so.
+    pub copies: Option<&'static str>,
+}
+
+/// "5 per 10 s": the lab's limit as the snippets' first lines name it.
+pub fn quota_text(s: &RowSettings) -> String {
+    format!("{} per {} s", s.limit, format_seconds(s.window.micros()))
+}
+
+/// Whether any of a product's URL fields (those starting with `prefix`) is set: the row then
+/// runs the person's own product settings rather than following the lab's limit and window.
+pub fn family_set(s: &RowSettings, prefix: &str) -> bool {
+    FIELDS
+        .iter()
+        .filter(|f| f.name.starts_with(prefix))
+        .any(|f| (f.write)(s.products).is_some())
+}
+
+/// An explanation from its three parts.
+pub fn explanation(what: String, memory: &str, when: &str) -> Explanation {
+    Explanation {
+        what,
+        memory: memory.to_string(),
+        when: when.to_string(),
+    }
 }

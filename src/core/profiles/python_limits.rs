@@ -130,9 +130,13 @@ mod fixed;
 mod moving;
 mod sliding;
 
+use crate::core::profiles::{
+    explanation, Explanation, Family, Hint, ProductRow, RowSettings, SnippetOf,
+};
 pub use fixed::FixedWindowRateLimiter;
 pub use moving::{MovingWindowRateLimiter, StorageTimer};
 pub use sliding::SlidingWindowCounterRateLimiter;
+mod snippet;
 
 /// The `epoch` the default settings start near: 1,700,000,000 s (2023-11-14 22:13:20 UTC).
 pub const DEFAULT_EPOCH_NEAR: u64 = 1_700_000_000;
@@ -668,6 +672,90 @@ fn trunc(x: f64) -> f64 {
         x
     }
 }
+
+const FAMILY: Family = Family {
+    prefix: "limits-",
+    name: "Python limits",
+};
+
+const TELLS: &str = "nothing: Flask-Limiter's 429 carries no wait";
+
+const FILE_NAME: &str = "limits_example.py";
+
+fn explain(s: &RowSettings, how: &str) -> Explanation {
+    let l = s.products.python_limits(s.limit, s.window);
+    explanation(
+        format!("Python's limits with its memory storage, the item {}: {how}.", l.item_repr()),
+        "A counter and its expiry per key (the moving window: a time per hit), in the Python process.",
+        "Flask and Django apps limiting in process; pick the strategy by how much error a window edge may have.",
+    )
+}
+
+/// The Python `limits` FixedWindowRateLimiter row (`core::limiter::rows`).
+pub const FIXED_ROW: ProductRow<FixedWindowRateLimiter> = ProductRow {
+    slug: "limits-fixed",
+    label: "Python limits, fixed window",
+    family: FAMILY,
+    build: |s| FixedWindowRateLimiter::new(s.products.python_limits(s.limit, s.window)),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: TELLS,
+    explain: |s| {
+        explain(
+            s,
+            "a window per key from its first hit, counting refused hits too",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: FILE_NAME,
+        write: |s| snippet::write("Python limits, fixed window", "FixedWindowRateLimiter", s),
+    },
+    copies: None,
+};
+
+/// The Python `limits` MovingWindowRateLimiter row (`core::limiter::rows`).
+pub const MOVING_ROW: ProductRow<MovingWindowRateLimiter> = ProductRow {
+    slug: "limits-moving",
+    label: "Python limits, moving window",
+    family: FAMILY,
+    build: |s| MovingWindowRateLimiter::new(s.products.python_limits(s.limit, s.window)),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: TELLS,
+    explain: |s| {
+        explain(s, "a log of the hits of the last window; refused hits are not logged, and the storage's one expiry timer, started by any key's hit, prunes every key's log, so one key's hit can let another's through an instant sooner")
+    },
+    snippet: SnippetOf::Written {
+        file_name: FILE_NAME,
+        write: |s| snippet::write("Python limits, moving window", "MovingWindowRateLimiter", s),
+    },
+    copies: None,
+};
+
+/// The Python `limits` SlidingWindowCounterRateLimiter row (`core::limiter::rows`).
+pub const SLIDING_ROW: ProductRow<SlidingWindowCounterRateLimiter> = ProductRow {
+    slug: "limits-sliding",
+    label: "Python limits, sliding window counter",
+    family: FAMILY,
+    build: |s| SlidingWindowCounterRateLimiter::new(s.products.python_limits(s.limit, s.window)),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: TELLS,
+    explain: |s| {
+        explain(s, "two clock-aligned windows, the previous one weighted in doubles by how much of it is still inside the window")
+    },
+    snippet: SnippetOf::Written {
+        file_name: FILE_NAME,
+        write: |s| {
+            snippet::write(
+                "Python limits, sliding window counter",
+                "SlidingWindowCounterRateLimiter",
+                s,
+            )
+        },
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

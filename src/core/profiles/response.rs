@@ -1,7 +1,7 @@
 //! What the client of a product's row receives over HTTP: what the product sends, or, for a
 //! library that only returns a verdict and figures, what the code its own documentation shows
-//! turns them into. `core::row_response` picks the product's answer for a row (the textbook
-//! algorithms answer with `core::http::respond`).
+//! turns them into. Each product's row names the one it answers with (`ProductRow::response`, in
+//! the product's own module); the textbook algorithms answer with `core::http::respond`.
 //!
 //! - nginx `limit_req`: a rejection is `limit_req_status` (503 unless set; `ngx_http_limit_req_
 //!   module.c` merges `NGX_HTTP_SERVICE_UNAVAILABLE`) with nginx's own status line

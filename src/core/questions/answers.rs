@@ -9,7 +9,7 @@ use crate::core::algorithms::fixed_window::Alignment;
 use crate::core::decision::Verdict;
 use crate::core::lab::LabRun;
 use crate::core::lab_state::LabState;
-use crate::core::limiter::{Algorithm, LeakDelay};
+use crate::core::limiter::{Algorithm, LeakDelay, Settings};
 use crate::core::run::{decision_and_cause_at, product_reply, AlgorithmRun};
 use crate::core::second_limit::{RefusedBy, SecondKey, Spend};
 use crate::core::time::{format_millis, format_seconds, Span, Time};
@@ -440,18 +440,10 @@ pub(super) fn window_edge(_: &LabState, run: &LabRun) -> Answer {
         .iter()
         .filter(|r| r.algorithm != Algorithm::FixedWindow)
         .map(|r| {
-            let why = match r.algorithm {
-                Algorithm::UpstashFixed | Algorithm::DotnetFixed => {
-                    "its windows start on the clock too"
-                }
-                Algorithm::ExpressRateLimit | Algorithm::LimitsFixed => {
-                    "a key's window starts at its first request"
-                }
-                Algorithm::SlidingLog | Algorithm::LimitsMoving => {
-                    "it looks back one window at every request"
-                }
-                _ => "",
-            };
+            let why = WHERE_WINDOWS_LIE
+                .iter()
+                .find(|(a, _)| *a == r.algorithm)
+                .map_or("", |(_, why)| why);
             let name = match why {
                 "" => format!("{} {{}}", r.algorithm.label()),
                 why => format!("{} {{}} ({why})", r.algorithm.label()),
@@ -473,37 +465,64 @@ pub(super) fn window_edge(_: &LabState, run: &LabRun) -> Answer {
     answer
 }
 
-/// The most a row's bucket holds: a request costing more never passes.
-fn bucket_size(run: &LabRun, algorithm: Algorithm) -> Option<u64> {
-    let s = &run.settings;
-    let (limit, window) = (s.limit, s.window);
-    Some(match algorithm {
-        Algorithm::TokenBucket => s.bucket_capacity(),
-        Algorithm::Governor => s.products.governor(limit, window).burst,
-        Algorithm::RedisCell => s
-            .products
-            .redis_cell(limit, window)
+/// The rows whose windows this question names, with what decides where they lie; the other
+/// rows are named without a reason.
+const WHERE_WINDOWS_LIE: [(Algorithm, &str); 6] = [
+    (
+        Algorithm::UpstashFixed,
+        "its windows start on the clock too",
+    ),
+    (Algorithm::DotnetFixed, "its windows start on the clock too"),
+    (
+        Algorithm::ExpressRateLimit,
+        "a key's window starts at its first request",
+    ),
+    (
+        Algorithm::LimitsFixed,
+        "a key's window starts at its first request",
+    ),
+    (
+        Algorithm::SlidingLog,
+        "it looks back one window at every request",
+    ),
+    (
+        Algorithm::LimitsMoving,
+        "it looks back one window at every request",
+    ),
+];
+
+/// A row whose bucket a request costing more than it holds never passes: the row, what its size
+/// is called, and the size under the lab's settings.
+type Bucket = (Algorithm, &'static str, fn(&Settings) -> u64);
+
+/// The rows question 7 compares, in the order it names them.
+const BUCKETS: [Bucket; 4] = [
+    (Algorithm::TokenBucket, "the token bucket's capacity", |s| {
+        s.bucket_capacity()
+    }),
+    (Algorithm::Governor, "governor's burst", |s| {
+        s.products.governor(s.limit, s.window).burst
+    }),
+    (Algorithm::RedisCell, "redis-cell's max_burst + 1", |s| {
+        s.products
+            .redis_cell(s.limit, s.window)
             .max_burst
-            .saturating_add(1),
-        Algorithm::XTimeRate => s.products.x_time_rate(limit, window).burst,
-        _ => return None,
-    })
-}
+            .saturating_add(1)
+    }),
+    (Algorithm::XTimeRate, "x/time/rate's burst", |s| {
+        s.products.x_time_rate(s.limit, s.window).burst
+    }),
+];
 
 /// 7. "A request costing more than the burst never passes"
 pub(super) fn cost_over_burst(_: &LabState, run: &LabRun) -> Answer {
     let mut answer = Answer::default();
-    const ROWS: [Algorithm; 4] = [
-        Algorithm::TokenBucket,
-        Algorithm::Governor,
-        Algorithm::RedisCell,
-        Algorithm::XTimeRate,
-    ];
-    let present: Vec<(&AlgorithmRun, u64)> = ROWS
+    const ROWS: [Algorithm; 4] = [BUCKETS[0].0, BUCKETS[1].0, BUCKETS[2].0, BUCKETS[3].0];
+    let present: Vec<(&AlgorithmRun, &str, u64)> = BUCKETS
         .iter()
-        .filter_map(|a| Some((run.run(*a)?, bucket_size(run, *a)?)))
+        .filter_map(|(a, what, size)| Some((run.run(*a)?, *what, size(&run.settings))))
         .collect();
-    let Some(smallest) = present.iter().map(|(_, size)| *size).min() else {
+    let Some(smallest) = present.iter().map(|(_, _, size)| *size).min() else {
         rows_missing(&mut answer, &ROWS);
         return answer;
     };
@@ -513,15 +532,7 @@ pub(super) fn cost_over_burst(_: &LabState, run: &LabRun) -> Answer {
         .collect();
     let sizes: Vec<String> = present
         .iter()
-        .map(|(r, size)| {
-            let what = match r.algorithm {
-                Algorithm::TokenBucket => "the token bucket's capacity",
-                Algorithm::Governor => "governor's burst",
-                Algorithm::RedisCell => "redis-cell's max_burst + 1",
-                _ => "x/time/rate's burst",
-            };
-            format!("{what} is {size}")
-        })
+        .map(|(_, what, size)| format!("{what} is {size}"))
         .collect();
     // The costs asked, each once, in the order they come.
     let mut costs: Vec<u32> = Vec::new();
@@ -565,7 +576,7 @@ pub(super) fn cost_over_burst(_: &LabState, run: &LabRun) -> Answer {
     }
     let passed: Vec<(String, Arg)> = present
         .iter()
-        .map(|(r, _)| {
+        .map(|(r, _, _)| {
             (
                 r.algorithm.label().to_string(),
                 row(r.algorithm, "allowed", r.passed()),

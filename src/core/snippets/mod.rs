@@ -1,8 +1,10 @@
 //! "Use these settings": for a product row, the configuration or code that sets the product up
-//! as the row is set up, as the product's own documentation spells it (each file here names its
-//! sources). One module per product family; this one picks the right one for a row, names the
-//! file it is offered as, and, where the product cannot say exactly what the lab's settings say,
-//! writes the sentence of what differs with the figures of the nearest setting on the trace.
+//! as the row is set up, as the product's own documentation spells it. Each product's writer is
+//! in its own module (`core::profiles::<product>::snippet`, naming its sources), named with the
+//! file it is offered as by the row's descriptor (`ProductRow::snippet`); this module asks the
+//! row for it and, where the product cannot say exactly what the lab's settings say, writes the
+//! sentence of what differs with the figures of the nearest setting on the trace. The Durable
+//! Object card's `wrangler.toml` is here (`cloudflare`).
 //!
 //! The snippet always follows the parameters the row itself runs with
 //! (`Settings::products.<product>(limit, window)`). Where those cannot be written in the product
@@ -15,22 +17,12 @@
 
 use crate::core::durable::DurableParams;
 use crate::core::limiter::{Algorithm, Settings};
-use crate::core::profiles::settings::ProductSettings;
+use crate::core::profiles::{SnippetOf, Written};
 use crate::core::run::{run_one, AlgorithmRun};
 use crate::core::time::format_seconds;
 use crate::core::traffic::Trace;
 
 mod cloudflare;
-mod dotnet;
-mod envoy;
-mod express;
-mod go;
-mod governor;
-mod guava;
-mod nginx;
-mod python;
-mod redis_cell;
-mod upstash;
 
 pub use cloudflare::durable_object;
 
@@ -45,32 +37,6 @@ pub struct Snippet {
     /// What differs from the row's settings, and the nearest setting's figures on the trace;
     /// `None` when the snippet says exactly what the row does.
     pub differences: Option<String>,
-}
-
-/// What a product family's module writes: the text, and the nearest setting when the row's own
-/// cannot be written exactly.
-pub(crate) struct Written {
-    pub text: String,
-    pub nearest: Option<Nearest>,
-}
-
-/// The nearest setting the product accepts: the product fields that give it, and a sentence
-/// saying what differs (without the figures).
-pub(crate) struct Nearest {
-    pub products: ProductSettings,
-    pub what: String,
-    /// The row itself already runs this setting (it follows the lab's limit and window through
-    /// the product's nearest), so its own figures are the nearest setting's.
-    pub row_runs_it: bool,
-}
-
-impl Written {
-    pub fn exact(text: String) -> Written {
-        Written {
-            text,
-            nearest: None,
-        }
-    }
 }
 
 /// The snippet for a product row, or `None` for the six textbook algorithms. `row` is the
@@ -127,49 +93,20 @@ pub fn for_durable(durable: &DurableParams, settings: &Settings) -> Snippet {
     }
 }
 
+/// What the row's own snippet writer gives, or `None` for a row that has none.
 fn write(algorithm: Algorithm, s: &Settings) -> Option<Written> {
-    Some(match algorithm {
-        Algorithm::Nginx => nginx::write(s),
-        Algorithm::Governor => governor::write(s),
-        Algorithm::RedisCell => redis_cell::write(s),
-        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
-            upstash::write(algorithm, s)
-        }
-        Algorithm::Envoy => envoy::write(s),
-        Algorithm::CfBinding => cloudflare::binding(s),
-        Algorithm::XTimeRate => go::write(s),
-        Algorithm::ExpressRateLimit => express::write(s),
-        Algorithm::LimitsFixed | Algorithm::LimitsMoving | Algorithm::LimitsSliding => {
-            python::write(algorithm, s)
-        }
-        Algorithm::DotnetFixed | Algorithm::DotnetSliding | Algorithm::DotnetToken => {
-            dotnet::write(algorithm, s)
-        }
-        Algorithm::Guava => guava::write(s),
-        _ => return None,
-    })
+    match algorithm.snippet() {
+        SnippetOf::Written { write, .. } => Some(write(&s.row_settings())),
+        SnippetOf::None(_) => None,
+    }
 }
 
 /// The file a row's snippet is offered as.
 pub fn file_name(algorithm: Algorithm) -> Option<&'static str> {
-    Some(match algorithm {
-        Algorithm::Nginx => "nginx.conf",
-        Algorithm::Governor => "main.rs",
-        Algorithm::RedisCell => "cl-throttle.redis",
-        Algorithm::UpstashFixed | Algorithm::UpstashSliding | Algorithm::UpstashToken => {
-            "ratelimit.ts"
-        }
-        Algorithm::Envoy => "envoy.yaml",
-        Algorithm::CfBinding => "wrangler.toml",
-        Algorithm::XTimeRate => "main.go",
-        Algorithm::ExpressRateLimit => "app.js",
-        Algorithm::LimitsFixed | Algorithm::LimitsMoving | Algorithm::LimitsSliding => {
-            "limits_example.py"
-        }
-        Algorithm::DotnetFixed | Algorithm::DotnetSliding | Algorithm::DotnetToken => "Program.cs",
-        Algorithm::Guava => "Example.java",
-        _ => return None,
-    })
+    match algorithm.snippet() {
+        SnippetOf::Written { file_name, .. } => Some(file_name),
+        SnippetOf::None(_) => None,
+    }
 }
 
 /// "On this trace that setting lets 12 of 40 through, at most 5 in any 10 s window."
@@ -188,20 +125,6 @@ fn figures_of(run: &AlgorithmRun, trace: &Trace, settings: &Settings) -> String 
         run.max_in_window,
         format_seconds(settings.window.micros())
     )
-}
-
-/// "5 per 10 s": the lab's limit as the snippets' first lines name it.
-pub(crate) fn quota_text(s: &Settings) -> String {
-    format!("{} per {} s", s.limit, format_seconds(s.window.micros()))
-}
-
-/// Whether any of a product's URL fields (those starting with `prefix`) is set: the row then
-/// runs the person's own product settings rather than following the lab's limit and window.
-pub(crate) fn family_set(s: &Settings, prefix: &str) -> bool {
-    crate::core::profiles::settings::FIELDS
-        .iter()
-        .filter(|f| f.name.starts_with(prefix))
-        .any(|f| (f.write)(&s.products).is_some())
 }
 
 #[cfg(test)]

@@ -102,9 +102,13 @@ pub mod fixed;
 pub mod sliding;
 pub mod token;
 
+use crate::core::profiles::{
+    explanation, Explanation, Family, Hint, ProductRow, RowSettings, SnippetOf,
+};
 pub use fixed::FixedWindowParams;
 pub use sliding::SlidingWindowParams;
 pub use token::TokenBucketParams;
+mod snippet;
 
 /// TimeSpan ticks (100 ns) in one lab microsecond.
 pub const TICKS_PER_MICRO: u64 = 10;
@@ -782,6 +786,15 @@ impl Product for DotnetLimiter {
         let (decision, outcome) = self.run(now, cost);
         (decision, self.reply(cost, outcome))
     }
+
+    fn settle_decision(
+        &self,
+        decision: &mut Decision,
+        reply: Option<&mut ProductReply>,
+        settlement: Settlement,
+    ) {
+        DotnetLimiter::settle_decision(self, decision, reply, settlement);
+    }
 }
 
 /// What a client of an ASP.NET Core app using the rate-limiting middleware receives, with no
@@ -845,6 +858,115 @@ fn plain(status: u16, reason: &'static str, headers: Vec<(String, String)>) -> H
         headers,
     }
 }
+
+const FAMILY: Family = Family {
+    prefix: "dotnet-",
+    name: ".NET RateLimiting",
+};
+
+const TELLS: &str = "nothing: the middleware's 503 carries no wait";
+
+const FILE_NAME: &str = "Program.cs";
+
+fn explain(class_name: &str, options: String, queue: u64) -> Explanation {
+    explanation(
+        format!("System.Threading.RateLimiting's {class_name}, {options}: permits come back only when its own timer ticks (the first tick one period after the limiter is made), and AcquireAsync queues up to {queue} permits, oldest first; queued requests are drawn as delayed. ASP.NET Core's middleware refuses with 503 and no Retry-After unless told otherwise."),
+        "A count (and a segment per slice, or the tokens) per limiter, plus the queue.",
+        "ASP.NET Core services limiting in process; every period starts on the timer, not at a client's first request.",
+    )
+}
+
+fn explain_dotnet_fixed(s: &RowSettings) -> Explanation {
+    let d = s.products.dotnet_fixed(s.limit, s.window);
+    explain(
+        "FixedWindowRateLimiter",
+        format!(
+            "PermitLimit {}, Window {} s",
+            d.permit_limit,
+            format_seconds(d.window.micros())
+        ),
+        d.queue_limit,
+    )
+}
+
+fn explain_dotnet_sliding(s: &RowSettings) -> Explanation {
+    let d = s.products.dotnet_sliding(s.limit, s.window);
+    explain(
+        "SlidingWindowRateLimiter",
+        format!(
+            "PermitLimit {}, Window {} s in {} segments",
+            d.permit_limit,
+            format_seconds(d.window.micros()),
+            d.segments_per_window
+        ),
+        d.queue_limit,
+    )
+}
+
+fn explain_dotnet_token(s: &RowSettings) -> Explanation {
+    let d = s.products.dotnet_token(s.limit, s.window);
+    explain(
+        "TokenBucketRateLimiter",
+        format!(
+            "TokenLimit {}, {} tokens every {} s",
+            d.token_limit,
+            d.tokens_per_period,
+            format_seconds(d.replenishment_period.micros())
+        ),
+        d.queue_limit,
+    )
+}
+
+/// The .NET `FixedRateLimiter` row (`core::limiter::rows`).
+pub const FIXED_ROW: ProductRow<DotnetLimiter> = ProductRow {
+    slug: "dotnet-fixed",
+    label: ".NET fixed window",
+    family: FAMILY,
+    build: |s| s.products.dotnet_fixed(s.limit, s.window).build(),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: TELLS,
+    explain: explain_dotnet_fixed,
+    snippet: SnippetOf::Written {
+        file_name: FILE_NAME,
+        write: |s| snippet::write(".NET fixed window", snippet::Class::Fixed, s),
+    },
+    copies: None,
+};
+
+/// The .NET `SlidingRateLimiter` row (`core::limiter::rows`).
+pub const SLIDING_ROW: ProductRow<DotnetLimiter> = ProductRow {
+    slug: "dotnet-sliding",
+    label: ".NET sliding window",
+    family: FAMILY,
+    build: |s| s.products.dotnet_sliding(s.limit, s.window).build(),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: TELLS,
+    explain: explain_dotnet_sliding,
+    snippet: SnippetOf::Written {
+        file_name: FILE_NAME,
+        write: |s| snippet::write(".NET sliding window", snippet::Class::Sliding, s),
+    },
+    copies: None,
+};
+
+/// The .NET `TokenRateLimiter` row (`core::limiter::rows`).
+pub const TOKEN_ROW: ProductRow<DotnetLimiter> = ProductRow {
+    slug: "dotnet-token",
+    label: ".NET token bucket",
+    family: FAMILY,
+    build: |s| s.products.dotnet_token(s.limit, s.window).build(),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: TELLS,
+    explain: explain_dotnet_token,
+    snippet: SnippetOf::Written {
+        file_name: FILE_NAME,
+        write: |s| snippet::write(".NET token bucket", snippet::Class::Token, s),
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

@@ -411,6 +411,14 @@ impl Product for MovingWindowRateLimiter {
         let (decision, stats, hit) = self.call(now, cost);
         (decision, reply(hit, &stats))
     }
+
+    fn shared_storage(&self) -> Option<StorageTimer> {
+        Some(self.storage_timer())
+    }
+
+    fn join_shared_storage(&mut self, storage: StorageTimer) {
+        self.join_storage_timer(storage);
+    }
 }
 
 #[cfg(test)]

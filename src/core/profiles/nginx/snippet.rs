@@ -11,13 +11,12 @@
 //! average, the row runs the nearest per-minute rate (`NginxParams::defaults_for`) and the page
 //! says so.
 
-use crate::core::limiter::Settings;
 use crate::core::profiles::nginx::NginxRate;
 use crate::core::time::{format_seconds, MICROS_PER_SEC};
 
-use super::{quota_text, Nearest, Written};
+use crate::core::profiles::{quota_text, Nearest, RowSettings, Written};
 
-pub(super) fn write(s: &Settings) -> Written {
+pub(super) fn write(s: &RowSettings) -> Written {
     let p = s.products.nginx(s.limit, s.window);
     let args = p.directive();
     let limit_req = match args.split_once(' ') {
@@ -69,7 +68,7 @@ server {{
 }
 
 /// Whether `rate` is exactly the lab's limit per window.
-fn exact(s: &Settings, rate: NginxRate) -> bool {
+fn exact(s: &RowSettings, rate: NginxRate) -> bool {
     let (count, per_us) = match rate {
         NginxRate::PerSecond(n) => (n, MICROS_PER_SEC),
         NginxRate::PerMinute(n) => (n, 60 * MICROS_PER_SEC),
@@ -79,7 +78,7 @@ fn exact(s: &Settings, rate: NginxRate) -> bool {
 }
 
 /// The lab's limit per minute, to six decimals at most.
-fn per_minute(s: &Settings) -> String {
+fn per_minute(s: &RowSettings) -> String {
     let window = u128::from(s.window.micros().max(1));
     let micro_per_minute =
         u128::from(s.limit) * 60 * u128::from(MICROS_PER_SEC) * u128::from(MICROS_PER_SEC) / window;

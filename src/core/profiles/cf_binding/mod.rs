@@ -33,6 +33,8 @@ use crate::core::decision::{Decision, Gauge, Limiter};
 use crate::core::time::{Span, Time, MICROS_PER_SEC};
 
 use super::{Product, ProductReply};
+use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+pub(crate) mod snippet;
 
 /// The only periods the binding accepts, in seconds.
 pub const PERIODS: [u64; 2] = [10, 60];
@@ -121,6 +123,36 @@ impl Product for CfRateLimitBinding {
         )
     }
 }
+
+/// The Cloudflare Workers Rate Limiting binding row (`core::limiter::rows`).
+pub const ROW: ProductRow<CfRateLimitBinding> = ProductRow {
+    slug: "cf-binding",
+    label: "Cloudflare binding",
+    family: Family {
+        prefix: "cf-",
+        name: "Cloudflare binding",
+    },
+    build: |s| CfRateLimitBinding::new(s.products.cf_binding(s.limit, s.window)),
+    response: |s, decision, _| {
+        let period = s.products.cf_binding(s.limit, s.window).period_secs;
+        super::response::binding_worker(decision, period)
+    },
+    hint: Hint::Header,
+    tells: "the Worker's Retry-After: the binding's whole period, whatever is left of it",
+    explain: |s| {
+        let b = s.products.cf_binding(s.limit, s.window);
+        explanation(
+            format!("Cloudflare's Workers Rate Limiting binding, {{ limit: {}, period: {} }}: a fixed window per key in each Cloudflare location, answering {{ success }} and nothing else.", b.limit, b.period_secs),
+            "Kept by Cloudflare, per location: nothing in your Worker.",
+            "Abuse protection at the edge where an approximate, per-location count is enough.",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: "wrangler.toml",
+        write: snippet::write,
+    },
+    copies: Some("This is the binding's own behaviour: Cloudflare counts per location, so every copy here is one more location whose visitors each get the full limit."),
+};
 
 #[cfg(test)]
 mod tests {

@@ -82,6 +82,8 @@ use crate::core::http::HttpResponse;
 use crate::core::time::{Span, Time};
 
 use super::{Product, ProductReply};
+use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod snippet;
 
 /// `SECONDS.toMicros(1L)`, as the double Guava divides by.
 const MICROS_PER_SECOND: f64 = 1_000_000.0;
@@ -699,6 +701,33 @@ impl Product for Guava {
         (evaluation.decision, reply)
     }
 }
+
+/// The Guava `RateLimiter` row (`core::limiter::rows`).
+pub const ROW: ProductRow<Guava> = ProductRow {
+    slug: "guava",
+    label: "Guava RateLimiter",
+    family: Family {
+        prefix: "guava-",
+        name: "Guava",
+    },
+    build: |s| Guava::new(s.products.guava(s.limit, s.window)),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: "the Retry-After header of its response, when it sends one",
+    explain: |s| {
+        let g = s.products.guava(s.limit, s.window);
+        explanation(
+            format!("Guava's SmoothBursty RateLimiter at {} permits a second, storing up to {} seconds of them, asked with tryAcquire: a request that passes may take more than is stored, and the next caller pays for it by waiting.", java_double(g.permits_per_second), java_double(g.max_burst_seconds)),
+            "Two doubles and a long per limiter, in the Java process.",
+            "Java services pacing their own calls; with tryAcquire it refuses, with acquire it waits.",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: "Example.java",
+        write: snippet::write,
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

@@ -78,6 +78,8 @@ use crate::core::http::HttpResponse;
 use crate::core::time::{Span, Time};
 
 use super::{Product, ProductReply};
+use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod snippet;
 
 /// `rate.Inf`: `Limit(math.MaxFloat64)`.
 pub const INF: f64 = f64::MAX;
@@ -840,6 +842,33 @@ pub fn go_float(x: f64) -> String {
         format!("{sign}{}.{}", &digits[..int_len], &digits[int_len..])
     }
 }
+
+/// The Go `x/time/rate` row (`core::limiter::rows`).
+pub const ROW: ProductRow<XTimeRate> = ProductRow {
+    slug: "x-time-rate",
+    label: "Go x/time/rate",
+    family: Family {
+        prefix: "xtime-",
+        name: "Go x/time/rate",
+    },
+    build: |s| XTimeRate::new(s.products.x_time_rate(s.limit, s.window)),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: "the Retry-After header of its response, when it sends one",
+    explain: |s| {
+        let x = s.products.x_time_rate(s.limit, s.window);
+        explanation(
+            format!("Go's golang.org/x/time/rate, NewLimiter({}, {}) asked with AllowN: a token bucket in float64 tokens, advanced by the library's own arithmetic; a refused call takes nothing, and ReserveN would have waited instead.", go_float(x.limit), x.burst),
+            "Three words per Limiter (tokens, last, lastEvent) and its mutex, in the Go process.",
+            "Go services limiting in process; a call larger than the burst never passes, and WaitN says so at once.",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: "main.go",
+        write: snippet::write,
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

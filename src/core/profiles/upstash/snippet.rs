@@ -5,18 +5,13 @@
 //! "1500 ms"; the row's windows are already whole milliseconds (`UpstashParams::defaults_for`),
 //! so the snippet is exact. The Redis round trip the lab can add is the network, not an option.
 
-use crate::core::limiter::{Algorithm, Settings};
 use crate::core::profiles::upstash::{UpstashAlgorithm, UpstashKind};
 use crate::core::time::{Span, MICROS_PER_MILLI, MICROS_PER_SEC};
 
-use super::{quota_text, Written};
+use crate::core::profiles::{quota_text, RowSettings, Written};
 
-pub(super) fn write(algorithm: Algorithm, s: &Settings) -> Written {
-    let kind = match algorithm {
-        Algorithm::UpstashFixed => UpstashKind::FixedWindow,
-        Algorithm::UpstashSliding => UpstashKind::SlidingWindow,
-        _ => UpstashKind::TokenBucket,
-    };
+/// The snippet of the row labelled `label`, which runs `kind`.
+pub(super) fn write(label: &str, kind: UpstashKind, s: &RowSettings) -> Written {
     let p = s.products.upstash(kind, s.limit, s.window);
     let limiter = match p.algorithm {
         UpstashAlgorithm::FixedWindow { tokens, window } => {
@@ -60,7 +55,7 @@ export async function allowed(client: string): Promise<boolean> {{
   return success;
 }}
 ",
-        label = algorithm.label(),
+        label = label,
         quota = quota_text(s),
         timeout = p.timeout.micros() / MICROS_PER_MILLI,
     ))

@@ -7,13 +7,12 @@
 //! different number of seconds, the snippet is the nearest Guava's public API can write, and the
 //! page gives the figures of that setting.
 
-use crate::core::limiter::Settings;
 use crate::core::profiles::guava::java_double;
 use crate::core::time::Span;
 
-use super::{quota_text, Nearest, Written};
+use crate::core::profiles::{quota_text, Nearest, RowSettings, Written};
 
-pub(super) fn write(s: &Settings) -> Written {
+pub(super) fn write(s: &RowSettings) -> Written {
     let g = s.products.guava(s.limit, s.window);
     let rate = if g.permits_per_second.is_finite() {
         java_double(g.permits_per_second)

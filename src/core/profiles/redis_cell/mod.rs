@@ -58,8 +58,10 @@
 
 use crate::core::config::{ConfigError, MAX_COUNT, MAX_WINDOW};
 use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
+use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{format_seconds, Span, Time};
+mod snippet;
 
 const NANOS_PER_MICRO: i128 = 1_000;
 const NANOS_PER_SEC: i128 = 1_000_000_000;
@@ -409,6 +411,41 @@ impl Product for RedisCell {
         (decision, ProductReply { fields })
     }
 }
+
+/// The redis-cell row (`core::limiter::rows`).
+pub const ROW: ProductRow<RedisCell> = ProductRow {
+    slug: "redis-cell",
+    label: "redis-cell CL.THROTTLE",
+    family: Family {
+        prefix: "cell-",
+        name: "redis-cell",
+    },
+    build: |s| RedisCell::from_params(s.products.redis_cell(s.limit, s.window)),
+    response: |_, decision, reply| super::response::redis_cell(decision, reply),
+    // The reply's `retry_after` seconds, as redis-cell rounds them; -1 on a limited call means no
+    // wait helps.
+    hint: Hint::Finer(|_, _, reply| {
+        match reply.get("retry_after").and_then(|s| s.parse::<i64>().ok()) {
+            Some(seconds) if seconds >= 0 => Told::Wait(Span::from_secs(seconds as u64)),
+            Some(_) => Told::Never,
+            None => Told::Nothing,
+        }
+    }),
+    tells: "the retry_after of redis-cell's reply, in whole seconds",
+    explain: |s| {
+        let c = s.products.redis_cell(s.limit, s.window);
+        explanation(
+            format!("redis-cell's CL.THROTTLE key {} {} {}: GCRA inside Redis, allowing max_burst + 1 = {} at once, and replying five integers.", c.max_burst, c.count, crate::core::time::format_seconds(c.period.micros()), c.max_burst + 1),
+            "One Redis key per client, holding the theoretical arrival time.",
+            "Several servers sharing one Redis; remember the burst is one more than max_burst.",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: "cl-throttle.redis",
+        write: snippet::write,
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

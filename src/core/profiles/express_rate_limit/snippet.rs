@@ -3,11 +3,9 @@
 //! the row's own (`ExpressRateLimitParams::options_text`), so the snippet is exact. The module
 //! exports the app; run on its own it listens on port 3000.
 
-use crate::core::limiter::Settings;
+use crate::core::profiles::{quota_text, RowSettings, Written};
 
-use super::{quota_text, Written};
-
-pub(super) fn write(s: &Settings) -> Written {
+pub(super) fn write(s: &RowSettings) -> Written {
     let e = s.products.express(s.limit, s.window);
     Written::exact(format!(
         "// Rate Limit Lab, express-rate-limit row (the lab's limit: {quota}).

@@ -7,15 +7,14 @@
 //! 1), and the page gives that setting's figures.
 
 use crate::core::config::MAX_COUNT;
-use crate::core::limiter::Settings;
 use crate::core::time::{format_seconds, Span, MICROS_PER_SEC};
 
-use super::{quota_text, Nearest, Written};
+use crate::core::profiles::{quota_text, Nearest, RowSettings, Written};
 
 /// The largest factor the period and count are multiplied by to make the period whole seconds.
 const MAX_SCALE: u64 = 1_000;
 
-pub(super) fn write(s: &Settings) -> Written {
+pub(super) fn write(s: &RowSettings) -> Written {
     let c = s.products.redis_cell(s.limit, s.window);
     let period_us = c.period.micros();
     let (count, seconds, exact) = whole_seconds(c.count, period_us);

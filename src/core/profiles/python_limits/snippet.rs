@@ -5,18 +5,13 @@
 //! follows a window with a fraction of a second, it runs the whole seconds below it
 //! (`PyLimitsParams::defaults_for`), and the page says so.
 
-use crate::core::limiter::{Algorithm, Settings};
 use crate::core::time::{format_seconds, MICROS_PER_SEC};
 
-use super::{family_set, quota_text, Nearest, Written};
+use crate::core::profiles::{family_set, quota_text, Nearest, RowSettings, Written};
 
-pub(super) fn write(algorithm: Algorithm, s: &Settings) -> Written {
+/// The snippet of the row labelled `label`, which runs the strategy class `strategy`.
+pub(super) fn write(label: &str, strategy: &str, s: &RowSettings) -> Written {
     let l = s.products.python_limits(s.limit, s.window);
-    let strategy = match algorithm {
-        Algorithm::LimitsFixed => "FixedWindowRateLimiter",
-        Algorithm::LimitsMoving => "MovingWindowRateLimiter",
-        _ => "SlidingWindowCounterRateLimiter",
-    };
     let item = l.item_repr();
     let text = format!(
         "\"\"\"Rate Limit Lab, {label} row (the lab's limit: {quota}).\"\"\"
@@ -30,7 +25,7 @@ limiter = {strategy}(MemoryStorage())
 if __name__ == \"__main__\":
     print(limiter.hit(limit, \"127.0.0.1\"))
 ",
-        label = algorithm.label(),
+        label = label,
         quota = quota_text(s),
     );
     let fraction = !s.window.micros().is_multiple_of(MICROS_PER_SEC);

@@ -106,6 +106,8 @@ use crate::core::sha256::sha256;
 use crate::core::time::{Span, Time, MICROS_PER_MILLI};
 
 use super::{Product, ProductReply};
+use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod snippet;
 
 /// The largest `windowMs` the MemoryStore accepts: the largest delay `setInterval` takes.
 pub const MAX_WINDOW_MS: u64 = (1 << 31) - 1;
@@ -566,6 +568,10 @@ impl Product for ExpressRateLimit {
         self.latest = now.max(self.latest);
         (a.decision, reply)
     }
+
+    fn serve_key(&mut self, name: &str) {
+        self.set_key(name);
+    }
 }
 
 /// The headers the middleware sets, by the names it sets them under.
@@ -765,6 +771,33 @@ pub fn iso_string(ms: u64) -> String {
     };
     format!("{year}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
 }
+
+/// The express-rate-limit row (`core::limiter::rows`).
+pub const ROW: ProductRow<ExpressRateLimit> = ProductRow {
+    slug: "express-rate-limit",
+    label: "express-rate-limit",
+    family: Family {
+        prefix: "express-",
+        name: "express-rate-limit",
+    },
+    build: |s| ExpressRateLimit::new(s.products.express(s.limit, s.window)),
+    response: |_, decision, reply| http_response(decision, reply),
+    hint: Hint::Header,
+    tells: "the Retry-After header of its response, when it sends one",
+    explain: |s| {
+        let e = s.products.express(s.limit, s.window);
+        explanation(
+            format!("express-rate-limit with its memory store, {}: a window of {} ms per key from the key's first hit, and every hit counted, refused ones too; a refusal is a {} with Retry-After. Each lab key is taken as keyGenerator's result and named in its own replies (req.rateLimit.key, the draft-8 pk); the default generator's grouping of IPv6 clients by /56 is not applied.", e.options_text(), e.window_ms, e.status_code),
+            "A hit count and a reset time per key in the Node process, swept by one timer.",
+            "An Express app on one process; with several processes each keeps its own count.",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: "app.js",
+        write: snippet::write,
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

@@ -3,11 +3,9 @@
 //! and a direct limiter asked with `check()`. The row's interval is already whole nanoseconds,
 //! as `Quota::per_second` computes it, so the snippet is exact.
 
-use crate::core::limiter::Settings;
+use crate::core::profiles::{quota_text, RowSettings, Written};
 
-use super::{quota_text, Written};
-
-pub(super) fn write(s: &Settings) -> Written {
+pub(super) fn write(s: &RowSettings) -> Written {
     let g = s.products.governor(s.limit, s.window);
     Written::exact(format!(
         "//! Rate Limit Lab, governor row (the lab's limit: {quota}).

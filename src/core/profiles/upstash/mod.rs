@@ -58,8 +58,10 @@ use std::collections::VecDeque;
 
 use crate::core::config::{ConfigError, MAX_COUNT, MAX_WINDOW};
 use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
+use crate::core::profiles::{explanation, Explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time, MICROS_PER_MILLI};
+mod snippet;
 
 /// The library's default timeout: 5000 ms.
 pub const DEFAULT_TIMEOUT: Span = Span::from_secs(5);
@@ -780,6 +782,99 @@ impl Product for Upstash {
         (decision, reply.to_product_reply())
     }
 }
+
+const FAMILY: Family = Family {
+    prefix: "upstash-",
+    name: "Upstash",
+};
+
+const TELLS: &str = "the time until the reply's reset, as the library's examples wait";
+
+/// The reply's `reset` (milliseconds on the lab's clock), the time the library's own examples
+/// wait until (`reset - Date.now()`); a timeout's reply carries `reset: 0`: no hint.
+const RESET_HINT: Hint =
+    Hint::Finer(
+        |now, _, reply| match reply.get("reset").and_then(|s| s.parse::<u64>().ok()) {
+            Some(reset_ms) if reset_ms > 0 => {
+                Told::Wait(Time(reset_ms.saturating_mul(1_000)).since(now))
+            }
+            _ => Told::Nothing,
+        },
+    );
+
+fn explain(label: &str) -> Explanation {
+    explanation(
+        format!("Upstash's ratelimit-js, as {label}: epoch-aligned windows in Redis, a 5 s timeout that fails open, and an ephemeral cache that refuses a blocked key locally until its reset."),
+        "One or two Redis keys per client and window; the cache holds a reset time per blocked key.",
+        "Serverless functions without a long-lived process; the fixed window counts refused calls too, the sliding one does not.",
+    )
+}
+
+/// The Upstash `FixedWindow` row (`core::limiter::rows`).
+pub const FIXED_ROW: ProductRow<Upstash> = ProductRow {
+    slug: "upstash-fixed",
+    label: "Upstash fixedWindow",
+    family: FAMILY,
+    build: |s| {
+        Upstash::new(
+            s.products
+                .upstash(UpstashKind::FixedWindow, s.limit, s.window),
+        )
+    },
+    response: |_, decision, _| super::response::verdict_only(decision),
+    hint: RESET_HINT,
+    tells: TELLS,
+    explain: |_| explain("Upstash fixedWindow"),
+    snippet: SnippetOf::Written {
+        file_name: "ratelimit.ts",
+        write: |s| snippet::write("Upstash fixedWindow", UpstashKind::FixedWindow, s),
+    },
+    copies: None,
+};
+
+/// The Upstash `SlidingWindow` row (`core::limiter::rows`).
+pub const SLIDING_ROW: ProductRow<Upstash> = ProductRow {
+    slug: "upstash-sliding",
+    label: "Upstash slidingWindow",
+    family: FAMILY,
+    build: |s| {
+        Upstash::new(
+            s.products
+                .upstash(UpstashKind::SlidingWindow, s.limit, s.window),
+        )
+    },
+    response: |_, decision, _| super::response::verdict_only(decision),
+    hint: RESET_HINT,
+    tells: TELLS,
+    explain: |_| explain("Upstash slidingWindow"),
+    snippet: SnippetOf::Written {
+        file_name: "ratelimit.ts",
+        write: |s| snippet::write("Upstash slidingWindow", UpstashKind::SlidingWindow, s),
+    },
+    copies: None,
+};
+
+/// The Upstash `TokenBucket` row (`core::limiter::rows`).
+pub const TOKEN_ROW: ProductRow<Upstash> = ProductRow {
+    slug: "upstash-token",
+    label: "Upstash tokenBucket",
+    family: FAMILY,
+    build: |s| {
+        Upstash::new(
+            s.products
+                .upstash(UpstashKind::TokenBucket, s.limit, s.window),
+        )
+    },
+    response: |_, decision, _| super::response::verdict_only(decision),
+    hint: RESET_HINT,
+    tells: TELLS,
+    explain: |_| explain("Upstash tokenBucket"),
+    snippet: SnippetOf::Written {
+        file_name: "ratelimit.ts",
+        write: |s| snippet::write("Upstash tokenBucket", UpstashKind::TokenBucket, s),
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

@@ -44,6 +44,8 @@ use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{Span, Time, MICROS_PER_MILLI, MICROS_PER_SEC};
 
 use super::{Product, ProductReply};
+use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod snippet;
 
 /// One request, in the module's unit (thousandths of a request).
 const ONE: i128 = 1000;
@@ -447,6 +449,33 @@ impl Product for NginxLimitReq {
         (a.decision, reply)
     }
 }
+
+/// The nginx `limit_req` row (`core::limiter::rows`).
+pub const ROW: ProductRow<NginxLimitReq> = ProductRow {
+    slug: "nginx",
+    label: "nginx limit_req",
+    family: Family {
+        prefix: "nginx-",
+        name: "nginx limit_req",
+    },
+    build: |s| NginxLimitReq::new(s.products.nginx(s.limit, s.window)),
+    response: |_, decision, reply| super::response::nginx(decision, reply),
+    hint: Hint::Header,
+    tells: "nothing: nginx's refusal carries no wait",
+    explain: |s| {
+        let n = s.products.nginx(s.limit, s.window);
+        explanation(
+            format!("nginx's limit_req with {}: the excess is kept in thousandths of a request and time in whole milliseconds, as the module does; a rejection is answered {}.", n.directive(), n.status),
+            "The excess and the time of the last request, in the shared zone: about 16 bytes per key plus the zone's node.",
+            "A reverse proxy in front of your service; remember r/m rates are stored truncated to thousandths per second.",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: "nginx.conf",
+        write: snippet::write,
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

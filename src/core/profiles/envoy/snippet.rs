@@ -4,13 +4,12 @@
 //! router, as envoyproxy.io documents the filter (configuration/http/http_filters/
 //! local_rate_limit_filter). `fill_interval` is read in whole milliseconds, as the row reads it.
 
-use crate::core::limiter::Settings;
 use crate::core::profiles::envoy::EnvoyRefill;
 use crate::core::time::{format_seconds, MICROS_PER_MILLI};
 
-use super::{quota_text, Written};
+use crate::core::profiles::{quota_text, RowSettings, Written};
 
-pub(super) fn write(s: &Settings) -> Written {
+pub(super) fn write(s: &RowSettings) -> Written {
     let e = s.products.envoy(s.limit, s.window);
     let ms = e.fill_interval.micros() / MICROS_PER_MILLI;
     let interval = format!("{}s", format_seconds(ms * MICROS_PER_MILLI));

@@ -49,8 +49,10 @@ use std::num::NonZeroU32;
 
 use crate::core::config::{ConfigError, MAX_COUNT, MAX_WINDOW};
 use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
+use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time};
+mod snippet;
 
 const NANOS_PER_MICRO: u128 = 1_000;
 const NANOS_PER_MILLI: u128 = 1_000_000;
@@ -418,6 +420,38 @@ impl Product for Governor {
         (decision, reply)
     }
 }
+
+/// The governor row (`core::limiter::rows`).
+pub const ROW: ProductRow<Governor> = ProductRow {
+    slug: "governor",
+    label: "governor (Rust)",
+    family: Family {
+        prefix: "governor-",
+        name: "governor",
+    },
+    build: |s| Governor::new(s.products.governor(s.limit, s.window)),
+    response: |_, decision, _| super::response::governor(decision),
+    // The exact wait of its `NotUntil` answer (`wait_time_from`), which a client of the library
+    // reads instead of a rounded header; `InsufficientCapacity` says no wait helps.
+    hint: Hint::Finer(|_, decision, _| match decision.retry_after {
+        Some(wait) => Told::Wait(wait),
+        None => Told::Never,
+    }),
+    tells: "the exact wait of governor's NotUntil answer",
+    explain: |s| {
+        let g = s.products.governor(s.limit, s.window);
+        explanation(
+            format!("The governor crate's GCRA, in its own whole nanoseconds: one cell every {} s, a burst of {}. A fresh limiter lets the whole burst through at once.", crate::core::time::format_seconds(g.replenish_1_per_ns / 1000), g.burst),
+            "One 64-bit timestamp per key, until a keyed limiter's retain_recent drops it one interval after its arrival time.",
+            "Rust services limiting in process; check_n refuses a request larger than the burst for ever (InsufficientCapacity).",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: "main.rs",
+        write: snippet::write,
+    },
+    copies: None,
+};
 
 #[cfg(test)]
 mod tests {

@@ -2,12 +2,11 @@
 //! golang.org/x/time/rate). `r` is written as the float64 literal Go reads back as the very
 //! float the row uses (the shortest digits that round-trip, `go_float`), so the snippet is exact.
 
-use crate::core::limiter::Settings;
 use crate::core::profiles::x_time_rate::{go_float, INF};
 
-use super::{quota_text, Written};
+use crate::core::profiles::{quota_text, RowSettings, Written};
 
-pub(super) fn write(s: &Settings) -> Written {
+pub(super) fn write(s: &RowSettings) -> Written {
     let x = s.products.x_time_rate(s.limit, s.window);
     let limit = if x.limit >= INF {
         "rate.Inf".to_string()

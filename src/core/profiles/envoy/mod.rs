@@ -51,6 +51,8 @@ use crate::core::decision::{Decision, Gauge, Limiter, Verdict};
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_MILLI};
 
 use super::{Product, ProductReply};
+use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod snippet;
 
 /// The shortest fill interval Envoy accepts.
 pub const MIN_FILL_INTERVAL: Span = Span::from_millis(50);
@@ -299,6 +301,33 @@ impl Product for EnvoyLocalRateLimit {
         (decision, Self::reply(&decision))
     }
 }
+
+/// The Envoy local rate limit row (`core::limiter::rows`).
+pub const ROW: ProductRow<EnvoyLocalRateLimit> = ProductRow {
+    slug: "envoy",
+    label: "Envoy local rate limit",
+    family: Family {
+        prefix: "envoy-",
+        name: "Envoy",
+    },
+    build: |s| EnvoyLocalRateLimit::new(s.products.envoy(s.limit, s.window)),
+    response: |_, decision, reply| super::response::envoy(decision, reply),
+    hint: Hint::Header,
+    tells: "nothing: Envoy's 429 carries no wait",
+    explain: |s| {
+        let e = s.products.envoy(s.limit, s.window);
+        explanation(
+            format!("Envoy's HTTP local rate limit, token_bucket {}: the bucket starts full, and a refusal is a 429 with x-envoy-ratelimited.", e.token_bucket_yaml()),
+            "One bucket per filter chain (or per descriptor), not per client.",
+            "A sidecar or edge proxy limiting all traffic to a route; it does not tell clients when to retry.",
+        )
+    },
+    snippet: SnippetOf::Written {
+        file_name: "envoy.yaml",
+        write: snippet::write,
+    },
+    copies: Some("This is Envoy's own behaviour: the local rate limit keeps its token bucket in each Envoy process, so every copy here is one more Envoy behind the load balancer, each granting the full bucket."),
+};
 
 #[cfg(test)]
 mod tests {

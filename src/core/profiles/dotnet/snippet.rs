@@ -5,16 +5,23 @@
 //! C# program with top-level statements asking with `AcquireAsync`. Periods are written in
 //! `TimeSpan` ticks (100 ns), which hold the lab's microseconds exactly.
 
-use crate::core::limiter::{Algorithm, Settings};
 use crate::core::profiles::dotnet::TICKS_PER_MICRO;
 use crate::core::time::{format_seconds, Span};
 
-use super::{quota_text, Written};
+use crate::core::profiles::{quota_text, RowSettings, Written};
 
-pub(super) fn write(algorithm: Algorithm, s: &Settings) -> Written {
+/// Which of the three classes a row's snippet sets up.
+pub(super) enum Class {
+    Fixed,
+    Sliding,
+    Token,
+}
+
+/// The snippet of the row labelled `label`, which runs `class`.
+pub(super) fn write(label: &str, class: Class, s: &RowSettings) -> Written {
     let p = &s.products;
-    let (class, options) = match algorithm {
-        Algorithm::DotnetFixed => {
+    let (class, options) = match class {
+        Class::Fixed => {
             let d = p.dotnet_fixed(s.limit, s.window);
             (
                 "FixedWindowRateLimiter",
@@ -27,7 +34,7 @@ pub(super) fn write(algorithm: Algorithm, s: &Settings) -> Written {
                 ),
             )
         }
-        Algorithm::DotnetSliding => {
+        Class::Sliding => {
             let d = p.dotnet_sliding(s.limit, s.window);
             (
                 "SlidingWindowRateLimiter",
@@ -41,7 +48,7 @@ pub(super) fn write(algorithm: Algorithm, s: &Settings) -> Written {
                 ),
             )
         }
-        _ => {
+        Class::Token => {
             let d = p.dotnet_token(s.limit, s.window);
             (
                 "TokenBucketRateLimiter",
@@ -69,7 +76,7 @@ var limiter = new {class}(new {class}Options
 using RateLimitLease lease = await limiter.AcquireAsync(1);
 Console.WriteLine(lease.IsAcquired);
 ",
-        label = algorithm.label(),
+        label = label,
         quota = quota_text(s),
     ))
 }
