@@ -17,10 +17,10 @@ use super::clients::Clients;
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
 use super::deployment::Deployment;
-use super::profiles::settings::ProductSettings;
 #[cfg(feature = "products")]
 use super::profiles::Product;
 use super::profiles::ProductReply;
+use super::profiles::ProductSettings;
 use super::profiles::RowSettings;
 use super::second_limit::SecondLimit;
 use super::time::{Span, Time};

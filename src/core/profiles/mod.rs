@@ -17,8 +17,9 @@
 //! three classes), and the first view's module, built without the product profiles, reads only a
 //! row's names from its `const`. The descriptor reads only this layer and those below it (the
 //! lab's limit, window and product fields, as [`RowSettings`]), so the products stay below
-//! `core::limiter`, which holds the list. Its types live in this file rather than a child module
-//! of their own so that the products, their settings and the descriptor form no import circle.
+//! `core::limiter`, which holds the list. Its types, and [`ProductSettings`] (a part per family,
+//! each the family's own `Fields`), live in this file rather than a child module of their own so
+//! that the products, their settings and the descriptor form no import circle.
 
 use crate::core::config::ConfigError;
 use crate::core::decision::{Decision, Limiter, Settlement};

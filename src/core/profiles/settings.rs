@@ -11,8 +11,6 @@
 use crate::core::config::{MAX_COUNT, MAX_WINDOW};
 use crate::core::time::{format_seconds, parse_seconds, Span};
 
-pub use super::ProductSettings;
-
 /// What a refused field falls back to: the product's own default for the lab's limit and window.
 pub(crate) const USING_DEFAULT: &str = "; using the default.";
 
