@@ -8,8 +8,8 @@
 use std::collections::BTreeSet;
 
 use ratelab::core::decision::{Limiter, Verdict};
+use ratelab::core::limiter::PRODUCT_FIELDS;
 use ratelab::core::limiter::{Algorithm, Settings};
-use ratelab::core::profiles::settings::FIELDS;
 use ratelab::core::profiles::{ProductReply, SnippetOf};
 use ratelab::core::time::Time;
 
@@ -76,14 +76,23 @@ fn every_product_has_a_family_with_fields_and_every_field_one_family() {
                 family.prefix.ends_with('-') && !family.name.is_empty(),
                 "{a}"
             );
-            assert!(
-                FIELDS.iter().any(|f| f.name.starts_with(family.prefix)),
-                "{a} has no URL field starting with {}",
-                family.prefix
-            );
+            assert!(!family.fields.is_empty(), "{a} has no URL field");
+            for field in family.fields {
+                assert!(
+                    field.name.starts_with(family.prefix),
+                    "{a}'s field {} does not start with {}",
+                    field.name,
+                    family.prefix
+                );
+                assert!(
+                    PRODUCT_FIELDS.iter().any(|f| f.name == field.name),
+                    "{a}'s field {} is not in the table a link is read with",
+                    field.name
+                );
+            }
         }
     }
-    for field in FIELDS {
+    for field in PRODUCT_FIELDS {
         let owners = prefixes.iter().filter(|p| field.name.starts_with(**p));
         assert_eq!(owners.count(), 1, "{}", field.name);
     }

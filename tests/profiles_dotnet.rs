@@ -561,8 +561,8 @@ fn dotnet_settings(limit: u64, window: Span, queue: u64, order: QueueProcessingO
         window,
         ..Settings::default()
     };
-    settings.products.dotnet_queue = Some(queue);
-    settings.products.dotnet_order = Some(order);
+    settings.products.dotnet.queue = Some(queue);
+    settings.products.dotnet.order = Some(order);
     settings
 }
 
@@ -670,7 +670,7 @@ fn the_same_trace_under_oldest_first_is_unchanged() {
 #[test]
 fn a_run_of_any_limiter_that_settles_nothing_is_the_plain_per_key_loop() {
     let mut settings = dotnet_settings(3, Span::from_secs(2), 2, OldestFirst);
-    settings.products.dotnet_per_period = Some(1);
+    settings.products.dotnet.per_period = Some(1);
     let mut trace = trace_of(&[(0, 1), (0, 2), (300, 1), (700, 3), (900, 1), (2_100, 1)]);
     trace.push_key_requests("b", &(0..60).map(|i| ms(i * 97)).collect::<Vec<_>>());
     for algorithm in Algorithm::ALL {
@@ -855,8 +855,8 @@ proptest! {
             _ => (Algorithm::DotnetToken, RefKind::Token(per), period),
         };
         let mut settings = dotnet_settings(limit, Span::from_millis(window), queue, NewestFirst);
-        settings.products.dotnet_segments = Some(segments as u64);
-        settings.products.dotnet_per_period = Some(per);
+        settings.products.dotnet.segments = Some(segments as u64);
+        settings.products.dotnet.per_period = Some(per);
         let trace = trace_of(&reqs);
         let run = run_one(&trace, algorithm, &settings).unwrap();
         let expected = reference(ref_kind, limit, period, queue, &reqs);

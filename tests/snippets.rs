@@ -37,15 +37,15 @@ fn views() -> Vec<(&'static str, Settings, DurableParams)> {
         ..Settings::default()
     };
     let p = &mut per_second.products;
-    p.nginx_delay = Some(NginxDelay::NoDelay);
-    p.nginx_status = Some(429);
-    p.upstash_cache = Some(false);
-    p.envoy_refill = Some(EnvoyRefill::Timer);
-    p.express_headers = Some(StandardHeaders::Off);
-    p.express_legacy = Some(true);
-    p.express_status = Some(503);
-    p.dotnet_queue = Some(2);
-    p.dotnet_order = Some(QueueProcessingOrder::NewestFirst);
+    p.nginx.delay = Some(NginxDelay::NoDelay);
+    p.nginx.status = Some(429);
+    p.upstash.cache = Some(false);
+    p.envoy.refill = Some(EnvoyRefill::Timer);
+    p.express_rate_limit.headers = Some(StandardHeaders::Off);
+    p.express_rate_limit.legacy = Some(true);
+    p.express_rate_limit.status = Some(503);
+    p.dotnet.queue = Some(2);
+    p.dotnet.order = Some(QueueProcessingOrder::NewestFirst);
     let odd = Settings {
         limit: 5,
         window: Span::from_millis(7_500),
@@ -56,7 +56,7 @@ fn views() -> Vec<(&'static str, Settings, DurableParams)> {
         window: Span::from_secs(15),
         ..Settings::default()
     };
-    delayed.products.nginx_delay = Some(NginxDelay::Delay(1));
+    delayed.products.nginx.delay = Some(NginxDelay::Delay(1));
     let minute = Settings {
         limit: 100,
         window: Span::from_secs(60),

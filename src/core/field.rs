@@ -16,6 +16,17 @@ pub struct Field<T: 'static> {
     pub write: fn(&T) -> Option<String>,
 }
 
+// Copied by hand rather than derived: a derive would ask `T: Copy`, and a row holds only a name
+// and two function pointers whatever `T` is. Copies let a table be joined from others in a
+// `const` (`core::limiter::rows::PRODUCT_FIELDS`).
+impl<T> Clone for Field<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Field<T> {}
+
 /// The first field of `fields` named `name`.
 pub fn find<T>(fields: &'static [Field<T>], name: &str) -> Option<&'static Field<T>> {
     fields.iter().find(|f| f.name == name)

@@ -9,7 +9,9 @@ use leptos::prelude::*;
 use crate::core::embed::Control;
 use crate::core::limiter::Algorithm;
 #[cfg(feature = "products")]
-use crate::core::profiles::settings::{field_text, without_field, FIELDS};
+use crate::core::limiter::{field_text, without_field};
+#[cfg(feature = "products")]
+use crate::core::profiles::Family;
 use crate::core::theme::Theme;
 use crate::core::time::{Span, Time};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
@@ -113,19 +115,19 @@ fn ProductField(field: &'static str) -> impl IntoView {
 /// complete module shows product rows, so only it has these fields.
 #[cfg(feature = "products")]
 fn product_fields(algorithms: &[Algorithm]) -> impl IntoView {
-    let mut families: Vec<(&'static str, &'static str)> = Vec::new();
-    for family in algorithms.iter().filter_map(|a| a.product_family()) {
-        if !families.contains(&family) {
+    let mut families: Vec<Family> = Vec::new();
+    for family in algorithms.iter().filter_map(|a| a.family()) {
+        if !families.iter().any(|f| f.prefix == family.prefix) {
             families.push(family);
         }
     }
     families
         .into_iter()
-        .map(|(prefix, name)| {
+        .map(|family| {
             view! {
-                <fieldset class="product-fields" data-testid=format!("fields-{}", prefix.trim_end_matches('-'))>
-                    <legend>{name}</legend>
-                    {FIELDS.iter().filter(|f| f.name.starts_with(prefix)).map(|f| view! { <ProductField field=f.name/> }).collect_view()}
+                <fieldset class="product-fields" data-testid=format!("fields-{}", family.prefix.trim_end_matches('-'))>
+                    <legend>{family.name}</legend>
+                    {family.fields.iter().map(|f| view! { <ProductField field=f.name/> }).collect_view()}
                 </fieldset>
             }
         })

@@ -7,7 +7,7 @@ mod rows;
 pub mod textbook;
 
 use rows::each;
-pub use rows::{Algorithm, AnyLimiter};
+pub use rows::{field_text, without_field, Algorithm, AnyLimiter, PRODUCT_FIELDS};
 
 use std::fmt;
 
@@ -17,10 +17,10 @@ use super::clients::Clients;
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
 use super::deployment::Deployment;
-use super::profiles::settings::ProductSettings;
 #[cfg(feature = "products")]
 use super::profiles::Product;
 use super::profiles::ProductReply;
+use super::profiles::ProductSettings;
 use super::profiles::RowSettings;
 use super::second_limit::SecondLimit;
 use super::time::{Span, Time};
@@ -46,7 +46,7 @@ impl Algorithm {
         Algorithm::ALL.into_iter().find(|a| a.slug() == slug)
     }
 
-    /// A product's family: the prefix of its URL fields (`profiles::settings::FIELDS`) and the
+    /// A product's family: the prefix of its URL fields ([`PRODUCT_FIELDS`]) and the
     /// name the page groups them under; `None` for the six algorithms.
     pub fn product_family(self) -> Option<(&'static str, &'static str)> {
         self.family().map(|f| (f.prefix, f.name))
@@ -472,20 +472,21 @@ mod tests {
 
     #[test]
     fn every_product_field_belongs_to_exactly_one_family_and_every_product_has_fields() {
-        use crate::core::profiles::settings::FIELDS;
         let mut families: Vec<&str> = Algorithm::ALL
             .iter()
             .filter_map(|a| a.product_family().map(|(prefix, _)| prefix))
             .collect();
         families.dedup();
-        for field in FIELDS {
+        for field in PRODUCT_FIELDS {
             let owners = families.iter().filter(|p| field.name.starts_with(**p));
             assert_eq!(owners.count(), 1, "{}", field.name);
         }
         for a in Algorithm::ALL {
             assert_eq!(a.product_family().is_some(), a.is_product(), "{a}");
             if let Some((prefix, _)) = a.product_family() {
-                assert!(FIELDS.iter().any(|f| f.name.starts_with(prefix)), "{a}");
+                let fields = a.family().map_or(&[][..], |f| f.fields);
+                assert!(!fields.is_empty(), "{a}");
+                assert!(fields.iter().all(|f| f.name.starts_with(prefix)), "{a}");
             }
         }
     }

@@ -12,14 +12,21 @@
 //! `super` uses. Without the feature `products` (the page's first module) a product line keeps
 //! its names (slug, label, family, the sentences about it) and builds nothing: its limiter
 //! answers `ConfigError::ProductsNotBuilt` and none of its code is reachable.
+//!
+//! The products' URL fields are joined here from the list too: each product's family names its
+//! field rows (`profiles::Family::fields`, in the product's `fields.rs`), and
+//! [`PRODUCT_FIELDS`] is every family's rows, once per family, in the order of the list, which is
+//! the order a link writes them. The first view's module keeps these rows (a link read there
+//! keeps its product fields), as it keeps a row's names.
 
 use super::textbook;
 use super::Settings;
 use crate::core::config::ConfigError;
 use crate::core::decision::Decision;
+use crate::core::field::Field;
 use crate::core::http::HttpResponse;
 use crate::core::profiles::ProductReply;
-use crate::core::profiles::{Explanation, Family, SnippetOf, Told};
+use crate::core::profiles::{Explanation, Family, ProductSettings, SnippetOf, Told};
 use crate::core::time::Time;
 
 use crate::core::algorithms::{
@@ -53,6 +60,10 @@ macro_rules! rows {
             $( $p, )*
         }
 
+        /// Every product row's family, in the order of the list (a family of several rows once
+        /// per row).
+        const PRODUCT_FAMILIES: &[Family] = &[$( $prow.family, )*];
+
         /// How many rows the list has.
         const ROW_COUNT: usize = [$( stringify!($t), )* $( stringify!($p), )*].len();
 
@@ -84,7 +95,7 @@ macro_rules! rows {
                 }
             }
 
-            /// A product's family (the prefix of its URL fields, `profiles::settings::FIELDS`,
+            /// A product's family (the prefix of its URL fields, its rows of [`PRODUCT_FIELDS`],
             /// and the name the page groups them under); `None` for the textbook algorithms.
             pub fn family(self) -> Option<Family> {
                 match self {
@@ -288,5 +299,223 @@ rows! {
         DotnetSliding(Box<DotnetLimiter>) => dotnet::SLIDING_ROW,
         DotnetToken(Box<DotnetLimiter>) => dotnet::TOKEN_ROW,
         Guava(Guava) => guava::ROW,
+    }
+}
+
+/// Every product field, in the order a link writes them: each family's rows
+/// (`profiles::Family::fields`), family by family in the order of the list. The URL layer
+/// iterates it and the README documents it.
+pub const PRODUCT_FIELDS: &[Field<ProductSettings>] =
+    &joined_fields::<{ joined_len(PRODUCT_FAMILIES) }>(PRODUCT_FAMILIES);
+
+/// Whether `families[i]` is the first row of its family (the same prefix) in the list.
+const fn first_of_family(families: &[Family], i: usize) -> bool {
+    let mut j = 0;
+    while j < i {
+        if same_text(families[j].prefix, families[i].prefix) {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}
+
+const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// How many rows the families' tables have, each family counted once.
+const fn joined_len(families: &[Family]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < families.len() {
+        if first_of_family(families, i) {
+            n += families[i].fields.len();
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The families' tables one after the other, each family once; `N` is [`joined_len`].
+const fn joined_fields<const N: usize>(families: &[Family]) -> [Field<ProductSettings>; N] {
+    let mut out = [families[0].fields[0]; N];
+    let mut n = 0;
+    let mut i = 0;
+    while i < families.len() {
+        if first_of_family(families, i) {
+            let fields = families[i].fields;
+            let mut j = 0;
+            while j < fields.len() {
+                out[n] = fields[j];
+                n += 1;
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The text of the product field called `name` as a link writes it; `None` when it is unset (it
+/// then follows the lab's limit and window) or no product has such a field.
+pub fn field_text(p: &ProductSettings, name: &str) -> Option<String> {
+    crate::core::field::find(PRODUCT_FIELDS, name).and_then(|f| (f.write)(p))
+}
+
+/// `p` with the product field called `name` unset again, so it follows the lab's limit and
+/// window: every other field written and read back (the round trip the tests below check).
+pub fn without_field(p: &ProductSettings, name: &str) -> ProductSettings {
+    let mut fresh = ProductSettings::default();
+    for f in PRODUCT_FIELDS.iter().filter(|f| f.name != name) {
+        if let Some(text) = (f.write)(p) {
+            let _ = (f.read)(&mut fresh, &text);
+        }
+    }
+    fresh
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::field::find;
+    use crate::core::profiles::redis_cell::RedisCellParams;
+    use crate::core::time::Span;
+
+    /// Reads `value` into the field called `name`, as the URL layer does.
+    fn read_field(s: &mut ProductSettings, name: &str, value: &str) -> Result<(), String> {
+        let field = find(PRODUCT_FIELDS, name).ok_or_else(|| format!("no field {name}"))?;
+        (field.read)(s, value)
+    }
+
+    /// The fields that differ from the defaults, as the URL layer writes them.
+    fn written(s: &ProductSettings) -> Vec<(&'static str, String)> {
+        PRODUCT_FIELDS
+            .iter()
+            .filter_map(|f| Some((f.name, (f.write)(s)?)))
+            .collect()
+    }
+
+    #[test]
+    fn a_field_unset_again_follows_the_lab_and_leaves_the_others_as_set() {
+        let mut s = ProductSettings::default();
+        read_field(&mut s, "nginx-burst", "4").unwrap();
+        read_field(&mut s, "guava-rate", "2.5").unwrap();
+        assert_eq!(field_text(&s, "nginx-burst").as_deref(), Some("4"));
+        let cleared = without_field(&s, "nginx-burst");
+        assert_eq!(field_text(&cleared, "nginx-burst"), None);
+        assert_eq!(field_text(&cleared, "guava-rate").as_deref(), Some("2.5"));
+        assert_eq!(
+            cleared.nginx.params(5, Span::from_secs(10)).burst,
+            4,
+            "limit - 1 again"
+        );
+        assert_eq!(field_text(&s, "no-such-field"), None);
+    }
+
+    #[test]
+    fn every_field_read_is_written_back_the_same() {
+        let mut s = ProductSettings::default();
+        let input = [
+            ("nginx-rate", "30r/m"),
+            ("nginx-burst", "4"),
+            ("nginx-delay", "nodelay"),
+            ("nginx-status", "429"),
+            ("governor-period", "0.2"),
+            ("governor-burst", "3"),
+            ("cell-burst", "15"),
+            ("cell-count", "30"),
+            ("cell-period", "60"),
+            ("upstash-tokens", "10"),
+            ("upstash-window", "1.5"),
+            ("upstash-refill", "2"),
+            ("upstash-interval", "0.5"),
+            ("upstash-max", "8"),
+            ("upstash-timeout", "0"),
+            ("upstash-latency", "0.05"),
+            ("upstash-cache", "off"),
+            ("envoy-max", "7"),
+            ("envoy-fill", "2"),
+            ("envoy-interval", "0.25"),
+            ("envoy-refill", "timer"),
+            ("cf-limit", "100"),
+            ("cf-period", "60"),
+            ("xtime-rate", "0.25"),
+            ("xtime-burst", "3"),
+            ("express-limit", "0"),
+            ("express-window", "0.05"),
+            ("express-headers", "draft-7"),
+            ("express-legacy", "on"),
+            ("express-status", "503"),
+            ("limits-amount", "100"),
+            ("limits-multiples", "2"),
+            ("limits-per", "minute"),
+            ("dotnet-limit", "4"),
+            ("dotnet-window", "2.5"),
+            ("dotnet-segments", "5"),
+            ("dotnet-per-period", "2"),
+            ("dotnet-queue", "3"),
+            ("dotnet-order", "newest"),
+            ("guava-rate", "2.5"),
+            ("guava-burst", "4"),
+        ];
+        for (name, value) in input {
+            read_field(&mut s, name, value).unwrap_or_else(|e| panic!("{name}={value}: {e}"));
+        }
+        let written: Vec<(&str, String)> = written(&s);
+        let expected: Vec<(&str, String)> =
+            input.iter().map(|(n, v)| (*n, v.to_string())).collect();
+        assert_eq!(written, expected);
+    }
+
+    #[test]
+    fn unset_fields_follow_the_lab_and_set_ones_override_it() {
+        let mut s = ProductSettings::default();
+        assert_eq!(
+            s.redis_cell.params(5, Span::from_secs(10)),
+            RedisCellParams::defaults_for(5, Span::from_secs(10))
+        );
+        read_field(&mut s, "cell-burst", "9").unwrap();
+        let p = s.redis_cell.params(5, Span::from_secs(10));
+        assert_eq!(
+            (p.max_burst, p.count, p.period),
+            (9, 5, Span::from_secs(10))
+        );
+        read_field(&mut s, "governor-period", "0.25").unwrap();
+        assert_eq!(
+            s.governor.params(5, Span::from_secs(10)).replenish_1_per_ns,
+            250_000_000
+        );
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_what_the_field_accepts() {
+        let mut s = ProductSettings::default();
+        assert!(read_field(&mut s, "cf-period", "30")
+            .unwrap_err()
+            .contains("10 or 60"));
+        assert!(read_field(&mut s, "nginx-rate", "10 per second")
+            .unwrap_err()
+            .contains("10r/s"));
+        assert!(read_field(&mut s, "nginx-status", "200")
+            .unwrap_err()
+            .contains("400 to 599"));
+        assert!(read_field(&mut s, "envoy-refill", "sometimes")
+            .unwrap_err()
+            .contains("continuous or timer"));
+        assert!(read_field(&mut s, "upstash-window", "-1").is_err());
+        assert!(read_field(&mut s, "governor-burst", "0").is_err());
+        assert_eq!(s, ProductSettings::default());
     }
 }

@@ -17,15 +17,15 @@
 //! three classes), and the first view's module, built without the product profiles, reads only a
 //! row's names from its `const`. The descriptor reads only this layer and those below it (the
 //! lab's limit, window and product fields, as [`RowSettings`]), so the products stay below
-//! `core::limiter`, which holds the list. Its types live in this file rather than a child module
-//! of their own so that the products, their settings and the descriptor form no import circle.
+//! `core::limiter`, which holds the list. Its types, and [`ProductSettings`] (a part per family,
+//! each the family's own `Fields`), live in this file rather than a child module of their own so
+//! that the products, their settings and the descriptor form no import circle.
 
 use crate::core::config::ConfigError;
 use crate::core::decision::{Decision, Limiter, Settlement};
+use crate::core::field::Field;
 use crate::core::http::HttpResponse;
 use crate::core::time::{format_seconds, Span, Time};
-
-use settings::{ProductSettings, FIELDS};
 
 pub mod cf_binding;
 pub mod dotnet;
@@ -101,12 +101,32 @@ pub struct RowSettings<'a> {
     pub products: &'a ProductSettings,
 }
 
-/// A product's family: the prefix of its URL fields (`settings::FIELDS`) and the name the page
-/// groups them under.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The products' parameters that differ from their defaults: one part per family, each the
+/// family's own `Fields` (in its module's `fields.rs`, with the rows that read and write it). A
+/// new family adds its line here and its `Family::fields`; the list, `core::limiter::rows`,
+/// joins every family's rows into the one table a link is read and written with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProductSettings {
+    pub nginx: nginx::Fields,
+    pub governor: governor::Fields,
+    pub redis_cell: redis_cell::Fields,
+    pub upstash: upstash::Fields,
+    pub envoy: envoy::Fields,
+    pub cf_binding: cf_binding::Fields,
+    pub x_time_rate: x_time_rate::Fields,
+    pub express_rate_limit: express_rate_limit::Fields,
+    pub python_limits: python_limits::Fields,
+    pub dotnet: dotnet::Fields,
+    pub guava: guava::Fields,
+}
+
+/// A product's family: the prefix of its URL fields, the name the page groups them under, and
+/// the rows of those fields (its module's `fields::FIELDS`), in the order a link writes them.
+#[derive(Clone, Copy)]
 pub struct Family {
     pub prefix: &'static str,
     pub name: &'static str,
+    pub fields: &'static [Field<ProductSettings>],
 }
 
 /// A row's explanation beside its figures: what it does with the parameters in use, what it keeps
@@ -202,12 +222,12 @@ pub fn quota_text(s: &RowSettings) -> String {
     format!("{} per {} s", s.limit, format_seconds(s.window.micros()))
 }
 
-/// Whether any of a product's URL fields (those starting with `prefix`) is set: the row then
-/// runs the person's own product settings rather than following the lab's limit and window.
-pub fn family_set(s: &RowSettings, prefix: &str) -> bool {
-    FIELDS
+/// Whether any of a family's URL fields is set: the row then runs the person's own product
+/// settings rather than following the lab's limit and window.
+pub fn family_set(s: &RowSettings, family: &Family) -> bool {
+    family
+        .fields
         .iter()
-        .filter(|f| f.name.starts_with(prefix))
         .any(|f| (f.write)(s.products).is_some())
 }
 

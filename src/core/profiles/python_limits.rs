@@ -136,7 +136,10 @@ use crate::core::profiles::{
 pub use fixed::FixedWindowRateLimiter;
 pub use moving::{MovingWindowRateLimiter, StorageTimer};
 pub use sliding::SlidingWindowCounterRateLimiter;
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 /// The `epoch` the default settings start near: 1,700,000,000 s (2023-11-14 22:13:20 UTC).
 pub const DEFAULT_EPOCH_NEAR: u64 = 1_700_000_000;
@@ -676,6 +679,7 @@ fn trunc(x: f64) -> f64 {
 const FAMILY: Family = Family {
     prefix: "limits-",
     name: "Python limits",
+    fields: fields::FIELDS,
 };
 
 const TELLS: &str = "nothing: Flask-Limiter's 429 carries no wait";
@@ -683,7 +687,7 @@ const TELLS: &str = "nothing: Flask-Limiter's 429 carries no wait";
 const FILE_NAME: &str = "limits_example.py";
 
 fn explain(s: &RowSettings, how: &str) -> Explanation {
-    let l = s.products.python_limits(s.limit, s.window);
+    let l = s.products.python_limits.params(s.limit, s.window);
     explanation(
         format!("Python's limits with its memory storage, the item {}: {how}.", l.item_repr()),
         "A counter and its expiry per key (the moving window: a time per hit), in the Python process.",
@@ -696,7 +700,7 @@ pub const FIXED_ROW: ProductRow<FixedWindowRateLimiter> = ProductRow {
     slug: "limits-fixed",
     label: "Python limits, fixed window",
     family: FAMILY,
-    build: |s| FixedWindowRateLimiter::new(s.products.python_limits(s.limit, s.window)),
+    build: |s| FixedWindowRateLimiter::new(s.products.python_limits.params(s.limit, s.window)),
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: TELLS,
@@ -718,7 +722,7 @@ pub const MOVING_ROW: ProductRow<MovingWindowRateLimiter> = ProductRow {
     slug: "limits-moving",
     label: "Python limits, moving window",
     family: FAMILY,
-    build: |s| MovingWindowRateLimiter::new(s.products.python_limits(s.limit, s.window)),
+    build: |s| MovingWindowRateLimiter::new(s.products.python_limits.params(s.limit, s.window)),
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: TELLS,
@@ -737,7 +741,9 @@ pub const SLIDING_ROW: ProductRow<SlidingWindowCounterRateLimiter> = ProductRow 
     slug: "limits-sliding",
     label: "Python limits, sliding window counter",
     family: FAMILY,
-    build: |s| SlidingWindowCounterRateLimiter::new(s.products.python_limits(s.limit, s.window)),
+    build: |s| {
+        SlidingWindowCounterRateLimiter::new(s.products.python_limits.params(s.limit, s.window))
+    },
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: TELLS,

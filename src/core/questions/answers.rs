@@ -74,7 +74,7 @@ pub(super) fn burst_plus_one(_: &LabState, run: &LabRun) -> Answer {
         );
         return answer;
     }
-    let max_burst = s.products.redis_cell(limit, window).max_burst;
+    let max_burst = s.products.redis_cell.params(limit, window).max_burst;
     if let Some(r) = cell {
         answer.say(
             "redis-cell was given max_burst {} and let {} of the {} requests through: CL.THROTTLE's limit, the first figure of its reply, is max_burst + 1 = {}, because max_burst counts the requests allowed on top of the first.",
@@ -90,23 +90,23 @@ pub(super) fn burst_plus_one(_: &LabState, run: &LabRun) -> Answer {
         (Some(g), Some(x)) => answer.say(
             "governor, with a burst of {}, let {} through, and x/time/rate, with a bucket of {}, let {}: for them the burst is the whole bucket.",
             &[
-                num(s.products.governor(limit, window).burst),
+                num(s.products.governor.params(limit, window).burst),
                 row(Algorithm::Governor, "allowed", g.passed()),
-                num(s.products.x_time_rate(limit, window).burst),
+                num(s.products.x_time_rate.params(limit, window).burst),
                 row(Algorithm::XTimeRate, "allowed", x.passed()),
             ],
         ),
         (Some(g), None) => answer.say(
             "governor, with a burst of {}, let {} through: for it the burst is the whole bucket.",
             &[
-                num(s.products.governor(limit, window).burst),
+                num(s.products.governor.params(limit, window).burst),
                 row(Algorithm::Governor, "allowed", g.passed()),
             ],
         ),
         (None, Some(x)) => answer.say(
             "x/time/rate, with a bucket of {}, let {} through: for it the burst is the whole bucket.",
             &[
-                num(s.products.x_time_rate(limit, window).burst),
+                num(s.products.x_time_rate.params(limit, window).burst),
                 row(Algorithm::XTimeRate, "allowed", x.passed()),
             ],
         ),
@@ -137,7 +137,7 @@ pub(super) fn nginx_page_burst(_: &LabState, run: &LabRun) -> Answer {
         _ => Span::ZERO,
     };
     if let Some(r) = nginx {
-        let params = s.products.nginx(s.limit, s.window);
+        let params = s.products.nginx.params(s.limit, s.window);
         let milli = params.rate.milli_per_sec().max(1);
         let interval = Span(1_000_000_000 / milli);
         answer.say(
@@ -354,7 +354,11 @@ pub(super) fn refused_count(_: &LabState, run: &LabRun) -> Answer {
         }
     }
     if let Some(r) = express {
-        let window_ms = s.products.express(s.limit, s.window).window_ms;
+        let window_ms = s
+            .products
+            .express_rate_limit
+            .params(s.limit, s.window)
+            .window_ms;
         answer.say(
             "express-rate-limit counts every hit, refused ones too, yet its window ends {} s after a key's first hit whatever the count, so it let {} through and refused {}.",
             &[
@@ -501,16 +505,17 @@ const BUCKETS: [Bucket; 4] = [
         s.bucket_capacity()
     }),
     (Algorithm::Governor, "governor's burst", |s| {
-        s.products.governor(s.limit, s.window).burst
+        s.products.governor.params(s.limit, s.window).burst
     }),
     (Algorithm::RedisCell, "redis-cell's max_burst + 1", |s| {
         s.products
-            .redis_cell(s.limit, s.window)
+            .redis_cell
+            .params(s.limit, s.window)
             .max_burst
             .saturating_add(1)
     }),
     (Algorithm::XTimeRate, "x/time/rate's burst", |s| {
-        s.products.x_time_rate(s.limit, s.window).burst
+        s.products.x_time_rate.params(s.limit, s.window).burst
     }),
 ];
 
@@ -787,7 +792,7 @@ pub(super) fn binding_more(_: &LabState, run: &LabRun) -> Answer {
         rows_missing(&mut answer, &[Algorithm::CfBinding]);
         return answer;
     };
-    let params = s.products.cf_binding(s.limit, s.window);
+    let params = s.products.cf_binding.params(s.limit, s.window);
     let exact = s.window.micros() == params.period_secs.saturating_mul(1_000_000)
         && params.limit == s.limit;
     if exact {

@@ -69,8 +69,8 @@ server {
 #[test]
 fn the_nginx_snippet_writes_nodelay_or_delay_and_the_status_set_for_the_row() {
     let mut s = lab(7, Span::from_secs(1));
-    s.products.nginx_delay = Some(NginxDelay::NoDelay);
-    s.products.nginx_status = Some(429);
+    s.products.nginx.delay = Some(NginxDelay::NoDelay);
+    s.products.nginx.status = Some(429);
     let text = snippet(Algorithm::Nginx, &s).text;
     assert!(text.contains("rate=7r/s;"), "{text}");
     assert!(
@@ -78,8 +78,8 @@ fn the_nginx_snippet_writes_nodelay_or_delay_and_the_status_set_for_the_row() {
         "{text}"
     );
     assert!(text.contains("limit_req_status 429;"), "{text}");
-    s.products.nginx_delay = Some(NginxDelay::Delay(2));
-    s.products.nginx_burst = Some(0);
+    s.products.nginx.delay = Some(NginxDelay::Delay(2));
+    s.products.nginx.burst = Some(0);
     let text = snippet(Algorithm::Nginx, &s).text;
     assert!(text.contains("limit_req zone=ratelab delay=2;"), "{text}");
 }
@@ -148,7 +148,7 @@ namespace_id = \"1001\"
 #[test]
 fn a_binding_period_set_in_the_link_is_the_persons_own_and_is_written_without_a_difference() {
     let mut s = lab(3, Span::from_secs(15));
-    s.products.cf_period = Some(10);
+    s.products.cf_binding.period = Some(10);
     let found = snippet(Algorithm::CfBinding, &s);
     assert!(found.text.contains("period = 10\n"), "{}", found.text);
     assert_eq!(found.differences, None);
@@ -223,7 +223,7 @@ fn upstash_writes_each_algorithm_with_the_librarys_duration_strings() {
         "{token}"
     );
     let mut off = Settings::default();
-    off.products.upstash_cache = Some(false);
+    off.products.upstash.cache = Some(false);
     let sliding = snippet(Algorithm::UpstashSliding, &off).text;
     assert!(sliding.contains("ephemeralCache: false,"), "{sliding}");
 }

@@ -10,7 +10,8 @@
 //! - [`codec`]: `%XX` escapes and `name=value` pairs;
 //! - [`values`]: how numbers, flags, choices, milliseconds and periods are read;
 //! - [`fields`] and [`durable_fields`]: the rows of the lab's fields and of the Durable Object's
-//!   (the products' rows are `profiles::settings::FIELDS`, which the product settings keep);
+//!   (the products' rows are `limiter::PRODUCT_FIELDS`, each family's own rows joined in the
+//!   order of the list of rows);
 //! - [`trace_list`]: the grammar of `trace=`, which the page's storage uses too, and [`kept`]:
 //!   writing a trace for the browser to keep, and reading it back, a slice at a time.
 //! - [`question_link`]: `q=`, a question's view with the link's fields read over it.
@@ -26,8 +27,8 @@ pub mod values;
 use crate::core::durable::DurableParams;
 use crate::core::field::Field;
 use crate::core::lab_state::{KeptTrace, LabState};
-use crate::core::limiter::Settings;
-use crate::core::profiles::settings::{ProductSettings, FIELDS as PRODUCT_FIELDS};
+use crate::core::limiter::{Settings, PRODUCT_FIELDS};
+use crate::core::profiles::ProductSettings;
 use codec::{field_value, query_pairs};
 
 pub use kept::parse_stored_trace;

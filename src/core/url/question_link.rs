@@ -167,7 +167,7 @@ mod tests {
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
         let s = &parsed.state;
         assert_eq!(s.settings.limit, 20);
-        assert_eq!(s.settings.products.cell_burst, None);
+        assert_eq!(s.settings.products.redis_cell.burst, None);
         assert_eq!(s.question, Some("burst-plus-one"));
         // The question's own fields the link does not name stay.
         assert_eq!(s.settings.window.micros(), 60_000_000);

@@ -361,7 +361,7 @@ fn product_profiles_and_their_own_fields_round_trip_through_the_link() {
             Algorithm::CfBinding
         ]
     );
-    assert_eq!(state.settings.products.cf_period, Some(60));
+    assert_eq!(state.settings.products.cf_binding.period, Some(60));
     assert_eq!(to_query(&state), query);
 }
 
@@ -377,8 +377,8 @@ fn a_bad_product_field_is_named_with_what_it_accepts_and_the_rest_applies() {
         messages[1].contains("one of the six algorithms"),
         "{messages:?}"
     );
-    assert_eq!(parsed.state.settings.products.cf_limit, Some(7));
-    assert_eq!(parsed.state.settings.products.cf_period, None);
+    assert_eq!(parsed.state.settings.products.cf_binding.limit, Some(7));
+    assert_eq!(parsed.state.settings.products.cf_binding.period, None);
     assert_eq!(parsed.state.durable.algorithm, Algorithm::SlidingLog);
 }
 

@@ -34,7 +34,10 @@ use crate::core::time::{Span, Time, MICROS_PER_SEC};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod fields;
 pub(crate) mod snippet;
+
+pub use fields::Fields;
 
 /// The only periods the binding accepts, in seconds.
 pub const PERIODS: [u64; 2] = [10, 60];
@@ -131,16 +134,17 @@ pub const ROW: ProductRow<CfRateLimitBinding> = ProductRow {
     family: Family {
         prefix: "cf-",
         name: "Cloudflare binding",
+        fields: fields::FIELDS,
     },
-    build: |s| CfRateLimitBinding::new(s.products.cf_binding(s.limit, s.window)),
+    build: |s| CfRateLimitBinding::new(s.products.cf_binding.params(s.limit, s.window)),
     response: |s, decision, _| {
-        let period = s.products.cf_binding(s.limit, s.window).period_secs;
+        let period = s.products.cf_binding.params(s.limit, s.window).period_secs;
         super::response::binding_worker(decision, period)
     },
     hint: Hint::Header,
     tells: "the Worker's Retry-After: the binding's whole period, whatever is left of it",
     explain: |s| {
-        let b = s.products.cf_binding(s.limit, s.window);
+        let b = s.products.cf_binding.params(s.limit, s.window);
         explanation(
             format!("Cloudflare's Workers Rate Limiting binding, {{ limit: {}, period: {} }}: a fixed window per key in each Cloudflare location, answering {{ success }} and nothing else.", b.limit, b.period_secs),
             "Kept by Cloudflare, per location: nothing in your Worker.",

@@ -29,7 +29,7 @@ namespace_id = \"1001\"
 }
 
 pub(super) fn write(s: &RowSettings) -> Written {
-    let b = s.products.cf_binding(s.limit, s.window);
+    let b = s.products.cf_binding.params(s.limit, s.window);
     let text = format!(
         "# Rate Limit Lab, Cloudflare binding row (the lab's limit: {quota}).
 # In the Worker: const {{ success }} = await env.RATE_LIMITER.limit({{ key }});
@@ -38,12 +38,13 @@ pub(super) fn write(s: &RowSettings) -> Written {
         quota = quota_text(s),
         ratelimits = ratelimits(b.limit, b.period_secs),
     );
-    let follows_lab = s.products.cf_limit.is_none() && s.products.cf_period.is_none();
+    let follows_lab =
+        s.products.cf_binding.limit.is_none() && s.products.cf_binding.period.is_none();
     let exact = s.window.micros() == b.period_secs * MICROS_PER_SEC && b.limit == s.limit;
     let nearest = (follows_lab && !exact).then(|| {
         let mut products = s.products.clone();
-        products.cf_limit = Some(b.limit);
-        products.cf_period = Some(b.period_secs);
+        products.cf_binding.limit = Some(b.limit);
+        products.cf_binding.period = Some(b.period_secs);
         Nearest {
             products,
             what: format!(

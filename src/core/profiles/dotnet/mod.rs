@@ -108,7 +108,10 @@ use crate::core::profiles::{
 pub use fixed::FixedWindowParams;
 pub use sliding::SlidingWindowParams;
 pub use token::TokenBucketParams;
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 /// TimeSpan ticks (100 ns) in one lab microsecond.
 pub const TICKS_PER_MICRO: u64 = 10;
@@ -862,6 +865,7 @@ fn plain(status: u16, reason: &'static str, headers: Vec<(String, String)>) -> H
 const FAMILY: Family = Family {
     prefix: "dotnet-",
     name: ".NET RateLimiting",
+    fields: fields::FIELDS,
 };
 
 const TELLS: &str = "nothing: the middleware's 503 carries no wait";
@@ -877,7 +881,7 @@ fn explain(class_name: &str, options: String, queue: u64) -> Explanation {
 }
 
 fn explain_dotnet_fixed(s: &RowSettings) -> Explanation {
-    let d = s.products.dotnet_fixed(s.limit, s.window);
+    let d = s.products.dotnet.fixed(s.limit, s.window);
     explain(
         "FixedWindowRateLimiter",
         format!(
@@ -890,7 +894,7 @@ fn explain_dotnet_fixed(s: &RowSettings) -> Explanation {
 }
 
 fn explain_dotnet_sliding(s: &RowSettings) -> Explanation {
-    let d = s.products.dotnet_sliding(s.limit, s.window);
+    let d = s.products.dotnet.sliding(s.limit, s.window);
     explain(
         "SlidingWindowRateLimiter",
         format!(
@@ -904,7 +908,7 @@ fn explain_dotnet_sliding(s: &RowSettings) -> Explanation {
 }
 
 fn explain_dotnet_token(s: &RowSettings) -> Explanation {
-    let d = s.products.dotnet_token(s.limit, s.window);
+    let d = s.products.dotnet.token(s.limit, s.window);
     explain(
         "TokenBucketRateLimiter",
         format!(
@@ -922,7 +926,7 @@ pub const FIXED_ROW: ProductRow<DotnetLimiter> = ProductRow {
     slug: "dotnet-fixed",
     label: ".NET fixed window",
     family: FAMILY,
-    build: |s| s.products.dotnet_fixed(s.limit, s.window).build(),
+    build: |s| s.products.dotnet.fixed(s.limit, s.window).build(),
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: TELLS,
@@ -939,7 +943,7 @@ pub const SLIDING_ROW: ProductRow<DotnetLimiter> = ProductRow {
     slug: "dotnet-sliding",
     label: ".NET sliding window",
     family: FAMILY,
-    build: |s| s.products.dotnet_sliding(s.limit, s.window).build(),
+    build: |s| s.products.dotnet.sliding(s.limit, s.window).build(),
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: TELLS,
@@ -956,7 +960,7 @@ pub const TOKEN_ROW: ProductRow<DotnetLimiter> = ProductRow {
     slug: "dotnet-token",
     label: ".NET token bucket",
     family: FAMILY,
-    build: |s| s.products.dotnet_token(s.limit, s.window).build(),
+    build: |s| s.products.dotnet.token(s.limit, s.window).build(),
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: TELLS,

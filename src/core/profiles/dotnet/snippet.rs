@@ -22,7 +22,7 @@ pub(super) fn write(label: &str, class: Class, s: &RowSettings) -> Written {
     let p = &s.products;
     let (class, options) = match class {
         Class::Fixed => {
-            let d = p.dotnet_fixed(s.limit, s.window);
+            let d = p.dotnet.fixed(s.limit, s.window);
             (
                 "FixedWindowRateLimiter",
                 format!(
@@ -35,7 +35,7 @@ pub(super) fn write(label: &str, class: Class, s: &RowSettings) -> Written {
             )
         }
         Class::Sliding => {
-            let d = p.dotnet_sliding(s.limit, s.window);
+            let d = p.dotnet.sliding(s.limit, s.window);
             (
                 "SlidingWindowRateLimiter",
                 format!(
@@ -49,7 +49,7 @@ pub(super) fn write(label: &str, class: Class, s: &RowSettings) -> Written {
             )
         }
         Class::Token => {
-            let d = p.dotnet_token(s.limit, s.window);
+            let d = p.dotnet.token(s.limit, s.window);
             (
                 "TokenBucketRateLimiter",
                 format!(

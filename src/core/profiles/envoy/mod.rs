@@ -52,7 +52,10 @@ use crate::core::time::{format_seconds, Span, Time, MICROS_PER_MILLI};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 /// The shortest fill interval Envoy accepts.
 pub const MIN_FILL_INTERVAL: Span = Span::from_millis(50);
@@ -309,13 +312,14 @@ pub const ROW: ProductRow<EnvoyLocalRateLimit> = ProductRow {
     family: Family {
         prefix: "envoy-",
         name: "Envoy",
+        fields: fields::FIELDS,
     },
-    build: |s| EnvoyLocalRateLimit::new(s.products.envoy(s.limit, s.window)),
+    build: |s| EnvoyLocalRateLimit::new(s.products.envoy.params(s.limit, s.window)),
     response: |_, decision, reply| super::response::envoy(decision, reply),
     hint: Hint::Header,
     tells: "nothing: Envoy's 429 carries no wait",
     explain: |s| {
-        let e = s.products.envoy(s.limit, s.window);
+        let e = s.products.envoy.params(s.limit, s.window);
         explanation(
             format!("Envoy's HTTP local rate limit, token_bucket {}: the bucket starts full, and a refusal is a 429 with x-envoy-ratelimited.", e.token_bucket_yaml()),
             "One bucket per filter chain (or per descriptor), not per client.",

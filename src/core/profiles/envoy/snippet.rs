@@ -10,7 +10,7 @@ use crate::core::time::{format_seconds, MICROS_PER_MILLI};
 use crate::core::profiles::{quota_text, RowSettings, Written};
 
 pub(super) fn write(s: &RowSettings) -> Written {
-    let e = s.products.envoy(s.limit, s.window);
+    let e = s.products.envoy.params(s.limit, s.window);
     let ms = e.fill_interval.micros() / MICROS_PER_MILLI;
     let interval = format!("{}s", format_seconds(ms * MICROS_PER_MILLI));
     let refill = match e.refill {

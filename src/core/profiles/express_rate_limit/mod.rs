@@ -107,7 +107,10 @@ use crate::core::time::{Span, Time, MICROS_PER_MILLI};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 /// The largest `windowMs` the MemoryStore accepts: the largest delay `setInterval` takes.
 pub const MAX_WINDOW_MS: u64 = (1 << 31) - 1;
@@ -779,13 +782,14 @@ pub const ROW: ProductRow<ExpressRateLimit> = ProductRow {
     family: Family {
         prefix: "express-",
         name: "express-rate-limit",
+        fields: fields::FIELDS,
     },
-    build: |s| ExpressRateLimit::new(s.products.express(s.limit, s.window)),
+    build: |s| ExpressRateLimit::new(s.products.express_rate_limit.params(s.limit, s.window)),
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: "the Retry-After header of its response, when it sends one",
     explain: |s| {
-        let e = s.products.express(s.limit, s.window);
+        let e = s.products.express_rate_limit.params(s.limit, s.window);
         explanation(
             format!("express-rate-limit with its memory store, {}: a window of {} ms per key from the key's first hit, and every hit counted, refused ones too; a refusal is a {} with Retry-After. Each lab key is taken as keyGenerator's result and named in its own replies (req.rateLimit.key, the draft-8 pk); the default generator's grouping of IPv6 clients by /56 is not applied.", e.options_text(), e.window_ms, e.status_code),
             "A hit count and a reset time per key in the Node process, swept by one timer.",

@@ -6,7 +6,7 @@
 use crate::core::profiles::{quota_text, RowSettings, Written};
 
 pub(super) fn write(s: &RowSettings) -> Written {
-    let e = s.products.express(s.limit, s.window);
+    let e = s.products.express_rate_limit.params(s.limit, s.window);
     Written::exact(format!(
         "// Rate Limit Lab, express-rate-limit row (the lab's limit: {quota}).
 const express = require(\"express\");

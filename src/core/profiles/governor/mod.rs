@@ -52,7 +52,10 @@ use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time};
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 const NANOS_PER_MICRO: u128 = 1_000;
 const NANOS_PER_MILLI: u128 = 1_000_000;
@@ -428,8 +431,9 @@ pub const ROW: ProductRow<Governor> = ProductRow {
     family: Family {
         prefix: "governor-",
         name: "governor",
+        fields: fields::FIELDS,
     },
-    build: |s| Governor::new(s.products.governor(s.limit, s.window)),
+    build: |s| Governor::new(s.products.governor.params(s.limit, s.window)),
     response: |_, decision, _| super::response::governor(decision),
     // The exact wait of its `NotUntil` answer (`wait_time_from`), which a client of the library
     // reads instead of a rounded header; `InsufficientCapacity` says no wait helps.
@@ -439,7 +443,7 @@ pub const ROW: ProductRow<Governor> = ProductRow {
     }),
     tells: "the exact wait of governor's NotUntil answer",
     explain: |s| {
-        let g = s.products.governor(s.limit, s.window);
+        let g = s.products.governor.params(s.limit, s.window);
         explanation(
             format!("The governor crate's GCRA, in its own whole nanoseconds: one cell every {} s, a burst of {}. A fresh limiter lets the whole burst through at once.", crate::core::time::format_seconds(g.replenish_1_per_ns / 1000), g.burst),
             "One 64-bit timestamp per key, until a keyed limiter's retain_recent drops it one interval after its arrival time.",

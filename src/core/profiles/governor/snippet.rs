@@ -6,7 +6,7 @@
 use crate::core::profiles::{quota_text, RowSettings, Written};
 
 pub(super) fn write(s: &RowSettings) -> Written {
-    let g = s.products.governor(s.limit, s.window);
+    let g = s.products.governor.params(s.limit, s.window);
     Written::exact(format!(
         "//! Rate Limit Lab, governor row (the lab's limit: {quota}).
 //! Cargo.toml: governor = \"0.10\"

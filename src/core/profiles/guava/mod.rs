@@ -83,7 +83,10 @@ use crate::core::time::{Span, Time};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 /// `SECONDS.toMicros(1L)`, as the double Guava divides by.
 const MICROS_PER_SECOND: f64 = 1_000_000.0;
@@ -709,13 +712,14 @@ pub const ROW: ProductRow<Guava> = ProductRow {
     family: Family {
         prefix: "guava-",
         name: "Guava",
+        fields: fields::FIELDS,
     },
-    build: |s| Guava::new(s.products.guava(s.limit, s.window)),
+    build: |s| Guava::new(s.products.guava.params(s.limit, s.window)),
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: "the Retry-After header of its response, when it sends one",
     explain: |s| {
-        let g = s.products.guava(s.limit, s.window);
+        let g = s.products.guava.params(s.limit, s.window);
         explanation(
             format!("Guava's SmoothBursty RateLimiter at {} permits a second, storing up to {} seconds of them, asked with tryAcquire: a request that passes may take more than is stored, and the next caller pays for it by waiting.", java_double(g.permits_per_second), java_double(g.max_burst_seconds)),
             "Two doubles and a long per limiter, in the Java process.",

@@ -13,7 +13,7 @@ use crate::core::time::Span;
 use crate::core::profiles::{quota_text, Nearest, RowSettings, Written};
 
 pub(super) fn write(s: &RowSettings) -> Written {
-    let g = s.products.guava(s.limit, s.window);
+    let g = s.products.guava.params(s.limit, s.window);
     let rate = if g.permits_per_second.is_finite() {
         java_double(g.permits_per_second)
     } else {
@@ -36,7 +36,7 @@ public class Example {{
     let one_second = g.max_burst_seconds == 1.0;
     let nearest = (!one_second).then(|| {
         let mut products = s.products.clone();
-        products.guava_burst = Some(Span::from_secs(1));
+        products.guava.burst = Some(Span::from_secs(1));
         Nearest {
             products,
             what: format!(

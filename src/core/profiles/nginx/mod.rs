@@ -45,7 +45,10 @@ use crate::core::time::{Span, Time, MICROS_PER_MILLI, MICROS_PER_SEC};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 /// One request, in the module's unit (thousandths of a request).
 const ONE: i128 = 1000;
@@ -457,13 +460,14 @@ pub const ROW: ProductRow<NginxLimitReq> = ProductRow {
     family: Family {
         prefix: "nginx-",
         name: "nginx limit_req",
+        fields: fields::FIELDS,
     },
-    build: |s| NginxLimitReq::new(s.products.nginx(s.limit, s.window)),
+    build: |s| NginxLimitReq::new(s.products.nginx.params(s.limit, s.window)),
     response: |_, decision, reply| super::response::nginx(decision, reply),
     hint: Hint::Header,
     tells: "nothing: nginx's refusal carries no wait",
     explain: |s| {
-        let n = s.products.nginx(s.limit, s.window);
+        let n = s.products.nginx.params(s.limit, s.window);
         explanation(
             format!("nginx's limit_req with {}: the excess is kept in thousandths of a request and time in whole milliseconds, as the module does; a rejection is answered {}.", n.directive(), n.status),
             "The excess and the time of the last request, in the shared zone: about 16 bytes per key plus the zone's node.",

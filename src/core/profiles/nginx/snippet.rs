@@ -17,7 +17,7 @@ use crate::core::time::{format_seconds, MICROS_PER_SEC};
 use crate::core::profiles::{quota_text, Nearest, RowSettings, Written};
 
 pub(super) fn write(s: &RowSettings) -> Written {
-    let p = s.products.nginx(s.limit, s.window);
+    let p = s.products.nginx.params(s.limit, s.window);
     let args = p.directive();
     let limit_req = match args.split_once(' ') {
         Some((_rate, rest)) => format!("limit_req zone=ratelab {rest};"),
@@ -50,9 +50,9 @@ server {{
         rate = p.rate,
         status = p.status,
     );
-    let nearest = (s.products.nginx_rate.is_none() && !exact(s, p.rate)).then(|| {
+    let nearest = (s.products.nginx.rate.is_none() && !exact(s, p.rate)).then(|| {
         let mut products = s.products.clone();
-        products.nginx_rate = Some(p.rate);
+        products.nginx.rate = Some(p.rate);
         Nearest {
             products,
             what: format!(

@@ -11,7 +11,7 @@ use crate::core::profiles::{family_set, quota_text, Nearest, RowSettings, Writte
 
 /// The snippet of the row labelled `label`, which runs the strategy class `strategy`.
 pub(super) fn write(label: &str, strategy: &str, s: &RowSettings) -> Written {
-    let l = s.products.python_limits(s.limit, s.window);
+    let l = s.products.python_limits.params(s.limit, s.window);
     let item = l.item_repr();
     let text = format!(
         "\"\"\"Rate Limit Lab, {label} row (the lab's limit: {quota}).\"\"\"
@@ -29,11 +29,11 @@ if __name__ == \"__main__\":
         quota = quota_text(s),
     );
     let fraction = !s.window.micros().is_multiple_of(MICROS_PER_SEC);
-    let nearest = (fraction && !family_set(s, "limits-")).then(|| {
+    let nearest = (fraction && !family_set(s, &super::FAMILY)).then(|| {
         let mut products = s.products.clone();
-        products.limits_amount = Some(l.amount);
-        products.limits_multiples = Some(l.multiples.max(1));
-        products.limits_per = Some(l.granularity);
+        products.python_limits.amount = Some(l.amount);
+        products.python_limits.multiples = Some(l.multiples.max(1));
+        products.python_limits.per = Some(l.granularity);
         Nearest {
             products,
             what: format!(

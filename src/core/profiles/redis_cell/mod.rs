@@ -61,7 +61,10 @@ use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{format_seconds, Span, Time};
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 const NANOS_PER_MICRO: i128 = 1_000;
 const NANOS_PER_SEC: i128 = 1_000_000_000;
@@ -419,8 +422,9 @@ pub const ROW: ProductRow<RedisCell> = ProductRow {
     family: Family {
         prefix: "cell-",
         name: "redis-cell",
+        fields: fields::FIELDS,
     },
-    build: |s| RedisCell::from_params(s.products.redis_cell(s.limit, s.window)),
+    build: |s| RedisCell::from_params(s.products.redis_cell.params(s.limit, s.window)),
     response: |_, decision, reply| super::response::redis_cell(decision, reply),
     // The reply's `retry_after` seconds, as redis-cell rounds them; -1 on a limited call means no
     // wait helps.
@@ -433,7 +437,7 @@ pub const ROW: ProductRow<RedisCell> = ProductRow {
     }),
     tells: "the retry_after of redis-cell's reply, in whole seconds",
     explain: |s| {
-        let c = s.products.redis_cell(s.limit, s.window);
+        let c = s.products.redis_cell.params(s.limit, s.window);
         explanation(
             format!("redis-cell's CL.THROTTLE key {} {} {}: GCRA inside Redis, allowing max_burst + 1 = {} at once, and replying five integers.", c.max_burst, c.count, crate::core::time::format_seconds(c.period.micros()), c.max_burst + 1),
             "One Redis key per client, holding the theoretical arrival time.",

@@ -15,7 +15,7 @@ use crate::core::profiles::{quota_text, Nearest, RowSettings, Written};
 const MAX_SCALE: u64 = 1_000;
 
 pub(super) fn write(s: &RowSettings) -> Written {
-    let c = s.products.redis_cell(s.limit, s.window);
+    let c = s.products.redis_cell.params(s.limit, s.window);
     let period_us = c.period.micros();
     let (count, seconds, exact) = whole_seconds(c.count, period_us);
     let text = format!(
@@ -30,8 +30,8 @@ CL.THROTTLE ratelab:127.0.0.1 {burst} {count} {seconds} 1
     );
     let nearest = (!exact).then(|| {
         let mut products = s.products.clone();
-        products.cell_count = Some(count);
-        products.cell_period = Some(Span::from_secs(seconds));
+        products.redis_cell.count = Some(count);
+        products.redis_cell.period = Some(Span::from_secs(seconds));
         Nearest {
             products,
             what: format!(

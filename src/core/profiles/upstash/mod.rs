@@ -61,7 +61,10 @@ use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{explanation, Explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time, MICROS_PER_MILLI};
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 /// The library's default timeout: 5000 ms.
 pub const DEFAULT_TIMEOUT: Span = Span::from_secs(5);
@@ -786,6 +789,7 @@ impl Product for Upstash {
 const FAMILY: Family = Family {
     prefix: "upstash-",
     name: "Upstash",
+    fields: fields::FIELDS,
 };
 
 const TELLS: &str = "the time until the reply's reset, as the library's examples wait";
@@ -818,7 +822,8 @@ pub const FIXED_ROW: ProductRow<Upstash> = ProductRow {
     build: |s| {
         Upstash::new(
             s.products
-                .upstash(UpstashKind::FixedWindow, s.limit, s.window),
+                .upstash
+                .params(UpstashKind::FixedWindow, s.limit, s.window),
         )
     },
     response: |_, decision, _| super::response::verdict_only(decision),
@@ -840,7 +845,8 @@ pub const SLIDING_ROW: ProductRow<Upstash> = ProductRow {
     build: |s| {
         Upstash::new(
             s.products
-                .upstash(UpstashKind::SlidingWindow, s.limit, s.window),
+                .upstash
+                .params(UpstashKind::SlidingWindow, s.limit, s.window),
         )
     },
     response: |_, decision, _| super::response::verdict_only(decision),
@@ -862,7 +868,8 @@ pub const TOKEN_ROW: ProductRow<Upstash> = ProductRow {
     build: |s| {
         Upstash::new(
             s.products
-                .upstash(UpstashKind::TokenBucket, s.limit, s.window),
+                .upstash
+                .params(UpstashKind::TokenBucket, s.limit, s.window),
         )
     },
     response: |_, decision, _| super::response::verdict_only(decision),

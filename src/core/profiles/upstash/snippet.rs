@@ -12,7 +12,7 @@ use crate::core::profiles::{quota_text, RowSettings, Written};
 
 /// The snippet of the row labelled `label`, which runs `kind`.
 pub(super) fn write(label: &str, kind: UpstashKind, s: &RowSettings) -> Written {
-    let p = s.products.upstash(kind, s.limit, s.window);
+    let p = s.products.upstash.params(kind, s.limit, s.window);
     let limiter = match p.algorithm {
         UpstashAlgorithm::FixedWindow { tokens, window } => {
             format!("Ratelimit.fixedWindow({tokens}, \"{}\")", duration(window))

@@ -79,7 +79,10 @@ use crate::core::time::{Span, Time};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod fields;
 mod snippet;
+
+pub use fields::Fields;
 
 /// `rate.Inf`: `Limit(math.MaxFloat64)`.
 pub const INF: f64 = f64::MAX;
@@ -850,13 +853,14 @@ pub const ROW: ProductRow<XTimeRate> = ProductRow {
     family: Family {
         prefix: "xtime-",
         name: "Go x/time/rate",
+        fields: fields::FIELDS,
     },
-    build: |s| XTimeRate::new(s.products.x_time_rate(s.limit, s.window)),
+    build: |s| XTimeRate::new(s.products.x_time_rate.params(s.limit, s.window)),
     response: |_, decision, reply| http_response(decision, reply),
     hint: Hint::Header,
     tells: "the Retry-After header of its response, when it sends one",
     explain: |s| {
-        let x = s.products.x_time_rate(s.limit, s.window);
+        let x = s.products.x_time_rate.params(s.limit, s.window);
         explanation(
             format!("Go's golang.org/x/time/rate, NewLimiter({}, {}) asked with AllowN: a token bucket in float64 tokens, advanced by the library's own arithmetic; a refused call takes nothing, and ReserveN would have waited instead.", go_float(x.limit), x.burst),
             "Three words per Limiter (tokens, last, lastEvent) and its mutex, in the Go process.",

@@ -7,7 +7,7 @@ use crate::core::profiles::x_time_rate::{go_float, INF};
 use crate::core::profiles::{quota_text, RowSettings, Written};
 
 pub(super) fn write(s: &RowSettings) -> Written {
-    let x = s.products.x_time_rate(s.limit, s.window);
+    let x = s.products.x_time_rate.params(s.limit, s.window);
     let limit = if x.limit >= INF {
         "rate.Inf".to_string()
     } else {

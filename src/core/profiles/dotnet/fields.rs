@@ -1,0 +1,116 @@
+//! The URL fields of .NET's `System.Threading.RateLimiting` (`dotnet-limit`, `dotnet-window`,
+//! `dotnet-segments`, `dotnet-per-period`, `dotnet-queue`, `dotnet-order`): the parameters a person
+//! set, each optional so that unset it follows the lab's limit and window through the profile's
+//! `defaults_for`, the rows that read and write them in a link (their names, what each accepts and
+//! the refusal saying so), and the product's parameters they make. The names and values are the
+//! product's own, as the header of the product's module cites them; the shared readers are
+//! `profiles::settings`'s.
+
+use crate::core::field::Field;
+use crate::core::profiles::settings::{
+    count, seconds, seconds_text, set, whole_text, USING_DEFAULT,
+};
+use crate::core::profiles::ProductSettings;
+use crate::core::time::Span;
+
+use super::{FixedWindowParams, QueueProcessingOrder, SlidingWindowParams, TokenBucketParams};
+
+/// The `dotnet-` fields a person set; `None` follows the lab's limit and window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Fields {
+    /// `PermitLimit` of the fixed and sliding windows, `TokenLimit` of the token bucket.
+    pub limit: Option<u64>,
+    /// `Window` of the fixed and sliding windows, `ReplenishmentPeriod` of the token bucket.
+    pub window: Option<Span>,
+    pub segments: Option<u64>,
+    pub per_period: Option<u64>,
+    pub queue: Option<u64>,
+    /// `QueueProcessingOrder` of all three.
+    pub order: Option<QueueProcessingOrder>,
+}
+
+/// The `dotnet-` fields, in the order a link writes them: one row per field, its reader (with
+/// what it accepts when refused) and its writer.
+pub const FIELDS: &[Field<ProductSettings>] = &[
+    Field {
+        name: "dotnet-limit",
+        read: |p, v| set(&mut p.dotnet.limit, count(v, 1)),
+        write: |p| whole_text(p.dotnet.limit),
+    },
+    Field {
+        name: "dotnet-window",
+        read: |p, v| set(&mut p.dotnet.window, seconds(v, false)),
+        write: |p| seconds_text(p.dotnet.window),
+    },
+    Field {
+        name: "dotnet-segments",
+        read: |p, v| set(&mut p.dotnet.segments, count(v, 1)),
+        write: |p| whole_text(p.dotnet.segments),
+    },
+    Field {
+        name: "dotnet-per-period",
+        read: |p, v| set(&mut p.dotnet.per_period, count(v, 1)),
+        write: |p| whole_text(p.dotnet.per_period),
+    },
+    Field {
+        name: "dotnet-queue",
+        read: |p, v| set(&mut p.dotnet.queue, count(v, 0)),
+        write: |p| whole_text(p.dotnet.queue),
+    },
+    Field {
+        name: "dotnet-order",
+        read: |p, v| {
+            let order = match v.trim() {
+                "oldest" => QueueProcessingOrder::OldestFirst,
+                "newest" => QueueProcessingOrder::NewestFirst,
+                _ => {
+                    return Err(format!(
+                        "oldest or newest (QueueProcessingOrder){USING_DEFAULT}"
+                    ))
+                }
+            };
+            set(&mut p.dotnet.order, Ok(order))
+        },
+        write: |p| {
+            p.dotnet.order.map(|o| match o {
+                QueueProcessingOrder::OldestFirst => "oldest".to_string(),
+                QueueProcessingOrder::NewestFirst => "newest".to_string(),
+            })
+        },
+    },
+];
+
+impl Fields {
+    /// `FixedWindowRateLimiterOptions`: the fields set, the rest following the lab's limit and
+    /// window.
+    pub fn fixed(&self, limit: u64, window: Span) -> FixedWindowParams {
+        let mut p = FixedWindowParams::defaults_for(limit, window);
+        p.permit_limit = self.limit.unwrap_or(p.permit_limit);
+        p.window = self.window.unwrap_or(p.window);
+        p.queue_limit = self.queue.unwrap_or(p.queue_limit);
+        p.queue_processing_order = self.order.unwrap_or(p.queue_processing_order);
+        p
+    }
+
+    /// `SlidingWindowRateLimiterOptions`, the same way.
+    pub fn sliding(&self, limit: u64, window: Span) -> SlidingWindowParams {
+        let mut p = SlidingWindowParams::defaults_for(limit, window);
+        p.permit_limit = self.limit.unwrap_or(p.permit_limit);
+        p.window = self.window.unwrap_or(p.window);
+        p.segments_per_window = self.segments.unwrap_or(p.segments_per_window);
+        p.queue_limit = self.queue.unwrap_or(p.queue_limit);
+        p.queue_processing_order = self.order.unwrap_or(p.queue_processing_order);
+        p
+    }
+
+    /// `TokenBucketRateLimiterOptions`, the same way.
+    pub fn token(&self, limit: u64, window: Span) -> TokenBucketParams {
+        let mut p = TokenBucketParams::defaults_for(limit, window);
+        p.token_limit = self.limit.unwrap_or(p.token_limit);
+        p.replenishment_period = self.window.unwrap_or(p.replenishment_period);
+        p.tokens_per_period = self.per_period.unwrap_or(p.tokens_per_period);
+        p.queue_limit = self.queue.unwrap_or(p.queue_limit);
+        p.queue_processing_order = self.order.unwrap_or(p.queue_processing_order);
+        p
+    }
+}
