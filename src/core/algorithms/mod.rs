@@ -53,6 +53,20 @@ impl Textbook for SlidingLog {
 }
 
 impl Textbook for SlidingCounter {
+    // The default loop as a function of its own, as GCRA's: inlined into the row's dispatch,
+    // its verdict took one instruction more (`PARTS=instructions bash
+    // scripts/bench-core-compare.sh`, docs/performance.md).
+    #[inline(never)]
+    fn admit_each<'a>(
+        &mut self,
+        requests: impl Iterator<Item = &'a Request>,
+        verdict: &mut impl FnMut(Verdict),
+    ) {
+        for r in requests {
+            verdict(self.admit(r.at, u64::from(r.cost)));
+        }
+    }
+
     fn refusal_is_repeatable(&self) -> bool {
         !self.counts_refused()
     }

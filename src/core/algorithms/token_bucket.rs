@@ -59,6 +59,9 @@ impl TokenBucket {
     /// GCRA's arithmetic, with no product of an elapsed time to saturate. A request whose figures
     /// could leave 64 bits (a time past `now_cap`, a cost above the capacity) is decided by
     /// `decide`, in 128 bits (the same verdict and change of state).
+    // Inlined into the row's dispatch: as a call of its own, its verdict took one instruction
+    // more (`PARTS=instructions bash scripts/bench-core-compare.sh`, docs/performance.md).
+    #[inline(always)]
     pub(crate) fn admit_each<'a>(
         &mut self,
         requests: impl Iterator<Item = &'a Request>,
