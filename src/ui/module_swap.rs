@@ -319,6 +319,9 @@ pub(crate) fn restore(whole: bool) {
     }
 }
 
+/// The elements that take the focus, as a selector.
+const FOCUSABLE: &str = "input, select, textarea, button, summary, a[href], [tabindex]";
+
 /// Focuses the element marked `testid`: its heading when the focus was on its `<summary>`, the element
 /// itself when it takes the focus, else the first control inside it. Returns the marked element.
 fn focus_by_testid(
@@ -337,11 +340,11 @@ fn focus_by_testid(
     }
     .or_else(|| {
         let focusable = marked
-            .matches("input, select, textarea, button, summary, a[href], [tabindex]")
+            .matches(FOCUSABLE)
             .unwrap_or(false);
         focusable.then(|| marked.clone())
     })
-    .or_else(|| inner("input, select, textarea, button, summary, a[href], [tabindex]"));
+    .or_else(|| inner(FOCUSABLE));
     if let Some(element) = target.and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
         let _ = element.focus();
     }
