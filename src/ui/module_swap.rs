@@ -339,9 +339,7 @@ fn focus_by_testid(
         false => None,
     }
     .or_else(|| {
-        let focusable = marked
-            .matches(FOCUSABLE)
-            .unwrap_or(false);
+        let focusable = marked.matches(FOCUSABLE).unwrap_or(false);
         focusable.then(|| marked.clone())
     })
     .or_else(|| inner(FOCUSABLE));
