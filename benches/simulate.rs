@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use ratelab::core::clients::{Clients, DEFAULT_RETRIES};
 use ratelab::core::deployment::Deployment;
 use ratelab::core::durable::{simulate, SimConfig, SimRequest, SimTraffic};
-use ratelab::core::limiter::{Algorithm, Settings};
+use ratelab::core::limiter::{Algorithm, Complete, Settings};
 use ratelab::core::region::Region;
 use ratelab::core::run::run_one;
 use ratelab::core::second_limit::{SecondKey, SecondLimit, Spend};
@@ -241,7 +241,7 @@ fn million_requests(part: Part) {
     };
     for &algorithm in rows {
         let t = time(5, || {
-            run_one(&trace, algorithm, &settings).map(|r| r.allowed)
+            run_one::<Complete>(&trace, algorithm, &settings).map(|r| r.allowed)
         });
         if !algorithm.is_product() {
             total += t;
@@ -321,10 +321,10 @@ fn rules(trace: &Trace, settings: &Settings) {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for _ in 0..7 {
                 a.extend(samples(1, || {
-                    run_one(trace, algorithm, settings).map(|r| r.allowed)
+                    run_one::<Complete>(trace, algorithm, settings).map(|r| r.allowed)
                 }));
                 b.extend(samples(1, || {
-                    run_one(trace, algorithm, ruled).map(|r| r.allowed)
+                    run_one::<Complete>(trace, algorithm, ruled).map(|r| r.allowed)
                 }));
             }
             plain += median(a);
@@ -360,7 +360,7 @@ fn rules(trace: &Trace, settings: &Settings) {
             .iter()
             .map(|&algorithm| {
                 time(5, || {
-                    run_one(trace, algorithm, ruled).map(|r| {
+                    run_one::<Complete>(trace, algorithm, ruled).map(|r| {
                         retries = r.clients.map_or(0, |c| c.retries.len());
                         r.allowed
                     })

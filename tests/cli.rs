@@ -8,6 +8,7 @@ use std::process::{Command, Output, Stdio};
 use ratelab::core::export::decisions_csv;
 use ratelab::core::import::import;
 use ratelab::core::lab::LabRun;
+use ratelab::core::limiter::Complete;
 use ratelab::core::traffic::{Pattern, Point};
 use ratelab::core::url::parse_query;
 
@@ -45,7 +46,7 @@ fn page_csv(query: &str, traffic: Option<&str>) -> String {
         let imported = import(traffic).expect("the page reads it");
         state.pattern = imported.into_pattern();
     }
-    decisions_csv(&LabRun::compute(&state))
+    decisions_csv::<Complete>(&LabRun::compute(&state))
 }
 
 /// An access log of `lines` requests from `keys` addresses, a few a second, in time order.

@@ -6,6 +6,7 @@
 use ratelab::core::export::decisions_csv;
 use ratelab::core::lab::LabRun;
 use ratelab::core::limiter::Algorithm;
+use ratelab::core::limiter::Complete;
 use ratelab::core::retries::{tries_of, ClientsRun, Then};
 use ratelab::core::run::{decision_and_cause_at, run_all, AlgorithmRun};
 use ratelab::core::time::{Span, Time};
@@ -132,8 +133,10 @@ fn with_no_retries_every_row_decides_as_if_the_clients_ignored_their_answers() {
         ))
         .state;
         let trace = plain.traffic().generate(5, Span::from_secs(10));
-        let before = run_all(&trace, &plain.algorithms, &plain.settings).expect("valid");
-        let after = run_all(&trace, &obeying.algorithms, &obeying.settings).expect("valid");
+        let before =
+            run_all::<Complete>(&trace, &plain.algorithms, &plain.settings).expect("valid");
+        let after =
+            run_all::<Complete>(&trace, &obeying.algorithms, &obeying.settings).expect("valid");
         for (a, b) in before.iter().zip(&after) {
             assert_eq!(a.verdicts, b.verdicts, "{pattern} {:?}", a.algorithm);
             assert_eq!(
@@ -182,16 +185,21 @@ fn every_decision_made_on_demand_is_the_runs_first_try_and_its_retries() {
         let trace = state
             .traffic()
             .generate(state.settings.limit, state.settings.window);
-        let runs = run_all(&trace, &state.algorithms, &state.settings).expect("valid");
+        let runs = run_all::<Complete>(&trace, &state.algorithms, &state.settings).expect("valid");
         for run in &runs {
             let retries = &clients(run).retries;
             for index in 0..trace.len() {
                 let at = format!("{extra} {:?} #{index}", run.algorithm);
-                let (decision, _, _) =
-                    decision_and_cause_at(&trace, run.algorithm, &state.settings, index)
-                        .expect("in range");
+                let (decision, _, _) = decision_and_cause_at::<Complete>(
+                    &trace,
+                    run.algorithm,
+                    &state.settings,
+                    index,
+                )
+                .expect("in range");
                 assert_eq!(Some(decision.verdict), run.verdicts.get(index), "{at}");
-                let tries = tries_of(&trace, run.algorithm, &state.settings, index).expect("tries");
+                let tries = tries_of::<Complete>(&trace, run.algorithm, &state.settings, index)
+                    .expect("tries");
                 let mine: Vec<_> = retries
                     .iter()
                     .filter(|r| r.client as usize == index)
@@ -244,7 +252,7 @@ fn obeying_clients_cannot_join_a_queue_served_newest_first() {
 #[test]
 fn the_csv_lists_every_try_of_every_client_row_by_row() {
     let parsed = parse_query("trace=0,1,2&limit=1&window=10&algos=fixed,sliding-log&clients=obey");
-    let csv = decisions_csv(&LabRun::compute(&parsed.state));
+    let csv = decisions_csv::<Complete>(&LabRun::compute(&parsed.state));
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),

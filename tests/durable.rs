@@ -6,6 +6,7 @@ use ratelab::core::durable::{
     simulate, FailMode, Fault, FaultKind, Outcome, Placement, RetryPolicy, ShardBy, ShardRule,
     SimConfig, SimReport, SimTraffic, Tier,
 };
+use ratelab::core::limiter::Complete;
 use ratelab::core::limiter::Settings;
 use ratelab::core::region::Region;
 use ratelab::core::time::{Span, Time};
@@ -1038,8 +1039,8 @@ fn an_emulation_run_a_slice_at_a_time_is_the_emulation_run_at_once() {
     );
     let whole = run(&config, &traffic);
     for budget in [1, 3, 50] {
-        let mut simulation =
-            Simulation::new(config.clone(), traffic.clone()).expect("valid configuration");
+        let mut simulation = Simulation::<Complete>::new(config.clone(), traffic.clone())
+            .expect("valid configuration");
         let mut slices = 0;
         while simulation.advance(budget) {
             slices += 1;

@@ -5,6 +5,7 @@
 
 use ratelab::core::lab::LabRun;
 use ratelab::core::limiter::Algorithm;
+use ratelab::core::limiter::Complete;
 use ratelab::core::run::{decision_and_cause_at, run_all, DecisionReplay};
 use ratelab::core::second_limit::RefusedBy;
 use ratelab::core::url::parse_query;
@@ -93,15 +94,16 @@ fn every_decision_made_again_is_the_runs(extra: &str) {
     let trace = state
         .pattern
         .generate(state.settings.limit, state.settings.window);
-    let runs = run_all(&trace, &state.algorithms, &state.settings).expect("valid settings");
+    let runs =
+        run_all::<Complete>(&trace, &state.algorithms, &state.settings).expect("valid settings");
     for run in &runs {
         let mut replay =
-            DecisionReplay::new(&trace, run.algorithm, &state.settings).expect("valid");
+            DecisionReplay::<Complete>::new(&trace, run.algorithm, &state.settings).expect("valid");
         let mut by_second = 0;
         for (index, request) in trace.requests().iter().enumerate() {
             let (in_order, _, cause) = replay.decide_with_cause(request);
             let (on_demand, _, cause_on_demand) =
-                decision_and_cause_at(&trace, run.algorithm, &state.settings, index)
+                decision_and_cause_at::<Complete>(&trace, run.algorithm, &state.settings, index)
                     .expect("in range");
             let verdict = run.verdicts.get(index).expect("a verdict");
             let at = format!("{extra} {:?} #{index}", run.algorithm);

@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use ratelab::core::decision::{Limiter, Verdict};
+use ratelab::core::limiter::Complete;
 use ratelab::core::limiter::PRODUCT_FIELDS;
 use ratelab::core::limiter::{Algorithm, Settings};
 use ratelab::core::profiles::{ProductReply, SnippetOf};
@@ -123,7 +124,7 @@ fn every_row_builds_decides_answers_over_http_and_tells_a_refused_client_somethi
                 );
             }
             let reply = reply.unwrap_or_default();
-            let response = a.response(&settings, &decision, &reply);
+            let response = a.response::<Complete>(&settings, &decision, &reply);
             if decision.verdict == Verdict::Rejected {
                 refused = Some((now, decision, reply, response));
                 break;
@@ -136,7 +137,7 @@ fn every_row_builds_decides_answers_over_http_and_tells_a_refused_client_somethi
         let (now, decision, reply, response) =
             refused.unwrap_or_else(|| panic!("{a} refused nothing"));
         assert!(response.status >= 400, "{a} refused with {response:?}");
-        let _ = a.told(&settings, now, &decision, &reply);
+        let _ = a.told::<Complete>(&settings, now, &decision, &reply);
         assert!(!a.tells().trim().is_empty(), "{a} says nothing of its hint");
         let _ = limiter.is_at_rest(now);
     }
@@ -146,7 +147,7 @@ fn every_row_builds_decides_answers_over_http_and_tells_a_refused_client_somethi
 fn every_row_explains_itself_and_has_a_snippet_or_says_why_not() {
     let settings = Settings::default();
     for a in Algorithm::ALL {
-        let explanation = a.explain(&settings);
+        let explanation = a.explain::<Complete>(&settings);
         for (part, text) in [
             ("what", &explanation.what),
             ("memory", &explanation.memory),
@@ -154,7 +155,7 @@ fn every_row_explains_itself_and_has_a_snippet_or_says_why_not() {
         ] {
             assert!(!text.trim().is_empty(), "{a}'s explanation has no {part}");
         }
-        match a.snippet() {
+        match a.snippet::<Complete>() {
             SnippetOf::Written { file_name, write } => {
                 assert!(!file_name.is_empty(), "{a}");
                 assert!(
@@ -213,8 +214,8 @@ fn a_textbook_row_answers_the_same_with_or_without_an_empty_reply() {
         let mut limiter = a.build(&settings).unwrap();
         let decision = limiter.decide(Time::ZERO, 1);
         assert_eq!(
-            a.response(&settings, &decision, &ProductReply::default()),
-            ratelab::core::row_response::row_response(a, &settings, &decision, None)
+            a.response::<Complete>(&settings, &decision, &ProductReply::default()),
+            ratelab::core::row_response::row_response::<Complete>(a, &settings, &decision, None)
         );
     }
 }

@@ -17,6 +17,7 @@ use ratelab::core::run::{busiest_window, decision_at, run_one};
 use ratelab::core::time::{Span, Time};
 use ratelab::core::traffic::{Request, Trace};
 
+use ratelab::core::limiter::Complete;
 use QueueProcessingOrder::{NewestFirst, OldestFirst};
 
 const SEC: Span = Span::from_secs(1);
@@ -595,7 +596,7 @@ fn a_newest_first_run_gives_each_request_its_final_verdict() {
         (1_200, 1),
         (2_500, 1),
     ]);
-    let run = run_one(&trace, Algorithm::DotnetFixed, &settings).unwrap();
+    let run = run_one::<Complete>(&trace, Algorithm::DotnetFixed, &settings).unwrap();
     let d = |millis| Verdict::Delayed {
         by: Span::from_millis(millis),
     };
@@ -624,7 +625,8 @@ fn a_newest_first_run_gives_each_request_its_final_verdict() {
     );
 
     // The inspector's decision is the final one, and says what became of the queued call.
-    let (evicted, reply) = decision_at(&trace, Algorithm::DotnetFixed, &settings, 2).unwrap();
+    let (evicted, reply) =
+        decision_at::<Complete>(&trace, Algorithm::DotnetFixed, &settings, 2).unwrap();
     let reply = reply.unwrap();
     assert_eq!(
         (evicted.verdict, evicted.retry_after),
@@ -634,16 +636,19 @@ fn a_newest_first_run_gives_each_request_its_final_verdict() {
     assert_eq!(reply.get("evicted_at"), Some("0.5 s"));
     assert_eq!(reply.get("IsAcquired"), Some("False"));
     assert_eq!(http_response(&evicted, &reply).status, 503);
-    let (late, reply) = decision_at(&trace, Algorithm::DotnetFixed, &settings, 3).unwrap();
+    let (late, reply) =
+        decision_at::<Complete>(&trace, Algorithm::DotnetFixed, &settings, 3).unwrap();
     let reply = reply.unwrap();
     assert_eq!(late.verdict, d(1_700));
     assert_eq!(reply.get("completes_at"), Some("2 s"));
     assert_eq!(reply.get("IsAcquired"), Some("True"));
-    let (last, reply) = decision_at(&trace, Algorithm::DotnetFixed, &settings, 7).unwrap();
+    let (last, reply) =
+        decision_at::<Complete>(&trace, Algorithm::DotnetFixed, &settings, 7).unwrap();
     assert_eq!(last.verdict, d(500));
     assert_eq!(reply.unwrap().get("completes_at"), Some("3 s"));
     for (index, verdict) in run.verdicts.iter().enumerate() {
-        let (decision, _) = decision_at(&trace, Algorithm::DotnetFixed, &settings, index).unwrap();
+        let (decision, _) =
+            decision_at::<Complete>(&trace, Algorithm::DotnetFixed, &settings, index).unwrap();
         assert_eq!(decision.verdict, verdict, "#{index}");
     }
 }
@@ -653,7 +658,7 @@ fn a_newest_first_run_gives_each_request_its_final_verdict() {
 fn the_same_trace_under_oldest_first_is_unchanged() {
     let settings = dotnet_settings(2, SEC, 3, OldestFirst);
     let trace = trace_of(&[(0, 1), (100, 1), (200, 1), (300, 1), (400, 1), (500, 1)]);
-    let run = run_one(&trace, Algorithm::DotnetFixed, &settings).unwrap();
+    let run = run_one::<Complete>(&trace, Algorithm::DotnetFixed, &settings).unwrap();
     assert_eq!((run.allowed, run.delayed, run.rejected), (2, 3, 1));
     let until: Vec<_> = trace
         .requests()
@@ -682,7 +687,7 @@ fn a_run_of_any_limiter_that_settles_nothing_is_the_plain_per_key_loop() {
             .iter()
             .map(|r| per_key[r.key as usize].admit(r.at, u64::from(r.cost)))
             .collect();
-        let run = run_one(&trace, algorithm, &settings).unwrap();
+        let run = run_one::<Complete>(&trace, algorithm, &settings).unwrap();
         assert_eq!(
             run.verdicts.iter().collect::<Vec<_>>(),
             plain,
@@ -858,7 +863,7 @@ proptest! {
         settings.products.dotnet.segments = Some(segments as u64);
         settings.products.dotnet.per_period = Some(per);
         let trace = trace_of(&reqs);
-        let run = run_one(&trace, algorithm, &settings).unwrap();
+        let run = run_one::<Complete>(&trace, algorithm, &settings).unwrap();
         let expected = reference(ref_kind, limit, period, queue, &reqs);
         prop_assert_eq!(run.verdicts.iter().collect::<Vec<_>>(), expected.clone());
         let count = |f: fn(&Verdict) -> bool| expected.iter().filter(|v| f(v)).count() as u64;

@@ -7,6 +7,7 @@
 
 use proptest::prelude::*;
 use ratelab::core::decision::Limiter;
+use ratelab::core::limiter::Complete;
 use ratelab::core::profiles::redis_cell::{RedisCell, ThrottleReply};
 use ratelab::core::profiles::Product;
 use ratelab::core::time::{Span, Time};
@@ -317,7 +318,7 @@ fn the_idle_key_example_reads_the_same_through_a_link() {
         [1, 17]
     );
     let reply = |index| {
-        product_reply(&run.trace, Algorithm::RedisCell, &run.settings, index)
+        product_reply::<Complete>(&run.trace, Algorithm::RedisCell, &run.settings, index)
             .expect("redis-cell answers with its reply")
     };
     let text = |index| {

@@ -7,6 +7,7 @@ use ratelab::core::decision::{Decision, Verdict};
 use ratelab::core::export::decisions_csv;
 use ratelab::core::http::HttpResponse;
 use ratelab::core::lab::LabRun;
+use ratelab::core::limiter::Complete;
 use ratelab::core::limiter::{Algorithm, Settings};
 use ratelab::core::profiles::ProductReply;
 use ratelab::core::row_response::row_response;
@@ -20,7 +21,7 @@ const SIX_AT_ONCE: &str = "limit=5&window=10&trace=0,0,0,0,0,0";
 
 /// `(outcome, status, headers)` of `slug`'s rows in the CSV of `query`, in request order.
 fn csv_rows(query: &str, slug: &str) -> Vec<(String, String, String)> {
-    let csv = decisions_csv(&LabRun::compute(&parse_query(query).state));
+    let csv = decisions_csv::<Complete>(&LabRun::compute(&parse_query(query).state));
     csv.lines()
         .skip(1)
         .filter_map(|line| {
@@ -43,8 +44,9 @@ fn csv_rows(query: &str, slug: &str) -> Vec<(String, String, String)> {
 /// What the inspector shows for request `index` of `query` under `algorithm`.
 fn inspector_response(query: &str, algorithm: Algorithm, index: usize) -> HttpResponse {
     let run = LabRun::compute(&parse_query(query).state);
-    let (decision, reply) = decision_at(&run.trace, algorithm, &run.settings, index).unwrap();
-    row_response(algorithm, &run.settings, &decision, reply.as_ref())
+    let (decision, reply) =
+        decision_at::<Complete>(&run.trace, algorithm, &run.settings, index).unwrap();
+    row_response::<Complete>(algorithm, &run.settings, &decision, reply.as_ref())
 }
 
 fn row(outcome: &str, status: &str, headers: &str) -> (String, String, String) {
@@ -140,7 +142,7 @@ fn redis_cell_sends_the_five_integers_as_its_readme_names_them() {
         reset_after: Span::ZERO,
         retry_after: None,
     };
-    let response = row_response(
+    let response = row_response::<Complete>(
         Algorithm::RedisCell,
         &Settings {
             limit: 1,

@@ -7,6 +7,7 @@
 use proptest::prelude::*;
 use ratelab::core::config::{Quota, Rate};
 use ratelab::core::decision::{Decision, Limiter, Verdict};
+use ratelab::core::limiter::Complete;
 use ratelab::core::limiter::{Algorithm, LeakDelay, Settings};
 use ratelab::core::time::{Span, Time};
 use ratelab::core::traffic::Request;
@@ -567,7 +568,7 @@ proptest! {
         use ratelab::core::url::parse_query;
         let mut state = parse_query("algos=fixed").state;
         state.pattern = Pattern::from_points(keyed_points(&keys, "GET /"));
-        let csv = decisions_csv(&LabRun::compute(&state));
+        let csv = decisions_csv::<Complete>(&LabRun::compute(&state));
         let mut lines = String::new();
         for (i, key) in keys.iter().enumerate() {
             let written = format!("{i},{},fixed,", key_field(key));

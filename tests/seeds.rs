@@ -4,6 +4,7 @@
 
 use ratelab::core::decision::{Decision, Limiter, Verdict};
 use ratelab::core::http::{respond, Policy};
+use ratelab::core::limiter::Complete;
 use ratelab::core::limiter::{Algorithm, Settings};
 use ratelab::core::run::run_all;
 use ratelab::core::time::{Span, Time};
@@ -17,7 +18,8 @@ fn passed(pattern: Pattern) -> [u64; 3] {
         Algorithm::SlidingLog,
         Algorithm::TokenBucket,
     ];
-    let runs = run_all(&trace, &algorithms, &settings).expect("default settings are valid");
+    let runs =
+        run_all::<Complete>(&trace, &algorithms, &settings).expect("default settings are valid");
     [runs[0].passed(), runs[1].passed(), runs[2].passed()]
 }
 
@@ -88,7 +90,7 @@ fn the_seam_lets_200_through_a_fixed_window_of_100_per_minute() {
     let mut times = vec![Time::from_millis(base + 59_500); 100];
     times.extend(vec![Time::from_millis(base + 60_100); 100]);
     let trace = Pattern::Trace(times.into()).generate(settings.limit, settings.window);
-    let runs = run_all(
+    let runs = run_all::<Complete>(
         &trace,
         &[Algorithm::FixedWindow, Algorithm::SlidingLog],
         &settings,

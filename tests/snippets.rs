@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 use ratelab::core::durable::config::{FailMode, Tier};
 use ratelab::core::durable::DurableParams;
+use ratelab::core::limiter::Complete;
 use ratelab::core::limiter::{Algorithm, Settings};
 use ratelab::core::profiles::dotnet::QueueProcessingOrder;
 use ratelab::core::profiles::envoy::EnvoyRefill;
@@ -188,7 +189,7 @@ fn trace_csv(trace: &Trace) -> String {
 }
 
 fn verdicts(trace: &Trace, algorithm: Algorithm, s: &Settings) -> Vec<&'static str> {
-    let run = run_one(trace, algorithm, s).expect("the row runs");
+    let run = run_one::<Complete>(trace, algorithm, s).expect("the row runs");
     run.verdicts.iter().map(|v| v.word()).collect()
 }
 

@@ -139,7 +139,7 @@ async fn a_million_requests_over_ten_thousand_keys_in_the_browser() {
     let mut six = 0.0;
     for algorithm in Algorithm::CORE {
         six += median_ms(|| {
-            run_one(&trace, algorithm, &settings)
+            run_one::<Complete>(&trace, algorithm, &settings)
                 .map(|r| r.allowed)
                 .unwrap_or(0)
         });

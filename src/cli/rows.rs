@@ -13,7 +13,7 @@ use crate::core::combine::{admit_both, decide_both, SecondLimiters};
 use crate::core::decision::{Decision, Limiter, Verdict};
 use crate::core::deployment::Placement;
 use crate::core::export::{push_row, ExtraColumns};
-use crate::core::limiter::{Algorithm, AnyLimiter, Settings, SharedStorage};
+use crate::core::limiter::{Algorithm, AnyLimiter, Complete, Settings, SharedStorage};
 use crate::core::profiles::ProductReply;
 use crate::core::row_response::row_response;
 use crate::core::run::with_final_verdict;
@@ -152,7 +152,10 @@ impl StreamRows {
                     late: fresh.settles_late(),
                     storages: vec![
                         fresh.shared_storage();
-                        settings.deployment.placement_of_no_keys().instances() as usize
+                        settings
+                            .deployment
+                            .placement_of_no_keys::<Complete>()
+                            .instances() as usize
                     ],
                     fresh,
                     slots: Vec::new(),
@@ -171,7 +174,7 @@ impl StreamRows {
             rows,
             refusals,
             numbers: HashMap::new(),
-            placement: settings.deployment.placement_of_no_keys(),
+            placement: settings.deployment.placement_of_no_keys::<Complete>(),
             extra: ExtraColumns::of(settings),
             requests: 0,
             held: VecDeque::new(),
@@ -261,8 +264,12 @@ impl StreamRows {
                             extra,
                         });
                     } else {
-                        let response =
-                            row_response(row.algorithm, &self.settings, &decision, reply.as_ref());
+                        let response = row_response::<Complete>(
+                            row.algorithm,
+                            &self.settings,
+                            &decision,
+                            reply.as_ref(),
+                        );
                         let mut text = String::new();
                         let target = if self.held.is_empty() {
                             &mut **out
@@ -481,7 +488,7 @@ fn settle_held(
     } = slot
     {
         let decision = with_final_verdict(*decision, verdict);
-        let response = row_response(*algorithm, settings, &decision, reply.as_ref());
+        let response = row_response::<Complete>(*algorithm, settings, &decision, reply.as_ref());
         let mut text = String::new();
         push_row(
             &mut text,
@@ -522,7 +529,7 @@ mod tests {
         rows.settle_rest(Some(&mut csv));
         (
             (rows.finish(), csv),
-            (Summary::of_run(&page), decisions_csv(&page)),
+            (Summary::of_run(&page), decisions_csv::<Complete>(&page)),
         )
     }
 

@@ -10,6 +10,7 @@ use std::path::Path;
 use crate::core::export::{csv_header, CsvWriter};
 use crate::core::lab::LabRun;
 use crate::core::lab_state::LabState;
+use crate::core::limiter::Complete;
 use crate::core::traffic::DEFAULT_KEY;
 
 use super::args::{Cli, Command, TrafficArg};
@@ -191,7 +192,7 @@ fn csv(mut state: LabState, traffic: Option<&Path>, shard: Option<Shard>) -> Res
             read_whole(path, &mut state)?;
         }
         let run = LabRun::compute(&state);
-        let mut writer = CsvWriter::new(&run);
+        let mut writer = CsvWriter::<Complete>::new(&run);
         let mut piece = String::new();
         loop {
             let more = writer.write(&run, &mut piece, 4096);

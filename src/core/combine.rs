@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::config::ConfigError;
 use super::decision::{Decision, Limiter, Verdict};
 use super::deployment::Placement;
-use super::limiter::{Algorithm, AnyLimiter, LimiterSlots, Settings};
+use super::limiter::{Algorithm, AnyLimiter, Complete, LimiterSlots, Parts, Settings};
 use super::profiles::ProductReply;
 use super::second_limit::{RefusedBy, SecondKey, Spend};
 use super::time::{Span, Time};
@@ -30,9 +30,9 @@ fn both_passed(first: Verdict, second: Verdict) -> Verdict {
 }
 
 /// Decides a request of `cost` at `at` under both limits, verdicts only (a run's path).
-pub fn admit_both(
-    first: &mut AnyLimiter,
-    second: &mut AnyLimiter,
+pub fn admit_both<C: Parts>(
+    first: &mut AnyLimiter<C>,
+    second: &mut AnyLimiter<C>,
     spend: Spend,
     at: Time,
     cost: u64,
@@ -73,9 +73,9 @@ pub fn admit_both(
 /// The full decision under both limits, and the product reply of the limit it quotes: the
 /// refusing limit's answer for a refusal; for a pass, the first's with the fewer remaining and
 /// the later reset of the two (the inspector's and the CSV's path).
-pub fn decide_both(
-    first: &mut AnyLimiter,
-    second: &mut AnyLimiter,
+pub fn decide_both<C: Parts>(
+    first: &mut AnyLimiter<C>,
+    second: &mut AnyLimiter<C>,
     spend: Spend,
     at: Time,
     cost: u64,
@@ -123,7 +123,7 @@ pub fn decide_both(
 /// The second limit's limiters over one trace: one per second key and copy of the row, made
 /// when first used.
 #[derive(Clone, Debug)]
-pub struct SecondLimiters {
+pub struct SecondLimiters<C: Parts = Complete> {
     pub spend: Spend,
     key: SecondKey,
     /// Per key of the trace, the number of the key its second limit counts on.
@@ -131,10 +131,10 @@ pub struct SecondLimiters {
     /// The second limit's keys, numbered in order of first appearance.
     numbers: HashMap<String, u32>,
     instances: usize,
-    limiters: LimiterSlots,
+    limiters: LimiterSlots<C>,
 }
 
-impl SecondLimiters {
+impl<C: Parts> SecondLimiters<C> {
     /// The second limit of `algorithm` over `trace`, if the settings set one. A limiter that
     /// settles verdicts late cannot take one: which of its queued requests pass is known only
     /// later, and the second limit would have to have decided them already.
@@ -142,7 +142,7 @@ impl SecondLimiters {
         trace: &Trace,
         algorithm: Algorithm,
         settings: &Settings,
-    ) -> Result<Option<SecondLimiters>, ConfigError> {
+    ) -> Result<Option<SecondLimiters<C>>, ConfigError> {
         let mut limiters = SecondLimiters::with_no_keys(algorithm, settings)?;
         if let Some(limiters) = &mut limiters {
             for name in trace.keys() {
@@ -156,17 +156,19 @@ impl SecondLimiters {
     pub fn with_no_keys(
         algorithm: Algorithm,
         settings: &Settings,
-    ) -> Result<Option<SecondLimiters>, ConfigError> {
-        let Some((second, also)) = settings.second() else {
+    ) -> Result<Option<SecondLimiters<C>>, ConfigError> {
+        // A program without the rules runs no second limit (the page's first module hands a view
+        // with one to the complete one before it is computed: `ui::state::Lab::show`).
+        let Some((second, also)) = settings.second().filter(|_| C::RULES) else {
             return Ok(None);
         };
-        let fresh = algorithm.build(&second)?;
-        if fresh.settles_late() || algorithm.build(settings)?.settles_late() {
+        let fresh = algorithm.build_with::<C>(&second)?;
+        if fresh.settles_late() || algorithm.build_with::<C>(settings)?.settles_late() {
             return Err(ConfigError::Unsupported(
                 "a second limit (also=) cannot be combined with a queue served newest first (dotnet-order=newest), whose verdicts are settled only later",
             ));
         }
-        let instances = settings.deployment.placement_of_no_keys().instances() as usize;
+        let instances = settings.deployment.placement_of_no_keys::<C>().instances() as usize;
         Ok(Some(SecondLimiters {
             spend: also.spend,
             key: also.key,
@@ -205,7 +207,7 @@ impl SecondLimiters {
     }
 
     /// The limiter of `slot` (a fresh one, forgotten after, for a slot past the trace's keys).
-    pub fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
+    pub fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter<C>) -> R) -> R {
         self.limiters.with(slot, f)
     }
 }

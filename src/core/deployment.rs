@@ -13,6 +13,7 @@
 //! A run keeps one limiter per key and copy ([`Placement::slot`]); the busiest window still
 //! counts a key's requests across all copies, because that is the promise a person reads.
 
+use super::linking::Linking;
 use super::rng::SeededRng;
 use super::sha256::sha256;
 use super::traffic::Trace;
@@ -81,8 +82,8 @@ impl Deployment {
     }
 
     /// Where each request of `trace` goes.
-    pub fn placement(&self, trace: &Trace) -> Placement {
-        let mut placement = self.placement_of_no_keys();
+    pub fn placement<C: Linking>(&self, trace: &Trace) -> Placement {
+        let mut placement = self.placement_of_no_keys::<C>();
         for name in trace.keys() {
             placement.add_key(name);
         }
@@ -90,10 +91,10 @@ impl Deployment {
     }
 
     /// A placement that learns the keys as they come ([`Placement::add_key`]), for a stream.
-    pub fn placement_of_no_keys(&self) -> Placement {
-        // The page's first module runs no copies: a view with copies is handed to the complete
-        // module before it is computed (`ui::state::Lab::show`, web/loader.js).
-        let instances = if cfg!(feature = "workbench") {
+    pub fn placement_of_no_keys<C: Linking>(&self) -> Placement {
+        // A program without the rules runs no copies (the page's first module hands a view with
+        // copies to the complete one before it is computed: `ui::state::Lab::show`).
+        let instances = if C::RULES {
             self.instances.clamp(1, MAX_INSTANCES)
         } else {
             1
@@ -181,6 +182,7 @@ impl Placement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::limiter::Complete;
     use crate::core::time::Time;
 
     fn trace_of_keys(keys: &[&str]) -> Trace {
@@ -193,7 +195,7 @@ mod tests {
 
     #[test]
     fn one_copy_puts_every_request_in_its_keys_own_slot() {
-        let placement = Deployment::default().placement(&trace_of_keys(&["a", "b"]));
+        let placement = Deployment::default().placement::<Complete>(&trace_of_keys(&["a", "b"]));
         assert_eq!(placement.slot(7, 1), 1);
         assert_eq!(placement.slots(2), 2);
     }
@@ -204,7 +206,7 @@ mod tests {
             instances: 3,
             ..Deployment::default()
         };
-        let placement = deployment.placement(&trace_of_keys(&["a", "b"]));
+        let placement = deployment.placement::<Complete>(&trace_of_keys(&["a", "b"]));
         let copies: Vec<u32> = (0..7).map(|i| placement.instance(i, 0)).collect();
         assert_eq!(copies, [0, 1, 2, 0, 1, 2, 0]);
         assert_eq!(placement.slot(4, 1), 4);
@@ -219,10 +221,10 @@ mod tests {
         };
         let trace = trace_of_keys(&["a"]);
         let drawn: Vec<u32> = (0..400)
-            .map(|i| deployment.placement(&trace).instance(i, 0))
+            .map(|i| deployment.placement::<Complete>(&trace).instance(i, 0))
             .collect();
         let again: Vec<u32> = (0..400)
-            .map(|i| deployment.placement(&trace).instance(i, 0))
+            .map(|i| deployment.placement::<Complete>(&trace).instance(i, 0))
             .collect();
         assert_eq!(drawn, again);
         for copy in 0..4 {
@@ -233,7 +235,7 @@ mod tests {
             seed: 10,
             ..deployment
         }
-        .placement(&trace);
+        .placement::<Complete>(&trace);
         assert_ne!(
             drawn,
             (0..400).map(|i| other.instance(i, 0)).collect::<Vec<_>>()
@@ -249,7 +251,7 @@ mod tests {
         };
         let names: Vec<String> = (0..64).map(|i| format!("user-{i}")).collect();
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let placement = deployment.placement(&trace_of_keys(&refs));
+        let placement = deployment.placement::<Complete>(&trace_of_keys(&refs));
         for key in 0..64u32 {
             let first = placement.instance(0, key);
             assert!((1..50).all(|i| placement.instance(i, key) == first));

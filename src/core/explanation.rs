@@ -4,13 +4,13 @@
 //! (`ui::explain`) only renders it.
 
 use super::lab::LabRun;
-use super::limiter::Algorithm;
+use super::limiter::{Algorithm, Parts};
 use super::profiles::Explanation;
 use super::time::format_seconds;
 
 /// `algorithm`'s explanation on `run`: what it does, then how many it let through and the most
 /// inside one window.
-pub fn explain(run: &LabRun, algorithm: Algorithm) -> Explanation {
+pub fn explain<C: Parts>(run: &LabRun, algorithm: Algorithm) -> Explanation {
     let s = &run.settings;
     let limit = s.limit;
     let w = format_seconds(s.window.micros());
@@ -23,7 +23,7 @@ pub fn explain(run: &LabRun, algorithm: Algorithm) -> Explanation {
     } else {
         format!("Here it let {passed} through and never more than {most} inside any {w} s window.")
     };
-    let mut explanation = algorithm.explain(s);
+    let mut explanation = algorithm.explain::<C>(s);
     explanation.what = match explanation.what.as_str() {
         "" => outcome,
         what => format!("{what} {outcome}"),

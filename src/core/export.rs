@@ -21,7 +21,7 @@ use super::deployment::Placement;
 use super::http::HttpResponse;
 use super::job::{Job, Progress, Step};
 use super::lab::LabRun;
-use super::limiter::{Algorithm, Settings};
+use super::limiter::{Algorithm, Complete, Parts, Settings};
 use super::retries::{ClientLoop, Tried};
 use super::row_response::row_response;
 use super::run::{with_final_verdict, DecisionReplay};
@@ -101,24 +101,24 @@ impl ExtraColumns {
 }
 
 /// The whole run as CSV text, rows in request order and, per request, in row order.
-pub fn decisions_csv(run: &LabRun) -> String {
+pub fn decisions_csv<C: Parts>(run: &LabRun) -> String {
     let mut out = String::new();
-    let mut writer = CsvWriter::new(run);
+    let mut writer = CsvWriter::<C>::new(run);
     while writer.write(run, &mut out, usize::MAX) {}
     out
 }
 
 /// Writes a run's CSV a piece at a time: a million requests through six limiters make seven
 /// million rows, far more than a page can write in one go (or hold as one string).
-pub struct CsvWriter {
+pub struct CsvWriter<C: Parts = Complete> {
     /// Each limiter row's full decisions, made again in order (the runs keep verdicts only),
     /// with the row's place in the run's rows.
-    replays: Vec<(Algorithm, usize, DecisionReplay)>,
+    replays: Vec<(Algorithm, usize, DecisionReplay<C>)>,
     /// Which copy decided each request, for the `copy` column.
     placement: Placement,
     extra: ExtraColumns,
     /// With clients that obey: each row's own traffic, written a row at a time.
-    clients: Option<ObeyingRows>,
+    clients: Option<ObeyingRows<C>>,
     /// The header is written.
     started: bool,
     /// The next request of the trace, then the next record of the Durable Object.
@@ -128,17 +128,17 @@ pub struct CsvWriter {
 
 /// Where the CSV of obeying clients stands: each row has traffic of its own (`super::retries`),
 /// so its lines are written a row after another, in the order the row decided its tries.
-struct ObeyingRows {
+struct ObeyingRows<C: Parts = Complete> {
     /// The place in the run's rows of the row being written.
     row: usize,
     /// Its clients (`None` for a row that refused the settings).
-    clients: Option<ClientLoop>,
+    clients: Option<ClientLoop<C>>,
     /// Rows written in full.
     done: usize,
 }
 
-impl CsvWriter {
-    pub fn new(run: &LabRun) -> CsvWriter {
+impl<C: Parts> CsvWriter<C> {
+    pub fn new(run: &LabRun) -> CsvWriter<C> {
         let replays = run
             .runs
             .iter()
@@ -151,18 +151,18 @@ impl CsvWriter {
                 ))
             })
             .collect();
-        let clients = run.settings.obeying_clients().then(|| ObeyingRows {
+        let clients = (C::RULES && run.settings.obeying_clients()).then(|| ObeyingRows {
             row: 0,
             clients: run
                 .runs
                 .first()
-                .and_then(|r| ClientLoop::new(&run.trace, r.algorithm, &run.settings).ok()),
+                .and_then(|r| ClientLoop::<C>::new(&run.trace, r.algorithm, &run.settings).ok()),
             done: 0,
         });
         CsvWriter {
             replays,
             clients,
-            placement: run.settings.deployment.placement(&run.trace),
+            placement: run.settings.deployment.placement::<C>(&run.trace),
             extra: ExtraColumns::of(&run.settings),
             started: false,
             next: 0,
@@ -180,8 +180,8 @@ impl CsvWriter {
             out.push('\n');
         }
         let requests = requests.max(1);
-        // (Never in the page's first module, which runs no obeying clients.)
-        if cfg!(feature = "workbench") && self.clients.is_some() {
+        // (Never in a program without the rules, which runs no obeying clients.)
+        if C::RULES && self.clients.is_some() {
             return self.write_obeying(run, out, requests);
         }
         let to = self.next.saturating_add(requests).min(all.len());
@@ -195,7 +195,8 @@ impl CsvWriter {
                 if let Some(verdict) = run.runs.get(*row).and_then(|r| r.verdicts.get(index)) {
                     decision = with_final_verdict(decision, verdict);
                 }
-                let response = row_response(*algorithm, &run.settings, &decision, reply.as_ref());
+                let response =
+                    row_response::<C>(*algorithm, &run.settings, &decision, reply.as_ref());
                 push_row(
                     out,
                     &time,
@@ -234,7 +235,7 @@ impl CsvWriter {
                 else {
                     return;
                 };
-                let response = row_response(row.algorithm, settings, decision, tried.reply);
+                let response = row_response::<C>(row.algorithm, settings, decision, tried.reply);
                 push_row(
                     out,
                     &format_seconds(attempt.at.micros()),
@@ -265,7 +266,7 @@ impl CsvWriter {
         obeying.clients = run
             .runs
             .get(obeying.row)
-            .and_then(|r| ClientLoop::new(&run.trace, r.algorithm, &run.settings).ok());
+            .and_then(|r| ClientLoop::<C>::new(&run.trace, r.algorithm, &run.settings).ok());
         if obeying.row < run.runs.len() {
             self.next = 0;
             return true;
@@ -328,15 +329,15 @@ impl CsvWriter {
 /// Writing a run's CSV as a [`Job`]: each step writes the rows of up to `budget` requests (or
 /// Durable Object records) as a piece of text of its own, which the page takes away at the end
 /// of each slice ([`CsvJob::take_pieces`]) so that no one string holds the whole file.
-pub struct CsvJob {
+pub struct CsvJob<C: Parts = Complete> {
     run: Arc<LabRun>,
-    writer: CsvWriter,
+    writer: CsvWriter<C>,
     pieces: Vec<String>,
     more: bool,
 }
 
-impl CsvJob {
-    pub fn new(run: Arc<LabRun>) -> CsvJob {
+impl<C: Parts> CsvJob<C> {
+    pub fn new(run: Arc<LabRun>) -> CsvJob<C> {
         CsvJob {
             writer: CsvWriter::new(&run),
             run,
@@ -351,7 +352,7 @@ impl CsvJob {
     }
 }
 
-impl Job for CsvJob {
+impl<C: Parts> Job for CsvJob<C> {
     /// The pieces not yet taken.
     type Output = Vec<String>;
     /// Requests whose rows make one piece: a few milliseconds of work, so that a slice ends
@@ -463,7 +464,7 @@ mod tests {
     use crate::core::url::parse_query;
 
     fn csv_for(query: &str) -> String {
-        decisions_csv(&LabRun::compute(&parse_query(query).state))
+        decisions_csv::<Complete>(&LabRun::compute(&parse_query(query).state))
     }
 
     #[test]
@@ -511,9 +512,9 @@ mod tests {
             )
             .state,
         );
-        let whole = decisions_csv(&run);
+        let whole = decisions_csv::<Complete>(&run);
         let mut pieces = String::new();
-        let mut writer = CsvWriter::new(&run);
+        let mut writer = CsvWriter::<Complete>::new(&run);
         let mut steps = 1;
         while writer.write(&run, &mut pieces, 3) {
             let (done, total) = writer.progress(&run);
@@ -542,7 +543,7 @@ mod tests {
             ]
             .into(),
         );
-        let csv = decisions_csv(&LabRun::compute(&state));
+        let csv = decisions_csv::<Complete>(&LabRun::compute(&state));
         assert!(csv.contains("\n0,'=cmd(),fixed,"), "{csv}");
         assert!(csv.contains("\n1,\"a,b\",fixed,"), "{csv}");
     }
@@ -560,9 +561,9 @@ mod tests {
         let run = Arc::new(LabRun::compute(
             &parse_query("pattern=several-keys&algos=fixed,gcra,leaky-bucket&do=1").state,
         ));
-        let whole = decisions_csv(&run);
+        let whole = decisions_csv::<Complete>(&run);
         for budget in [1, 7, 10_000] {
-            let mut job = CsvJob::new(run.clone());
+            let mut job = CsvJob::<Complete>::new(run.clone());
             let mut text = String::new();
             let mut steps = 0;
             while job.step(budget) == Step::More {
@@ -576,7 +577,7 @@ mod tests {
             assert_eq!(text, whole, "budget {budget}");
         }
         assert_eq!(
-            crate::core::job::run_to_end(CsvJob::new(run.clone())).concat(),
+            crate::core::job::run_to_end(CsvJob::<Complete>::new(run.clone())).concat(),
             whole
         );
     }

@@ -5,7 +5,7 @@ use super::decision::Limiter;
 use super::durable::{DurableParams, SimReport, Simulation};
 use super::job::{run_to_end, Job, Progress, Step};
 use super::lab_state::LabState;
-use super::limiter::{Algorithm, Settings};
+use super::limiter::{Algorithm, Complete, Parts, Settings, TextbookOnly};
 use super::run::{AlgorithmRun, RunBuilder};
 use super::time::{Span, Time};
 use super::traffic::{KeyedBuild, Pattern, Trace};
@@ -40,8 +40,14 @@ const MAX_GAUGE_REQUESTS: usize = 20_000;
 const GAUGE_SAMPLES: u64 = 400;
 
 impl LabRun {
+    /// The run of `state` in a program that links every part.
     pub fn compute(state: &LabState) -> LabRun {
-        run_to_end(Computation::new(state))
+        LabRun::compute_with::<Complete>(state)
+    }
+
+    /// The run of `state` in a program that links the parts `C`.
+    pub fn compute_with<C: Parts>(state: &LabState) -> LabRun {
+        run_to_end(Computation::<C>::new(state))
     }
 
     pub fn run(&self, algorithm: Algorithm) -> Option<&AlgorithmRun> {
@@ -59,7 +65,7 @@ impl LabRun {
 pub const LARGE_TRACE: usize = 100_000;
 
 /// Where a [`Computation`] has got to.
-enum Phase {
+enum Phase<C: Parts> {
     /// A person's time list, made into the trace in a step of its own (copying, sorting and
     /// numbering a million times is more than a frame's work).
     SortingTimes(Arc<Vec<Time>>),
@@ -69,10 +75,10 @@ enum Phase {
     /// builder is several times the size of the other phases.
     Running {
         next: usize,
-        current: Option<Box<RunBuilder>>,
+        current: Option<Box<RunBuilder<C>>>,
     },
     /// The Durable Object's emulation, once every row is run.
-    Emulating(Box<Simulation>),
+    Emulating(Box<Simulation<C>>),
     /// The level strips are left, worked out in a step of their own.
     Levels,
     Done,
@@ -82,13 +88,13 @@ enum Phase {
 /// and show how far it has got: every algorithm's row request by request, then the Durable
 /// Object's emulation event by event, and the level strips (one key, at most
 /// `MAX_GAUGE_REQUESTS` requests) when finished. The result equals `LabRun::compute`'s.
-pub struct Computation {
+pub struct Computation<C: Parts = Complete> {
     /// What the rows need of the state (not the pattern: a person's trace can be a million
     /// requests, and the trace below holds it already).
     settings: Settings,
     algorithms: Vec<Algorithm>,
     durable: DurableParams,
-    phase: Phase,
+    phase: Phase<C>,
     /// Keyed requests numbered into the trace, counted as done work once the trace is built.
     built: usize,
     /// The trace; empty while a person's requests are being made into it.
@@ -101,8 +107,8 @@ pub struct Computation {
     large: bool,
 }
 
-impl Computation {
-    pub fn new(state: &LabState) -> Computation {
+impl<C: Parts> Computation<C> {
+    pub fn new(state: &LabState) -> Computation<C> {
         let (phase, trace) = match &state.traffic() {
             Pattern::Keyed(points) => (
                 Phase::NumberingKeys(KeyedBuild::new(points.clone())),
@@ -253,7 +259,7 @@ impl Computation {
     fn run_rows(
         &mut self,
         mut next: usize,
-        mut current: Option<Box<RunBuilder>>,
+        mut current: Option<Box<RunBuilder<C>>>,
         budget: usize,
     ) -> Step {
         loop {
@@ -321,14 +327,14 @@ impl Computation {
             [Algorithm::TokenBucket, Algorithm::SlidingLog]
                 .into_iter()
                 .filter(|a| self.algorithms.contains(a))
-                .filter_map(|a| gauge_series(trace, a, settings, 0))
+                .filter_map(|a| gauge_series::<C>(trace, a, settings, 0))
                 .collect(),
         );
         self.phase = Phase::Done;
     }
 }
 
-impl Job for Computation {
+impl<C: Parts> Job for Computation<C> {
     type Output = LabRun;
     /// Decisions made between two looks at the clock.
     const BUDGET: usize = 4_096;
@@ -399,7 +405,7 @@ impl Job for Computation {
 
 /// The Durable Object's emulation as a job of its own: every send and event, then the walk over
 /// the records for the report; the report's figures are worked out in `finish`.
-impl Job for Simulation {
+impl<C: Parts> Job for Simulation<C> {
     type Output = SimReport;
     /// Sends and events handled between two looks at the clock.
     const BUDGET: usize = 4_096;
@@ -414,7 +420,7 @@ impl Job for Simulation {
     }
 
     fn progress(&self) -> Progress {
-        let (done, total) = Simulation::progress(self);
+        let (done, total) = Simulation::<C>::progress(self);
         Progress {
             what: "Emulating the Durable Object",
             done,
@@ -423,11 +429,11 @@ impl Job for Simulation {
     }
 
     fn heavy_next(&self) -> bool {
-        Simulation::heavy_next(self)
+        Simulation::<C>::heavy_next(self)
     }
 
     fn finish(self) -> SimReport {
-        Simulation::finish(self)
+        Simulation::<C>::finish(self)
     }
 }
 
@@ -441,7 +447,7 @@ pub fn horizon_for(trace: &Trace, window: Span) -> Time {
 /// (of its first copy, for a row run as several).
 /// Only the rows whose descriptor says so draw a level strip (the token bucket and the sliding
 /// log).
-pub fn gauge_series(
+pub fn gauge_series<C: Parts>(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
@@ -450,11 +456,12 @@ pub fn gauge_series(
     if !algorithm.draws_level() {
         return None;
     }
-    let limiter = algorithm.build(settings).ok()?;
-    Some(levels(limiter, trace, algorithm, settings, key))
+    // Only textbook rows draw one: their limiters are built without the products.
+    let limiter = algorithm.build_with::<TextbookOnly>(settings).ok()?;
+    Some(levels::<C, _>(limiter, trace, algorithm, settings, key))
 }
 
-fn levels<L: Limiter>(
+fn levels<C: Parts, L: Limiter>(
     mut limiter: L,
     trace: &Trace,
     algorithm: Algorithm,
@@ -468,7 +475,7 @@ fn levels<L: Limiter>(
     let mut next_sample = 0u64;
     let mut points = Vec::new();
     // A row run as several copies draws the first copy's level: the one it holds for itself.
-    let placement = settings.deployment.placement(trace);
+    let placement = settings.deployment.placement::<C>(trace);
     for (_, request) in trace
         .requests()
         .iter()
@@ -553,7 +560,7 @@ mod tests {
             .as_deref()
             .is_some_and(|e| e.starts_with("Envoy local rate limit:")));
         for budget in [1, 7, 1000] {
-            let (sliced, steps) = run_in_steps(Computation::new(&state), budget);
+            let (sliced, steps) = run_in_steps(Computation::<Complete>::new(&state), budget);
             // One decision a step: every request of the three rows that run is its own step;
             // then every send and every event of the Durable Object's emulation is one.
             if budget == 1 {
@@ -584,7 +591,7 @@ mod tests {
         .state;
         let whole = LabRun::compute(&state);
         assert_eq!(whole.gauges.len(), 2);
-        let mut computation = Computation::new(&state);
+        let mut computation = Computation::<Complete>::new(&state);
         let mut heavy_before_last;
         loop {
             heavy_before_last = computation.long_step_next();
@@ -601,7 +608,7 @@ mod tests {
     #[test]
     fn a_given_time_list_becomes_the_trace_in_a_first_step_of_its_own() {
         let state = crate::core::url::parse_query("trace=0.5,0.1,0.3,0.3&algos=fixed").state;
-        let mut computation = Computation::new(&state);
+        let mut computation = Computation::<Complete>::new(&state);
         assert!(computation.building());
         assert_eq!(computation.requests(), 4);
         assert_eq!(computation.step(usize::MAX), Step::More);
@@ -638,7 +645,7 @@ mod tests {
                 .generate(state.settings.limit, state.settings.window)
         );
         for budget in [1, 7, 1000] {
-            let computation = Computation::new(&state);
+            let computation = Computation::<Complete>::new(&state);
             assert!(computation.building() && computation.requests() == 300);
             assert_eq!(computation.progress().what, "Reading your traffic");
             let (sliced, _) = run_in_steps(computation, budget);
@@ -675,7 +682,7 @@ mod tests {
             .generate(state.settings.limit, state.settings.window);
         let simulation = || {
             let config = state.durable.sim_config(&state.settings, trace.routes());
-            Simulation::new(config, state.durable.traffic(&trace)).unwrap()
+            Simulation::<Complete>::new(config, state.durable.traffic(&trace)).unwrap()
         };
         let whole = run_to_end(simulation());
         for budget in [1, 3, 50] {
@@ -697,7 +704,7 @@ mod tests {
     #[test]
     fn the_run_names_what_it_is_doing_and_only_a_large_trace_asks_for_fresh_slices() {
         let state = crate::core::url::parse_query("algos=fixed&do=1").state;
-        let mut computation = Computation::new(&state);
+        let mut computation = Computation::<Complete>::new(&state);
         assert!(!computation.large());
         let mut seen = Vec::new();
         loop {
@@ -719,12 +726,13 @@ mod tests {
             ]
         );
         let times: Vec<Time> = (0..=LARGE_TRACE as u64).map(Time::from_millis).collect();
-        let mut large = Computation::new(&LabState {
+        let mut large = Computation::<Complete>::new(&LabState {
             pattern: Pattern::Trace(Arc::new(times)),
             ..state
         });
         assert!(large.large());
-        while large.step(Computation::BUDGET) == Step::More && !large.long_step_next() {}
+        while large.step(Computation::<Complete>::BUDGET) == Step::More && !large.long_step_next() {
+        }
         assert!(
             large.heavy_next(),
             "a large row's wrap-up waits for a fresh slice"

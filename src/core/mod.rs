@@ -19,10 +19,10 @@ pub mod job;
 pub mod lab;
 pub mod lab_state;
 pub mod limiter;
+pub mod linking;
 pub mod percent;
 pub mod profiles;
-/// Questions people ask and the views that answer them: only in the complete module.
-#[cfg(feature = "workbench")]
+/// Questions people ask and the views that answer them.
 pub mod questions;
 pub mod quote;
 pub mod region;
@@ -37,7 +37,6 @@ pub mod run;
 pub mod scenarios;
 pub mod second_limit;
 pub mod sha256;
-#[cfg(feature = "products")]
 pub mod snippets;
 pub mod theme;
 pub mod time;

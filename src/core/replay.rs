@@ -6,7 +6,7 @@ use super::combine::{decide_both, SecondLimiters};
 use super::config::ConfigError;
 use super::decision::{Decision, Limiter, Verdict};
 use super::deployment::Placement;
-use super::limiter::{Algorithm, AnyLimiter, LimiterSlots, Settings};
+use super::limiter::{Algorithm, AnyLimiter, Complete, LimiterSlots, Parts, Settings};
 use super::profiles::ProductReply;
 use super::second_limit::RefusedBy;
 use super::traffic::{Request, Trace};
@@ -14,22 +14,24 @@ use super::traffic::{Request, Trace};
 /// One limiter per key of a trace and copy of the row (a slot, see [`Placement::slot`]), each a
 /// copy of the algorithm's fresh limiter made when its slot is first used: what a run and a
 /// replay of the run both keep.
-pub(super) struct PerKeyLimiters {
-    pub(super) limiters: LimiterSlots,
+pub(super) struct PerKeyLimiters<C: Parts = Complete> {
+    pub(super) limiters: LimiterSlots<C>,
     pub(super) placement: Placement,
     keys: usize,
 }
 
-impl PerKeyLimiters {
+impl<C: Parts> PerKeyLimiters<C> {
     pub(super) fn new(
         trace: &Trace,
         algorithm: Algorithm,
         settings: &Settings,
-    ) -> Result<PerKeyLimiters, ConfigError> {
-        let placement = settings.deployment.placement(trace);
+    ) -> Result<PerKeyLimiters<C>, ConfigError> {
+        let placement = settings.deployment.placement::<C>(trace);
         let keys = trace.keys().len();
-        let mut limiters =
-            LimiterSlots::new(algorithm.build(settings)?, placement.instances() as usize);
+        let mut limiters = LimiterSlots::new(
+            algorithm.build_with::<C>(settings)?,
+            placement.instances() as usize,
+        );
         for name in trace.keys() {
             limiters.add_key(name);
         }
@@ -51,7 +53,7 @@ impl PerKeyLimiters {
     }
 
     /// `f` on the limiter of `slot` (a slot past the trace's keys gets a fresh one each time).
-    pub(super) fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
+    pub(super) fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter<C>) -> R) -> R {
         self.limiters.with(slot, f)
     }
 }
@@ -66,20 +68,20 @@ pub enum VerdictOrDecision {
 
 /// Every full decision of one algorithm over a trace, in request order, one limiter per key (and
 /// copy), made as they are asked for (the export walks the whole trace without keeping them all).
-pub struct DecisionReplay {
-    limiters: PerKeyLimiters,
-    second: Option<SecondLimiters>,
+pub struct DecisionReplay<C: Parts = Complete> {
+    limiters: PerKeyLimiters<C>,
+    second: Option<SecondLimiters<C>>,
     /// Whether the row's limiter answers a refusal again when peeked at the same instant.
     repeatable: bool,
     next: usize,
 }
 
-impl DecisionReplay {
+impl<C: Parts> DecisionReplay<C> {
     pub fn new(
         trace: &Trace,
         algorithm: Algorithm,
         settings: &Settings,
-    ) -> Result<DecisionReplay, ConfigError> {
+    ) -> Result<DecisionReplay<C>, ConfigError> {
         let limiters = PerKeyLimiters::new(trace, algorithm, settings)?;
         Ok(DecisionReplay {
             repeatable: limiters.limiters.fresh().refusal_is_repeatable(),

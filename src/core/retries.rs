@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 
 use super::config::ConfigError;
 use super::decision::{Decision, Verdict};
-use super::limiter::{Algorithm, Settings};
+use super::limiter::{Algorithm, Complete, Parts, Settings};
 use super::profiles::ProductReply;
 use super::replay::{DecisionReplay, VerdictOrDecision};
 use super::retry_hint::{backoff, told, Told};
@@ -73,25 +73,25 @@ struct Waiting {
 }
 
 /// One row's obeying clients, run a slice of the trace at a time.
-pub struct ClientLoop {
+pub struct ClientLoop<C: Parts = Complete> {
     /// True when only a refusal's full answer is needed (a row's run).
     verdicts_only: bool,
     algorithm: Algorithm,
     settings: Settings,
     retries: u32,
-    decisions: DecisionReplay,
+    decisions: DecisionReplay<C>,
     waiting: BinaryHeap<Reverse<Waiting>>,
     scheduled: u32,
 }
 
-impl ClientLoop {
+impl<C: Parts> ClientLoop<C> {
     /// The clients of `trace` on `algorithm`'s row. A limiter that settles verdicts late is
     /// refused: its clients would learn of a refusal only after later requests.
     pub fn new(
         trace: &Trace,
         algorithm: Algorithm,
         settings: &Settings,
-    ) -> Result<ClientLoop, ConfigError> {
+    ) -> Result<ClientLoop<C>, ConfigError> {
         let decisions = DecisionReplay::new(trace, algorithm, settings)?;
         if decisions.settles_late() {
             return Err(ConfigError::Unsupported(
@@ -116,8 +116,8 @@ impl ClientLoop {
         trace: &Trace,
         algorithm: Algorithm,
         settings: &Settings,
-    ) -> Result<ClientLoop, ConfigError> {
-        let mut clients = ClientLoop::new(trace, algorithm, settings)?;
+    ) -> Result<ClientLoop<C>, ConfigError> {
+        let mut clients = ClientLoop::<C>::new(trace, algorithm, settings)?;
         clients.verdicts_only = true;
         Ok(clients)
     }
@@ -191,7 +191,7 @@ impl ClientLoop {
                 let number = attempt.number + 1;
                 // A refusal always comes with its full answer.
                 let told = match &decided {
-                    Some((decision, reply, _)) => told(
+                    Some((decision, reply, _)) => told::<C>(
                         self.algorithm,
                         &self.settings,
                         attempt.at,
@@ -249,15 +249,15 @@ impl ClientLoop {
 /// Every try of client `index` on `algorithm`'s row, with the row's answers. Only the requests
 /// that can change those answers are run: without a second limit, those of the client's own key
 /// and copy.
-pub fn tries_of(
+pub fn tries_of<C: Parts>(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
     index: usize,
 ) -> Option<Vec<ClientTry>> {
     let target = trace.requests().get(index)?;
-    let mut clients = ClientLoop::new(trace, algorithm, settings).ok()?;
-    let placement = settings.deployment.placement(trace);
+    let mut clients = ClientLoop::<C>::new(trace, algorithm, settings).ok()?;
+    let placement = settings.deployment.placement::<C>(trace);
     let slot = placement.slot(index, target.key);
     let whole = settings.also.is_some();
     let first_tries = trace
@@ -438,7 +438,8 @@ mod tests {
         let trace = state
             .traffic()
             .generate(state.settings.limit, state.settings.window);
-        let tries = tries_of(&trace, Algorithm::FixedWindow, &state.settings, 2).unwrap();
+        let tries =
+            tries_of::<Complete>(&trace, Algorithm::FixedWindow, &state.settings, 2).unwrap();
         assert_eq!(
             describe_tries(&tries),
             "first try at 2 s: refused, told to wait 8 s; retry 1 at 10 s: refused, told to wait 10 s; retry 2 at 20 s: let through"

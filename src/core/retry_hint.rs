@@ -20,7 +20,7 @@
 //! connection. The simulation itself is in `core::retries`.
 
 use super::decision::Decision;
-use super::limiter::{Algorithm, Settings};
+use super::limiter::{Algorithm, Parts, Settings};
 use super::profiles::ProductReply;
 use super::rng::SeededRng;
 use super::time::{Span, Time};
@@ -29,7 +29,7 @@ pub use super::profiles::Told;
 
 /// What `algorithm`'s row tells the client whose request `decision` refused at `now`; `reply`
 /// is a product's own reply. The row's descriptor says how (`Algorithm::told`).
-pub fn told(
+pub fn told<C: Parts>(
     algorithm: Algorithm,
     settings: &Settings,
     now: Time,
@@ -37,8 +37,8 @@ pub fn told(
     reply: Option<&ProductReply>,
 ) -> Told {
     match reply {
-        Some(reply) => algorithm.told(settings, now, decision, reply),
-        None => algorithm.told(settings, now, decision, &ProductReply::default()),
+        Some(reply) => algorithm.told::<C>(settings, now, decision, reply),
+        None => algorithm.told::<C>(settings, now, decision, &ProductReply::default()),
     }
 }
 
@@ -65,6 +65,7 @@ pub fn backoff(settings: &Settings, seed: u64, client: usize, number: u32) -> Sp
 mod tests {
     use super::*;
     use crate::core::decision::Verdict;
+    use crate::core::limiter::Complete;
 
     fn refusal(wait: Option<Span>) -> Decision {
         Decision {
@@ -78,7 +79,7 @@ mod tests {
 
     #[test]
     fn a_textbook_row_tells_the_retry_after_header_in_whole_seconds_rounded_up() {
-        let told = told(
+        let told = told::<Complete>(
             Algorithm::FixedWindow,
             &Settings::default(),
             Time::ZERO,
@@ -111,7 +112,7 @@ mod tests {
             let expected = header.map_or(Told::Nothing, |s| Told::Wait(Span::from_secs(s)));
             for algorithm in Algorithm::CORE {
                 assert_eq!(
-                    told(algorithm, &settings, Time::ZERO, &decision, None),
+                    told::<Complete>(algorithm, &settings, Time::ZERO, &decision, None),
                     expected
                 );
             }
@@ -120,7 +121,7 @@ mod tests {
 
     #[test]
     fn a_textbook_refusal_without_a_wait_tells_nothing() {
-        let told = told(
+        let told = told::<Complete>(
             Algorithm::TokenBucket,
             &Settings::default(),
             Time::ZERO,
@@ -130,13 +131,12 @@ mod tests {
         assert_eq!(told, Told::Nothing);
     }
 
-    #[cfg(feature = "products")]
     #[test]
     fn governor_tells_its_exact_wait_and_redis_cell_its_reply_seconds() {
         let settings = Settings::default();
         let wait = Span::from_millis(1_250);
         assert_eq!(
-            told(
+            told::<Complete>(
                 Algorithm::Governor,
                 &settings,
                 Time::ZERO,
@@ -146,7 +146,7 @@ mod tests {
             Told::Wait(wait)
         );
         assert_eq!(
-            told(
+            told::<Complete>(
                 Algorithm::Governor,
                 &settings,
                 Time::ZERO,
@@ -159,7 +159,7 @@ mod tests {
             fields: vec![("retry_after", s.to_string())],
         };
         assert_eq!(
-            told(
+            told::<Complete>(
                 Algorithm::RedisCell,
                 &settings,
                 Time::ZERO,
@@ -169,7 +169,7 @@ mod tests {
             Told::Wait(Span::from_secs(2))
         );
         assert_eq!(
-            told(
+            told::<Complete>(
                 Algorithm::RedisCell,
                 &settings,
                 Time::ZERO,
@@ -180,7 +180,6 @@ mod tests {
         );
     }
 
-    #[cfg(feature = "products")]
     #[test]
     fn upstash_tells_the_time_until_its_reset_and_nginx_tells_nothing() {
         let settings = Settings::default();
@@ -188,7 +187,7 @@ mod tests {
             fields: vec![("success", "false".into()), ("reset", "10000".into())],
         };
         assert_eq!(
-            told(
+            told::<Complete>(
                 Algorithm::UpstashFixed,
                 &settings,
                 Time::from_millis(3_500),
@@ -198,7 +197,7 @@ mod tests {
             Told::Wait(Span::from_millis(6_500))
         );
         assert_eq!(
-            told(
+            told::<Complete>(
                 Algorithm::Nginx,
                 &settings,
                 Time::ZERO,

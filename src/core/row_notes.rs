@@ -5,7 +5,7 @@
 //! setting changes. A row's own sentences (where copies are the product's behaviour, what counting
 //! its refusals did, its own settings) come from its descriptor (`core::limiter::rows`).
 
-use super::limiter::{Algorithm, Settings};
+use super::limiter::{Algorithm, Parts, Settings};
 use super::retries::ClientsRun;
 use super::retry_hint::what_it_tells;
 use super::run::AlgorithmRun;
@@ -14,10 +14,10 @@ use super::time::format_seconds;
 
 /// The sentences for `run` under `settings`, in the order the page shows them (none when every
 /// mechanism is at its default).
-pub fn row_notes(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
-    // Every note is about a rule the page's first module does not run (it hands such a view to
-    // the complete module), so it has none to write.
-    if !cfg!(feature = "workbench") {
+pub fn row_notes<C: Parts>(run: &AlgorithmRun, settings: &Settings) -> Vec<String> {
+    // Every note is about a rule, which a program without the rules does not run (the page's
+    // first module hands such a view to the complete one), so it has none to write.
+    if !C::RULES {
         return Vec::new();
     }
     let mut notes = Vec::new();
@@ -158,13 +158,14 @@ mod tests {
     use super::*;
     use crate::core::algorithms::fixed_window::Alignment;
     use crate::core::deployment::{Deployment, Spread};
+    use crate::core::limiter::Complete;
     use crate::core::run::run_one;
     use crate::core::traffic::Pattern;
 
     fn notes(algorithm: Algorithm, settings: &Settings, pattern: Pattern) -> Vec<String> {
         let trace = pattern.generate(settings.limit, settings.window);
-        let run = run_one(&trace, algorithm, settings).unwrap();
-        row_notes(&run, settings)
+        let run = run_one::<Complete>(&trace, algorithm, settings).unwrap();
+        row_notes::<Complete>(&run, settings)
     }
 
     #[test]

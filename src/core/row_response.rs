@@ -6,19 +6,19 @@
 
 use super::decision::Decision;
 use super::http::HttpResponse;
-use super::limiter::{Algorithm, Settings};
+use super::limiter::{Algorithm, Parts, Settings};
 use super::profiles::ProductReply;
 
 /// The response `algorithm`'s row sends for `decision` under the lab's `settings`; `reply` is the
 /// product's own reply (the textbook algorithms have none).
-pub fn row_response(
+pub fn row_response<C: Parts>(
     algorithm: Algorithm,
     settings: &Settings,
     decision: &Decision,
     reply: Option<&ProductReply>,
 ) -> HttpResponse {
     match reply {
-        Some(reply) => algorithm.response(settings, decision, reply),
-        None => algorithm.response(settings, decision, &ProductReply::default()),
+        Some(reply) => algorithm.response::<C>(settings, decision, reply),
+        None => algorithm.response::<C>(settings, decision, &ProductReply::default()),
     }
 }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use super::combine::{admit_both, decide_both, SecondLimiters};
 use super::decision::{Decision, Limiter, Settlement, Verdict};
-use super::limiter::{Algorithm, AnyLimiter, Settings};
+use super::limiter::{Algorithm, AnyLimiter, Complete, Parts, Settings};
 use super::profiles::ProductReply;
 pub use super::replay::DecisionReplay;
 use super::replay::PerKeyLimiters;
@@ -213,14 +213,14 @@ pub fn count_in_window(times: &[Time], end: Time, window: Span) -> u64 {
 }
 
 /// Runs `trace` through every algorithm in `algorithms` under `settings`.
-pub fn run_all(
+pub fn run_all<C: Parts>(
     trace: &Trace,
     algorithms: &[Algorithm],
     settings: &Settings,
 ) -> Result<Vec<AlgorithmRun>, ConfigError> {
     algorithms
         .iter()
-        .map(|&a| run_one(trace, a, settings))
+        .map(|&a| run_one::<C>(trace, a, settings))
         .collect()
 }
 
@@ -231,40 +231,45 @@ pub fn run_all(
 /// the end of the trace, to its settlement: the answer then carries the final verdict, and the
 /// reply says when the queued request was served or that it was evicted. `None` for an index
 /// past the end or settings the algorithm refuses.
-pub fn decision_at(
+pub fn decision_at<C: Parts>(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
     index: usize,
 ) -> Option<(Decision, Option<ProductReply>)> {
-    decision_and_cause_at(trace, algorithm, settings, index).map(|(d, reply, _)| (d, reply))
+    decision_and_cause_at::<C>(trace, algorithm, settings, index).map(|(d, reply, _)| (d, reply))
 }
 
 /// [`decision_at`], and which limit refused the request when the row has a second limit.
-pub fn decision_and_cause_at(
+pub fn decision_and_cause_at<C: Parts>(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
     index: usize,
 ) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
-    if settings.obeying_clients() {
+    if C::RULES && settings.obeying_clients() {
         // The key's earlier clients retried, so its state depends on their retries too.
-        let first = tries_of(trace, algorithm, settings, index)?
+        let first = tries_of::<C>(trace, algorithm, settings, index)?
             .into_iter()
             .next()?;
         return Some((first.decision, first.reply, first.refused_by));
     }
-    if algorithm.build(settings).ok()?.shared_storage().is_some() {
-        return shared_storage_decision_at(trace, algorithm, settings, index);
+    if algorithm
+        .build_with::<C>(settings)
+        .ok()?
+        .shared_storage()
+        .is_some()
+    {
+        return shared_storage_decision_at::<C>(trace, algorithm, settings, index);
     }
     if settings.also.is_some() {
-        return combined_decision_at(trace, algorithm, settings, index);
+        return combined_decision_at::<C>(trace, algorithm, settings, index);
     }
     let requests = trace.requests();
     let target = requests.get(index)?;
-    let placement = settings.deployment.placement(trace);
+    let placement = settings.deployment.placement::<C>(trace);
     let slot = placement.slot(index, target.key);
-    let mut limiter = algorithm.build(settings).ok()?;
+    let mut limiter = algorithm.build_with::<C>(settings).ok()?;
     limiter.serve_key(trace.key_name(target.key));
     let mut seq = 0u64;
     let same_slot = |(i, r): &(usize, &Request)| placement.slot(*i, r.key) == slot;
@@ -294,7 +299,7 @@ pub fn decision_and_cause_at(
 /// [`decision_and_cause_at`] for a row whose keys share one storage (see
 /// [`AnyLimiter::shared_storage`]): every key's calls move the storage's timer, so every request
 /// before this one is replayed, in order.
-fn shared_storage_decision_at(
+fn shared_storage_decision_at<C: Parts>(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
@@ -302,7 +307,7 @@ fn shared_storage_decision_at(
 ) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
     let requests = trace.requests();
     let target = requests.get(index)?;
-    let mut replay = DecisionReplay::new(trace, algorithm, settings).ok()?;
+    let mut replay = DecisionReplay::<C>::new(trace, algorithm, settings).ok()?;
     for request in &requests[..index] {
         replay.decide_with_cause(request);
     }
@@ -312,7 +317,7 @@ fn shared_storage_decision_at(
 /// [`decision_and_cause_at`] for a row with a second limit: the second limit's state depends on
 /// every request that shares its key and copy, and each of those reached it or not by its own
 /// first limit, so all of them are replayed, each through its own first limiter.
-fn combined_decision_at(
+fn combined_decision_at<C: Parts>(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
@@ -320,11 +325,11 @@ fn combined_decision_at(
 ) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
     let requests = trace.requests();
     let target = requests.get(index)?;
-    let placement = settings.deployment.placement(trace);
+    let placement = settings.deployment.placement::<C>(trace);
     let mut second = SecondLimiters::new(trace, algorithm, settings).ok()??;
-    let fresh = algorithm.build(settings).ok()?;
+    let fresh = algorithm.build_with::<C>(settings).ok()?;
     let shared = second.slot(&placement, index, target.key);
-    let mut firsts: std::collections::HashMap<usize, AnyLimiter> = Default::default();
+    let mut firsts: std::collections::HashMap<usize, AnyLimiter<C>> = Default::default();
     let keyed = |key: u32| {
         let mut limiter = fresh.clone();
         limiter.serve_key(trace.key_name(key));
@@ -352,8 +357,8 @@ fn combined_decision_at(
 
 /// The settlement of decision `seq` of `limiter`, found by deciding the key's `later` requests
 /// and then running the limiter on past the end of the trace.
-fn settlement_of<'a>(
-    limiter: &mut AnyLimiter,
+fn settlement_of<'a, C: Parts>(
+    limiter: &mut AnyLimiter<C>,
     seq: u64,
     later: impl Iterator<Item = &'a Request>,
 ) -> Option<Settlement> {
@@ -384,7 +389,7 @@ pub fn with_final_verdict(mut decision: Decision, verdict: Verdict) -> Decision 
 
 /// What the product behind `algorithm` answered to request `index` of `trace` (see
 /// [`decision_at`]). `None` for the textbook algorithms, which have no product reply.
-pub fn product_reply(
+pub fn product_reply<C: Parts>(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
@@ -393,25 +398,25 @@ pub fn product_reply(
     if !algorithm.is_product() {
         return None;
     }
-    decision_at(trace, algorithm, settings, index)?.1
+    decision_at::<C>(trace, algorithm, settings, index)?.1
 }
 
 /// Runs `trace` through one algorithm, keeping a separate limiter per key.
-pub fn run_one(
+pub fn run_one<C: Parts>(
     trace: &Trace,
     algorithm: Algorithm,
     settings: &Settings,
 ) -> Result<AlgorithmRun, ConfigError> {
-    let mut builder = RunBuilder::new(trace, algorithm, settings)?;
+    let mut builder = RunBuilder::<C>::new(trace, algorithm, settings)?;
     builder.advance(trace, usize::MAX);
     Ok(builder.finish(trace, settings.window))
 }
 
 /// One algorithm's run, built a slice of requests at a time so that a large trace can be run
 /// between frames; the result is the same as running it at once.
-pub struct RunBuilder {
+pub struct RunBuilder<C: Parts = Complete> {
     algorithm: Algorithm,
-    limiters: PerKeyLimiters,
+    limiters: PerKeyLimiters<C>,
     verdicts: Verdicts,
     counts: (u64, u64, u64),
     /// `(key, time)` of every serving, in decision order; grouped by key when finished.
@@ -420,10 +425,10 @@ pub struct RunBuilder {
     /// boxed, as most runs never need it.
     late: Option<Box<LateVerdicts>>,
     /// Only for a row with a second limit.
-    second: Option<Box<SecondLimiters>>,
+    second: Option<Box<SecondLimiters<C>>>,
     refused_by_second: u64,
     /// Only with clients that obey: they decide every try, the first ones and the retries.
-    clients: Option<Box<(ClientLoop, ClientsTally)>>,
+    clients: Option<Box<(ClientLoop<C>, ClientsTally)>>,
 }
 
 /// What a run of a limiter that settles verdicts late keeps besides.
@@ -444,15 +449,15 @@ struct OpenVerdicts {
     waiting: VecDeque<(u64, usize, Time, u32)>,
 }
 
-impl RunBuilder {
+impl<C: Parts> RunBuilder<C> {
     pub fn new(
         trace: &Trace,
         algorithm: Algorithm,
         settings: &Settings,
-    ) -> Result<RunBuilder, ConfigError> {
+    ) -> Result<RunBuilder<C>, ConfigError> {
         let limiters = PerKeyLimiters::new(trace, algorithm, settings)?;
         let late = limiters.limiters.fresh().settles_late();
-        let clients = if settings.obeying_clients() {
+        let clients = if C::RULES && settings.obeying_clients() {
             let clients = ClientLoop::verdicts(trace, algorithm, settings)?;
             Some(Box::new((clients, ClientsTally::default())))
         } else {
@@ -487,8 +492,8 @@ impl RunBuilder {
     pub fn advance(&mut self, trace: &Trace, budget: usize) {
         let from = self.verdicts.len();
         let to = from.saturating_add(budget).min(trace.len());
-        // (Never in the page's first module, which runs no obeying clients.)
-        if let Some(mut clients) = self.clients.take().filter(|_| cfg!(feature = "workbench")) {
+        // (Never in a program without the rules, which runs no obeying clients.)
+        if let Some(mut clients) = self.clients.take().filter(|_| C::RULES) {
             let (clients_loop, tally) = &mut *clients;
             let first_tries = trace.requests()[from..to]
                 .iter()
@@ -577,7 +582,12 @@ impl RunBuilder {
     }
 
     /// `advance` for a row with a second limit: `requests` start at index `from`.
-    fn advance_combined(&mut self, second: &mut SecondLimiters, requests: &[Request], from: usize) {
+    fn advance_combined(
+        &mut self,
+        second: &mut SecondLimiters<C>,
+        requests: &[Request],
+        from: usize,
+    ) {
         let spend = second.spend;
         for (offset, request) in requests.iter().enumerate() {
             let slot = self.limiters.slot(from + offset, request.key);
@@ -661,7 +671,7 @@ impl RunBuilder {
     /// first run on past the trace's end, so that the requests still waiting are settled as
     /// the library would serve them on the timer's next ticks.
     pub fn finish(mut self, trace: &Trace, window: Span) -> AlgorithmRun {
-        let obeying = self.clients.take().filter(|_| cfg!(feature = "workbench"));
+        let obeying = self.clients.take().filter(|_| C::RULES);
         let clients = obeying.map(|mut clients| {
             let (clients_loop, tally) = &mut *clients;
             clients_loop.finish(trace, &mut |tried| self.record_try(trace, tally, tried));
@@ -736,7 +746,7 @@ mod tests {
     fn counts(pattern: Pattern) -> Vec<(Algorithm, u64)> {
         let settings = Settings::default();
         let trace = pattern.generate(settings.limit, settings.window);
-        run_all(&trace, &Algorithm::ALL, &settings)
+        run_all::<Complete>(&trace, &Algorithm::ALL, &settings)
             .unwrap()
             .iter()
             .map(|r| (r.algorithm, r.passed()))
@@ -745,13 +755,11 @@ mod tests {
 
     /// The draft-8 policy express-rate-limit sends a key under the lab's default settings
     /// (5 per 10 s): the library's partition key of that key.
-    #[cfg(feature = "products")]
     fn express_policy(key: &str) -> String {
         let pk = crate::core::profiles::express_rate_limit::partition_key(key);
         format!("\"5-in-10sec\"; q=5; w=10; pk=:{pk}:")
     }
 
-    #[cfg(feature = "products")]
     fn two_keys() -> Trace {
         Trace::new(
             vec!["tenant:demo".to_string(), "203.0.113.14".to_string()],
@@ -764,14 +772,14 @@ mod tests {
         )
     }
 
-    #[cfg(feature = "products")]
     #[test]
     fn each_keys_express_reply_names_its_own_key_in_the_replay_and_the_inspector() {
         let trace = two_keys();
         let keys = ["tenant:demo", "203.0.113.14"];
         let settings = Settings::default();
         let mut replay =
-            DecisionReplay::new(&trace, Algorithm::ExpressRateLimit, &settings).unwrap();
+            DecisionReplay::<Complete>::new(&trace, Algorithm::ExpressRateLimit, &settings)
+                .unwrap();
         for (index, request) in trace.requests().iter().enumerate() {
             let key = keys[request.key as usize];
             let (_, reply) = replay.decide(request);
@@ -782,7 +790,8 @@ mod tests {
                 Some(express_policy(key).as_str())
             );
             let (_, reply) =
-                decision_at(&trace, Algorithm::ExpressRateLimit, &settings, index).unwrap();
+                decision_at::<Complete>(&trace, Algorithm::ExpressRateLimit, &settings, index)
+                    .unwrap();
             assert_eq!(
                 reply.unwrap().get("key"),
                 Some(key),
@@ -797,7 +806,6 @@ mod tests {
 
     /// With a second limit each key's first limiter still names its key, and the second limit's
     /// limiter names the key it counts on (a second `rateLimit` keyed on the prefix).
-    #[cfg(feature = "products")]
     #[test]
     fn with_a_second_limit_each_reply_names_the_key_its_limiter_counts() {
         use crate::core::second_limit::{SecondKey, SecondLimit, Spend};
@@ -813,7 +821,8 @@ mod tests {
         };
         let expected = ["tenant:demo", "203.0.113.14", "tenant", "203.0.113.14"];
         let mut replay =
-            DecisionReplay::new(&trace, Algorithm::ExpressRateLimit, &settings).unwrap();
+            DecisionReplay::<Complete>::new(&trace, Algorithm::ExpressRateLimit, &settings)
+                .unwrap();
         for (index, request) in trace.requests().iter().enumerate() {
             let (_, reply) = replay.decide(request);
             assert_eq!(
@@ -822,7 +831,8 @@ mod tests {
                 "request {index}"
             );
             let (_, reply) =
-                decision_at(&trace, Algorithm::ExpressRateLimit, &settings, index).unwrap();
+                decision_at::<Complete>(&trace, Algorithm::ExpressRateLimit, &settings, index)
+                    .unwrap();
             assert_eq!(
                 reply.unwrap().get("key"),
                 Some(expected[index]),
@@ -833,7 +843,6 @@ mod tests {
 
     /// `0 a, 0.99 b, 1.0 a` at 1 per second on Python `limits`' moving window: b's call starts
     /// the storage's one timer, which prunes a's entry at 1.0 s, before a's call.
-    #[cfg(feature = "products")]
     #[test]
     fn the_moving_window_rows_keys_share_one_storage_timer_in_the_run_replay_and_inspector() {
         let trace = Trace::new(
@@ -849,20 +858,21 @@ mod tests {
             window: Span::from_secs(1),
             ..Settings::default()
         };
-        let run = run_one(&trace, Algorithm::LimitsMoving, &settings).unwrap();
+        let run = run_one::<Complete>(&trace, Algorithm::LimitsMoving, &settings).unwrap();
         assert_eq!((run.allowed, run.rejected), (3, 0));
-        let mut replay = DecisionReplay::new(&trace, Algorithm::LimitsMoving, &settings).unwrap();
+        let mut replay =
+            DecisionReplay::<Complete>::new(&trace, Algorithm::LimitsMoving, &settings).unwrap();
         for (index, request) in trace.requests().iter().enumerate() {
             let (decision, reply) = replay.decide(request);
             assert!(decision.allowed(), "request {index}");
             assert_eq!(reply.unwrap().get("hit"), Some("True"));
             let (decision, _) =
-                decision_at(&trace, Algorithm::LimitsMoving, &settings, index).unwrap();
+                decision_at::<Complete>(&trace, Algorithm::LimitsMoving, &settings, index).unwrap();
             assert!(decision.allowed(), "inspector, request {index}");
         }
         // Without b's call, a's entry exactly one window old still refuses.
         let alone = Trace::single_key("a", vec![Time::ZERO, Time::from_secs(1)]);
-        let run = run_one(&alone, Algorithm::LimitsMoving, &settings).unwrap();
+        let run = run_one::<Complete>(&alone, Algorithm::LimitsMoving, &settings).unwrap();
         assert_eq!((run.allowed, run.rejected), (1, 1));
     }
 
@@ -886,9 +896,9 @@ mod tests {
     fn the_fixed_window_lets_twice_the_limit_into_one_window_at_the_edge() {
         let settings = Settings::default();
         let trace = Pattern::Edge.generate(5, settings.window);
-        let run = run_one(&trace, Algorithm::FixedWindow, &settings).unwrap();
+        let run = run_one::<Complete>(&trace, Algorithm::FixedWindow, &settings).unwrap();
         assert_eq!(run.max_in_window, 10);
-        let sliding = run_one(&trace, Algorithm::SlidingLog, &settings).unwrap();
+        let sliding = run_one::<Complete>(&trace, Algorithm::SlidingLog, &settings).unwrap();
         assert_eq!(sliding.max_in_window, 5);
     }
 
@@ -896,7 +906,7 @@ mod tests {
     fn served_in_window_counts_the_half_open_window_ending_at_a_time() {
         let settings = Settings::default();
         let trace = Pattern::Edge.generate(5, settings.window);
-        let fixed = run_one(&trace, Algorithm::FixedWindow, &settings).unwrap();
+        let fixed = run_one::<Complete>(&trace, Algorithm::FixedWindow, &settings).unwrap();
         assert_eq!(
             fixed.served_in_window(0, Time::from_millis(11_592), settings.window),
             10
@@ -950,8 +960,8 @@ mod tests {
                 .collect::<Vec<_>>(),
         );
         for algorithm in Algorithm::ALL {
-            let run = run_one(&trace, algorithm, &settings).unwrap();
-            let mut replay = DecisionReplay::new(&trace, algorithm, &settings).unwrap();
+            let run = run_one::<Complete>(&trace, algorithm, &settings).unwrap();
+            let mut replay = DecisionReplay::<Complete>::new(&trace, algorithm, &settings).unwrap();
             for (index, request) in trace.requests().iter().enumerate() {
                 let (in_order, replied) = replay.decide(request);
                 assert_eq!(
@@ -959,7 +969,8 @@ mod tests {
                     run.verdicts.get(index),
                     "{algorithm:?} #{index}"
                 );
-                let (on_demand, reply) = decision_at(&trace, algorithm, &settings, index).unwrap();
+                let (on_demand, reply) =
+                    decision_at::<Complete>(&trace, algorithm, &settings, index).unwrap();
                 assert_eq!(
                     (on_demand, &reply),
                     (in_order, &replied),
@@ -967,7 +978,7 @@ mod tests {
                 );
                 assert_eq!(reply.is_some(), algorithm.is_product());
             }
-            assert!(decision_at(&trace, algorithm, &settings, trace.len()).is_none());
+            assert!(decision_at::<Complete>(&trace, algorithm, &settings, trace.len()).is_none());
         }
     }
 
@@ -1012,7 +1023,7 @@ mod tests {
     fn a_second_key_is_never_affected_by_the_first() {
         let settings = Settings::default();
         let mut trace_a = Pattern::Edge.generate(5, settings.window);
-        let alone = run_one(&trace_a, Algorithm::SlidingLog, &settings)
+        let alone = run_one::<Complete>(&trace_a, Algorithm::SlidingLog, &settings)
             .unwrap()
             .passed();
         // Same requests, plus a heavy second key interleaved.
@@ -1027,7 +1038,7 @@ mod tests {
                 .map(|i| Time::from_millis(8_000 + i * 10))
                 .collect::<Vec<_>>(),
         );
-        let runs = run_one(&both, Algorithm::SlidingLog, &settings).unwrap();
+        let runs = run_one::<Complete>(&both, Algorithm::SlidingLog, &settings).unwrap();
         let a_passed = both
             .requests()
             .iter()

@@ -12,7 +12,7 @@ use crate::core::durable::Outcome;
 use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::lab_state::Lanes;
-use crate::core::limiter::Algorithm;
+use crate::core::limiter::{Algorithm, Parts, TextbookOnly};
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Request, Trace};
 
@@ -114,21 +114,12 @@ impl KeyLanes {
 
     /// How many lanes a row has: one when not split.
     pub fn count(&self) -> usize {
-        // Only the complete module splits rows (`Layout::viewed`): knowing that, the first
-        // view's module carries no code for more than one lane.
-        if cfg!(feature = "workbench") {
-            self.names.len().max(1)
-        } else {
-            1
-        }
+        self.names.len().max(1)
     }
 
     /// The lane of the key with index `key`.
     pub fn lane(&self, key: u32) -> usize {
-        match cfg!(feature = "workbench") {
-            true => self.of_key.get(key as usize).map_or(0, |&l| usize::from(l)),
-            false => 0,
-        }
+        self.of_key.get(key as usize).map_or(0, |&l| usize::from(l))
     }
 }
 
@@ -150,16 +141,21 @@ pub struct Layout {
 impl Layout {
     /// The whole trace, every row on one line.
     pub fn new(run: &LabRun, width: f64) -> Layout {
-        Layout::viewed(run, width, None, Lanes::One)
+        Layout::viewed::<TextbookOnly>(run, width, None, Lanes::One)
     }
 
     /// The stretch a link's `view` names (fitted to the trace), the rows split by key when
     /// `lanes` asks and the trace has several.
-    pub fn viewed(run: &LabRun, width: f64, view: Option<(Time, Time)>, lanes: Lanes) -> Layout {
-        // Lanes by key are drawn by the complete module (the first view's reloads into it for
-        // them: `ui::state::Lab::show`), which has the workbench.
+    /// Lanes by key are a rule: a program without the rules (`Parts::RULES`) draws one line
+    /// per row (the page's first module hands a view with them to the complete one).
+    pub fn viewed<C: Parts>(
+        run: &LabRun,
+        width: f64,
+        view: Option<(Time, Time)>,
+        lanes: Lanes,
+    ) -> Layout {
         let lanes = match lanes {
-            Lanes::Key if cfg!(feature = "workbench") => KeyLanes::of(&run.trace),
+            Lanes::Key if C::RULES => KeyLanes::of(&run.trace),
             _ => KeyLanes::default(),
         };
         let lane_h = match run.settings.obeying_clients() {
@@ -724,6 +720,7 @@ pub fn row_promise_short(limit: u64, busiest: u64) -> String {
 mod tests {
     use super::*;
     use crate::core::lab::LabRun;
+    use crate::core::limiter::Complete;
     use crate::core::url::parse_query;
 
     fn run(query: &str) -> LabRun {
@@ -812,7 +809,7 @@ mod tests {
     fn a_zoomed_layout_places_its_stretch_across_the_canvas_and_shows_only_its_requests() {
         let run = run("algos=fixed");
         // The edge pattern: 8, 8.398, ..., 11.592 s.
-        let layout = Layout::viewed(
+        let layout = Layout::viewed::<Complete>(
             &run,
             1032.0,
             Some((Time::from_secs(9), Time::from_secs(11))),
@@ -842,7 +839,7 @@ mod tests {
     fn key_lanes_give_each_key_a_lane_in_every_row_and_its_marks_go_there() {
         let run = run("pattern=several-keys&algos=fixed,token-bucket&do=1");
         let one = Layout::new(&run, 800.0);
-        let split = Layout::viewed(&run, 800.0, None, Lanes::Key);
+        let split = Layout::viewed::<Complete>(&run, 800.0, None, Lanes::Key);
         assert_eq!(
             split.lanes.names,
             ["tenant:a", "tenant:b", "ip:203.0.113.7"]
@@ -884,7 +881,7 @@ mod tests {
         // zoom's reset for a stretch.
         assert_eq!(split.height_with_tools(3), split.height + TOOLS_H);
         assert_eq!(one.height_with_tools(1), one.height);
-        let zoomed = Layout::viewed(
+        let zoomed = Layout::viewed::<Complete>(
             &run,
             800.0,
             Some((Time::ZERO, Time::from_secs(1))),
@@ -903,7 +900,7 @@ mod tests {
         assert_eq!(one.lane_at(one.rows[1].mark_y), 0);
         // A trace of one key is never split.
         assert_eq!(
-            Layout::viewed(&self::run("algos=fixed"), 800.0, None, Lanes::Key)
+            Layout::viewed::<Complete>(&self::run("algos=fixed"), 800.0, None, Lanes::Key)
                 .lanes
                 .count(),
             1

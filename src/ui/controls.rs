@@ -538,8 +538,9 @@ pub fn ShareEmbed() -> impl IntoView {
         }
         let (timelines_px, controls, caption) = lab.run.with(|run| {
             let (view, lanes) = lab.state.with(|s| (s.view, s.lanes));
-            let timelines = crate::layout::timeline::Layout::viewed(run, 0.0, view, lanes)
-                .height_with_tools(run.trace.keys().len());
+            let timelines =
+                crate::layout::timeline::Layout::viewed::<super::Linked>(run, 0.0, view, lanes)
+                    .height_with_tools(run.trace.keys().len());
             lab.state
                 .with(|s| (timelines, s.controls.clone(), s.caption.chars().count()))
         });

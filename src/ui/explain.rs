@@ -19,8 +19,8 @@ pub fn Explanations() -> impl IntoView {
                 .runs
                 .iter()
                 .map(|r| {
-                    let Explanation { what, memory, when } = explain(run, r.algorithm);
-                    let notes = row_notes(r, &run.settings);
+                    let Explanation { what, memory, when } = explain::<super::Linked>(run, r.algorithm);
+                    let notes = row_notes::<super::Linked>(r, &run.settings);
                     let slug = r.algorithm.slug();
                     view! {
                         <article class="explain" data-testid=format!("explain-{slug}")>

@@ -37,7 +37,7 @@ pub(crate) fn offer(href: &str, name: &str) -> Result<(), JsValue> {
 /// once: a million requests make millions of rows, more than one string should hold or the
 /// browser copy together at the end.
 struct CsvBlobs {
-    job: CsvJob,
+    job: CsvJob<super::Linked>,
     blobs: js_sys::Array,
     /// The first blob the browser would not make.
     error: Option<JsValue>,
@@ -53,7 +53,7 @@ impl CsvBlobs {
 
 impl Job for CsvBlobs {
     type Output = Result<js_sys::Array, JsValue>;
-    const BUDGET: usize = CsvJob::BUDGET;
+    const BUDGET: usize = CsvJob::<super::Linked>::BUDGET;
 
     fn step(&mut self, budget: usize) -> Step {
         self.job.step(budget)

@@ -131,7 +131,7 @@ pub fn download_png(lab: Lab) -> Result<(), JsValue> {
     let state = lab.state.get_untracked();
     let css_width = timeline.get_bounding_client_rect().width().max(1.0);
     let s = f64::from(timeline.width()) / css_width;
-    let layout = Layout::viewed(&run, css_width, state.view, state.lanes);
+    let layout = Layout::viewed::<super::Linked>(&run, css_width, state.view, state.lanes);
     let palette = match super::timeline::dark_theme(state.theme) {
         true => Palette::dark(),
         false => Palette::light(),

@@ -25,7 +25,7 @@ pub fn decision_lines(
     for r in &run.runs {
         // The run kept the verdict; the full decision is made again by replaying the key.
         let Some((decision, reply, cause)) =
-            decision_and_cause_at(&run.trace, r.algorithm, &run.settings, index)
+            decision_and_cause_at::<super::Linked>(&run.trace, r.algorithm, &run.settings, index)
         else {
             continue;
         };
@@ -41,7 +41,7 @@ pub fn decision_lines(
         };
         let d = &decision;
         // What the row's client receives: a product's own response, else the common one.
-        let response = row_response(r.algorithm, &run.settings, d, reply.as_ref());
+        let response = row_response::<super::Linked>(r.algorithm, &run.settings, d, reply.as_ref());
         let word = match d.verdict {
             Verdict::Allowed => format!("allowed, {} left", d.remaining),
             Verdict::Delayed { by } => {
@@ -87,7 +87,7 @@ pub fn decision_lines(
 /// inspector asks: it replays the key's earlier requests, which the announcement does not need.
 fn reply_text(run: &LabRun, id: &str, index: usize) -> Option<String> {
     let algorithm = Algorithm::from_slug(id)?;
-    let reply = product_reply(&run.trace, algorithm, &run.settings, index)?;
+    let reply = product_reply::<super::Linked>(&run.trace, algorithm, &run.settings, index)?;
     let fields: Vec<String> = reply
         .fields
         .iter()
@@ -109,7 +109,7 @@ fn tries_text(run: &LabRun, id: &str, index: usize) -> Option<String> {
         return None;
     }
     let algorithm = Algorithm::from_slug(id)?;
-    let tries = tries_of(&run.trace, algorithm, &run.settings, index)?;
+    let tries = tries_of::<super::Linked>(&run.trace, algorithm, &run.settings, index)?;
     Some(format!("Its client: {}.", describe_tries(&tries)))
 }
 
@@ -155,7 +155,7 @@ pub fn Inspector() -> impl IntoView {
             let copy = run
                 .settings
                 .deployment
-                .placement(&run.trace)
+                .placement::<super::Linked>(&run.trace)
                 .copy_column(index, req.key)
                 .map(|c| format!("; copy {c} of {}", run.settings.deployment.instances))
                 .unwrap_or_default();

@@ -3,6 +3,16 @@
 
 mod app;
 mod compose_panel;
+
+/// The parts of the core this module links (`core::limiter::Parts`), decided here with the
+/// module's Cargo features: the complete module links the products and the rules, the first
+/// view's and the Durable Object's modules neither. Every call into the core that builds a
+/// limiter names it.
+#[cfg(feature = "products")]
+pub(crate) type Linked = crate::core::limiter::Complete;
+#[cfg(not(feature = "products"))]
+pub(crate) type Linked = crate::core::limiter::TextbookOnly;
+
 mod controls;
 mod counting_controls;
 mod draw;

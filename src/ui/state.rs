@@ -162,7 +162,7 @@ fn needs_another_module(next: &LabState) -> bool {
 
 impl Lab {
     pub fn new(state: LabState, notices: Vec<String>) -> Lab {
-        let run = Arc::new(LabRun::compute(&state));
+        let run = Arc::new(LabRun::compute_with::<super::Linked>(&state));
         Lab {
             state: RwSignal::new(state),
             run: RwSignal::new(run),
@@ -282,7 +282,7 @@ impl Lab {
             return;
         }
         let job = self.work.next_job();
-        let computation = Computation::new(&next);
+        let computation = Computation::<super::Linked>::new(&next);
         // A large trace (`core::lab::LARGE_TRACE`) is made and run in the tasks that follow, a
         // slice at a time, and shown in a task of its own.
         let large = computation.large();

@@ -121,7 +121,7 @@ pub fn Timelines() -> impl IntoView {
     let layout = Memo::new(move |_| {
         let (view, lanes) = lab.state.with(|s| (s.view, s.lanes));
         lab.run
-            .with(|run| Layout::viewed(run, width.get(), view, lanes))
+            .with(|run| Layout::viewed::<super::Linked>(run, width.get(), view, lanes))
     });
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task

@@ -6,7 +6,7 @@
 //! miniflare, on a 2-core machine, over loopback: medians of three 10-second runs), and the
 //! eviction delays Cloudflare's Durable Object lifecycle documentation.
 
-use crate::core::limiter::{Algorithm, Settings};
+use crate::core::limiter::{Algorithm, Parts, Settings};
 use crate::core::region::Region;
 use crate::core::time::Span;
 
@@ -257,12 +257,13 @@ impl std::fmt::Display for SimConfigError {
 }
 
 impl SimConfig {
-    pub fn validate(&self) -> Result<(), SimConfigError> {
+    /// Checks the settings in a program that links the parts `C`.
+    pub fn validate<C: Parts>(&self) -> Result<(), SimConfigError> {
         self.settings.quota().map_err(SimConfigError::Limiter)?;
         // Every shard count in use must give settings the algorithm accepts.
         for shards in [1, self.shards.ip, self.shards.global, self.shards.other] {
             self.algorithm
-                .build(&self.settings.per_shard(shards))
+                .build_with::<C>(&self.settings.per_shard(shards))
                 .map_err(SimConfigError::Limiter)?;
         }
         if self.alarm_cleanup < Span::from_secs(1) {

@@ -33,7 +33,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use crate::core::algorithms::FixedWindow;
 use crate::core::config::Quota;
 use crate::core::decision::{Decision, Limiter, Verdict};
-use crate::core::limiter::{AnyLimiter, Settings};
+use crate::core::limiter::{AnyLimiter, Complete, Parts, Settings};
 use crate::core::region::Region;
 use crate::core::time::{Span, Time};
 
@@ -47,9 +47,9 @@ use super::shard::{object_name, per_shard_limit, pick_shard, shard_of_key, Shard
 use super::traffic::SimTraffic;
 use crate::core::rng::SeededRng;
 
-struct ObjectState {
+struct ObjectState<C: Parts = Complete> {
     /// `None` until first used, and again after its state is lost.
-    limiter: Option<AnyLimiter>,
+    limiter: Option<AnyLimiter<C>>,
     in_memory: bool,
     busy: bool,
     queue: VecDeque<Task>,
@@ -87,7 +87,7 @@ enum Event {
     Resume(u32),
 }
 
-struct Sim {
+struct Sim<C: Parts = Complete> {
     config: SimConfig,
     traffic: SimTraffic,
     rng: SeededRng,
@@ -95,13 +95,13 @@ struct Sim {
     gc_rng: SeededRng,
     /// The calls awaiting between their check and their write (a few at a time), each with the
     /// state it will write if it was allowed.
-    pending: Vec<(u32, Option<AnyLimiter>)>,
+    pending: Vec<(u32, Option<AnyLimiter<C>>)>,
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
     seq: u64,
     records: Vec<RequestRecord>,
     finalized: Vec<bool>,
     objects: Vec<ObjectInfo>,
-    states: Vec<ObjectState>,
+    states: Vec<ObjectState<C>>,
     /// Per key, per shard: the object's index.
     by_name: Vec<Vec<Option<u32>>>,
     /// Per key: where smart placement puts its objects.
@@ -122,9 +122,9 @@ struct Sim {
     causal: bool,
 }
 
-/// Runs `traffic` through the emulated Workers and Durable Objects.
+/// Runs `traffic` through the emulated Workers and Durable Objects, every part linked.
 pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, SimConfigError> {
-    let mut simulation = Simulation::new(config.clone(), traffic.clone())?;
+    let mut simulation = Simulation::<Complete>::new(config.clone(), traffic.clone())?;
     while simulation.advance(usize::MAX) {}
     Ok(simulation.finish())
 }
@@ -132,8 +132,8 @@ pub fn simulate(config: &SimConfig, traffic: &SimTraffic) -> Result<SimReport, S
 /// A simulation run a slice at a time, so that a page can emulate a large trace between frames.
 /// Slicing changes nothing: the events are the same, in the same order, with the same random
 /// draws, as [`simulate`] running it at once.
-pub struct Simulation {
-    sim: Sim,
+pub struct Simulation<C: Parts = Complete> {
+    sim: Sim<C>,
     /// The next request of the traffic to send.
     next_original: usize,
     /// True once nothing is left to happen.
@@ -144,9 +144,9 @@ pub struct Simulation {
     walked: bool,
 }
 
-impl Simulation {
-    pub fn new(config: SimConfig, traffic: SimTraffic) -> Result<Simulation, SimConfigError> {
-        config.validate()?;
+impl<C: Parts> Simulation<C> {
+    pub fn new(config: SimConfig, traffic: SimTraffic) -> Result<Simulation<C>, SimConfigError> {
+        config.validate::<C>()?;
         let binding_quota = match config.tier {
             Tier::Binding { period_secs } => Some(
                 Quota::new(config.settings.limit, Span::from_secs(period_secs))
@@ -329,7 +329,7 @@ fn heaviest_origins(traffic: &SimTraffic) -> Vec<Option<Region>> {
         .collect()
 }
 
-impl Sim {
+impl<C: Parts> Sim<C> {
     fn schedule(&mut self, at: Time, event: Event) {
         self.seq += 1;
         self.events.push(Reverse((at, self.seq, event)));
@@ -641,7 +641,7 @@ impl Sim {
         if self.states[o].limiter.is_none() {
             let settings = self.limiter_settings(object);
             // validate() built every shard count's settings once, so this succeeds.
-            self.states[o].limiter = self.config.algorithm.build(&settings).ok();
+            self.states[o].limiter = self.config.algorithm.build_with::<C>(&settings).ok();
         }
         let cost = u64::from(self.records[id as usize].cost);
         let code = self.config.code;

@@ -7,7 +7,9 @@ mod rows;
 pub mod textbook;
 
 use rows::each;
-pub use rows::{field_text, without_field, Algorithm, AnyLimiter, PRODUCT_FIELDS};
+pub use rows::{
+    field_text, without_field, Algorithm, AnyLimiter, Complete, Parts, TextbookOnly, PRODUCT_FIELDS,
+};
 
 use std::fmt;
 
@@ -17,7 +19,6 @@ use super::clients::Clients;
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
 use super::deployment::Deployment;
-#[cfg(feature = "products")]
 use super::profiles::Product;
 use super::profiles::ProductReply;
 use super::profiles::ProductSettings;
@@ -167,21 +168,15 @@ impl Settings {
             || self.clients.obey
     }
 
-    /// True when refused clients wait as told and retry (`super::retries`). The page's first
-    /// module runs none: a view with them is handed to the complete module before it is
-    /// computed, as for the second limit.
+    /// True when refused clients wait as told and retry (`super::retries`); a program runs them
+    /// only when it links the rules (`Parts::RULES`).
     pub fn obeying_clients(&self) -> bool {
-        cfg!(feature = "workbench") && self.clients.obey
+        self.clients.obey
     }
 
     /// The settings of the second limit, if any: the same rules at its count and window, every
     /// knob following those (a product's explicit fields belong to the first limit).
     pub fn second(&self) -> Option<(Settings, SecondLimit)> {
-        // The page's first module runs no second limit: a view with one is handed to the
-        // complete module before it is computed (`ui::state::Lab::show`, web/loader.js).
-        if !cfg!(feature = "workbench") {
-            return None;
-        }
         let also = self.also?;
         let second = Settings {
             limit: also.count,
@@ -238,13 +233,7 @@ impl Settings {
 /// What the keys of one copy of a row share: the storage object of a product that keeps all its
 /// keys in one (Python `limits`' `MemoryStorage`, whose one expiry timer prunes every key's
 /// moving-window log).
-#[cfg(feature = "products")]
 pub type SharedStorage = super::profiles::python_limits::StorageTimer;
-
-/// Without the product profiles no row shares a storage among its keys.
-#[cfg(not(feature = "products"))]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SharedStorage {}
 
 /// One limiter per slot (a key, or a key on one copy of a row), each a copy of one fresh limiter
 /// made when its slot is first used and told the name of the key it serves: what runs, replays
@@ -252,9 +241,9 @@ pub enum SharedStorage {}
 /// [`super::deployment::Placement::slot`] numbers them. A row whose keys share one storage
 /// (see [`AnyLimiter::shared_storage`]) has one per copy, handed from call to call.
 #[derive(Clone, Debug)]
-pub struct LimiterSlots {
-    fresh: AnyLimiter,
-    slots: Vec<Option<AnyLimiter>>,
+pub struct LimiterSlots<C: Parts = Complete> {
+    fresh: AnyLimiter<C>,
+    slots: Vec<Option<AnyLimiter<C>>>,
     /// The keys' names, by key number.
     names: Vec<String>,
     copies: usize,
@@ -262,9 +251,9 @@ pub struct LimiterSlots {
     storages: Vec<Option<SharedStorage>>,
 }
 
-impl LimiterSlots {
+impl<C: Parts> LimiterSlots<C> {
     /// No keys yet, for a row run as `copies` copies.
-    pub fn new(fresh: AnyLimiter, copies: usize) -> LimiterSlots {
+    pub fn new(fresh: AnyLimiter<C>, copies: usize) -> LimiterSlots<C> {
         let copies = copies.max(1);
         LimiterSlots {
             storages: vec![fresh.shared_storage(); copies],
@@ -276,7 +265,7 @@ impl LimiterSlots {
     }
 
     /// The limiter every slot starts as.
-    pub fn fresh(&self) -> &AnyLimiter {
+    pub fn fresh(&self) -> &AnyLimiter<C> {
         &self.fresh
     }
 
@@ -293,7 +282,7 @@ impl LimiterSlots {
 
     /// `f` on the limiter of `slot` (a slot past the end gets a fresh one, forgotten after),
     /// with its copy's shared storage as the copy's last call left it.
-    pub fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter) -> R) -> R {
+    pub fn with<R>(&mut self, slot: usize, f: impl FnOnce(&mut AnyLimiter<C>) -> R) -> R {
         let storage = self.storages.get_mut(slot % self.copies);
         let mut spare = None;
         let limiter = match self.slots.get_mut(slot) {
@@ -320,11 +309,44 @@ impl LimiterSlots {
     }
 }
 
+/// One key's state of a product row, as a program that links the products keeps it.
+pub trait ProductState: Product + Clone + fmt::Debug {}
+
+impl<P: Product + Clone + fmt::Debug> ProductState for P {}
+
+/// The state of a product row in a program that does not link the products (`Parts`): no value
+/// exists, so every `match` over [`AnyLimiter`] drops the products' arms when it is compiled.
+#[derive(Clone, Debug)]
+pub enum Absent {}
+
+impl Limiter for Absent {
+    fn decide(&mut self, _: Time, _: u64) -> Decision {
+        match *self {}
+    }
+
+    fn peek(&self, _: Time, _: u64) -> Decision {
+        match *self {}
+    }
+
+    fn gauge(&self, _: Time) -> Gauge {
+        match *self {}
+    }
+
+    fn is_at_rest(&self, _: Time) -> bool {
+        match *self {}
+    }
+}
+
+impl Product for Absent {
+    fn decide_with_reply(&mut self, _: Time, _: u64) -> (Decision, ProductReply) {
+        match *self {}
+    }
+}
+
 /// A product's decisions over one key's requests, through [`Limiter::admit`]: a function of its
 /// own per limiter type, so that the loops of the six algorithms, inlined into
 /// [`AnyLimiter::admit_each`], are compiled as if the products were not there (measured with
 /// `PARTS=instructions bash scripts/bench-core-compare.sh`, docs/performance.md).
-#[cfg(feature = "products")]
 #[inline(never)]
 fn admit_each_of<'a, L: Limiter>(
     l: &mut L,
@@ -336,7 +358,7 @@ fn admit_each_of<'a, L: Limiter>(
     }
 }
 
-impl AnyLimiter {
+impl<C: Parts> AnyLimiter<C> {
     /// Makes a fresh limiter the one of the key named `name`. Only express-rate-limit's reply
     /// names the client's key (`req.rateLimit.key` and the draft-8 partition key); every other
     /// product's state and reply are the same whatever the key is called.
@@ -404,7 +426,7 @@ impl AnyLimiter {
     }
 }
 
-impl Limiter for AnyLimiter {
+impl<C: Parts> Limiter for AnyLimiter<C> {
     fn decide(&mut self, now: Time, cost: u64) -> Decision {
         each!(self, l => l.decide(now, cost))
     }
@@ -501,7 +523,6 @@ mod tests {
 
     /// Each row is built as its own: the limiter's state is the row's own variant, and no two
     /// product rows (several share a type: Upstash's three, .NET's three) build the same state.
-    #[cfg(feature = "products")]
     #[test]
     fn every_row_is_built_as_its_own_variant_and_no_two_products_build_the_same_state() {
         let mut states = Vec::new();

@@ -20,32 +20,21 @@
 //! keeps its product fields), as it keeps a row's names.
 
 use super::textbook;
-use super::Settings;
+use super::{Absent, ProductState, Settings};
 use crate::core::config::ConfigError;
 use crate::core::decision::Decision;
 use crate::core::field::Field;
 use crate::core::http::HttpResponse;
+use crate::core::linking::Linking;
 use crate::core::profiles::ProductReply;
+use crate::core::profiles::RowSettings;
 use crate::core::profiles::{Explanation, Family, ProductSettings, SnippetOf, Told};
 use crate::core::time::Time;
+use std::fmt;
 
 use crate::core::algorithms::{
     FixedWindow, Gcra, LeakyBucket, SlidingCounter, SlidingLog, TokenBucket,
 };
-
-/// `$yes` in a build with the product profiles, `$no` without them.
-#[cfg(feature = "products")]
-macro_rules! built {
-    ($yes:expr, $no:expr) => {
-        $yes
-    };
-}
-#[cfg(not(feature = "products"))]
-macro_rules! built {
-    ($yes:expr, $no:expr) => {
-        $no
-    };
-}
 
 macro_rules! rows {
     (
@@ -104,22 +93,27 @@ macro_rules! rows {
                 }
             }
 
-            /// Builds a fresh limiter for one key.
-            pub fn build(self, settings: &Settings) -> Result<AnyLimiter, ConfigError> {
+            /// Builds a fresh limiter for one key, in a program that links the parts `C`.
+            pub fn build_with<C: Parts>(
+                self,
+                settings: &Settings,
+            ) -> Result<AnyLimiter<C>, ConfigError> {
                 // Every row refuses a zero limit or window alike, whatever its own fields say.
                 settings.quota()?;
                 match self {
-                    $( Algorithm::$t => ($trow.build)(settings), )*
-                    $( Algorithm::$p => built!(
-                        Ok(AnyLimiter::$p((($prow.build)(&settings.row_settings())?).into())),
-                        Err(ConfigError::ProductsNotBuilt)
-                    ), )*
+                    $( Algorithm::$t => Ok(AnyLimiter::$t(($trow.build)(settings)?)), )*
+                    $( Algorithm::$p )|* => C::build_product(self, &settings.row_settings()),
                 }
+            }
+
+            /// Builds a fresh limiter for one key, every part linked.
+            pub fn build(self, settings: &Settings) -> Result<AnyLimiter, ConfigError> {
+                self.build_with::<Complete>(settings)
             }
 
             /// The response the row sends for `decision` under `settings`; `reply` is a
             /// product's own reply.
-            pub fn response(
+            pub fn response<C: Parts>(
                 self,
                 settings: &Settings,
                 decision: &Decision,
@@ -127,15 +121,15 @@ macro_rules! rows {
             ) -> HttpResponse {
                 match self {
                     $( Algorithm::$t => ($trow.response)(settings, decision), )*
-                    $( Algorithm::$p => built!(
-                        ($prow.response)(&settings.row_settings(), decision, reply),
-                        textbook::not_built_response(settings, decision, reply)
-                    ), )*
+                    $( Algorithm::$p => match C::PRODUCTS {
+                        true => ($prow.response)(&settings.row_settings(), decision, reply),
+                        false => textbook::not_built_response(settings, decision),
+                    }, )*
                 }
             }
 
             /// What the row tells the client whose request `decision` refused at `now`.
-            pub fn told(
+            pub fn told<C: Parts>(
                 self,
                 settings: &Settings,
                 now: Time,
@@ -144,19 +138,12 @@ macro_rules! rows {
             ) -> Told {
                 match self {
                     $( Algorithm::$t => ($trow.told)(decision), )*
-                    $( Algorithm::$p => built!(
-                        textbook::product_told(
-                            $prow.hint,
-                            now,
-                            decision,
-                            reply,
-                            || self.response(settings, decision, reply),
-                        ),
-                        {
-                            let _ = now;
-                            textbook::header_told(&self.response(settings, decision, reply))
-                        }
-                    ), )*
+                    $( Algorithm::$p => match C::PRODUCTS {
+                        true => textbook::product_told($prow.hint, now, decision, reply, || {
+                            self.response::<C>(settings, decision, reply)
+                        }),
+                        false => textbook::header_told(&self.response::<C>(settings, decision, reply)),
+                    }, )*
                 }
             }
 
@@ -169,21 +156,24 @@ macro_rules! rows {
             }
 
             /// The row's explanation with the parameters in `settings`.
-            pub fn explain(self, settings: &Settings) -> Explanation {
+            pub fn explain<C: Parts>(self, settings: &Settings) -> Explanation {
                 match self {
                     $( Algorithm::$t => ($trow.explain)(settings), )*
-                    $( Algorithm::$p => built!(
-                        ($prow.explain)(&settings.row_settings()),
-                        textbook::not_built_explanation()
-                    ), )*
+                    $( Algorithm::$p => match C::PRODUCTS {
+                        true => ($prow.explain)(&settings.row_settings()),
+                        false => textbook::not_built_explanation(),
+                    }, )*
                 }
             }
 
             /// The row's "Use these settings", or the statement that it has none.
-            pub fn snippet(self) -> SnippetOf {
+            pub fn snippet<C: Parts>(self) -> SnippetOf {
                 match self {
                     $( Algorithm::$t => $trow.snippet, )*
-                    $( Algorithm::$p => built!($prow.snippet, textbook::NOT_BUILT_SNIPPET), )*
+                    $( Algorithm::$p => match C::PRODUCTS {
+                        true => $prow.snippet,
+                        false => textbook::NOT_BUILT_SNIPPET,
+                    }, )*
                 }
             }
 
@@ -223,11 +213,60 @@ macro_rules! rows {
             }
         }
 
-        /// Any row's per-key state, a variant per row, dispatched without a virtual call.
+        /// Which parts a program links beyond the six textbook algorithms: whether it runs the
+        /// product rows, with the type of one key's state for each (uninhabited, [`Absent`],
+        /// where it leaves them out), and whether it runs the rules (copies, a second limit,
+        /// obeying clients). A program names its parts where it is put together; the core
+        /// compiles one way, and the code of a part a program leaves out is never instantiated.
+        pub trait Parts: Linking + Clone + fmt::Debug {
+            $( type $p: ProductState; )*
+            /// A fresh limiter for the product row `row`.
+            fn build_product(row: Algorithm, s: &RowSettings) -> Result<AnyLimiter<Self>, ConfigError>;
+        }
+
+        /// Every part: the products and the rules (the complete page module, the command line,
+        /// the tests).
+        #[derive(Clone, Copy, Debug)]
+        pub struct Complete;
+
+        impl Linking for Complete {
+            const PRODUCTS: bool = true;
+            const RULES: bool = true;
+        }
+
+        impl Parts for Complete {
+            $( type $p = $pty; )*
+            fn build_product(row: Algorithm, s: &RowSettings) -> Result<AnyLimiter<Self>, ConfigError> {
+                match row {
+                    $( Algorithm::$t )|* => Err(ConfigError::ProductsNotBuilt),
+                    $( Algorithm::$p => Ok(AnyLimiter::$p((($prow.build)(s)?).into())), )*
+                }
+            }
+        }
+
+        /// The six textbook algorithms alone, without the rules: a product row keeps its names
+        /// and URL fields and builds nothing (`ConfigError::ProductsNotBuilt`).
+        #[derive(Clone, Copy, Debug)]
+        pub struct TextbookOnly;
+
+        impl Linking for TextbookOnly {
+            const PRODUCTS: bool = false;
+            const RULES: bool = false;
+        }
+
+        impl Parts for TextbookOnly {
+            $( type $p = Absent; )*
+            fn build_product(_: Algorithm, _: &RowSettings) -> Result<AnyLimiter<Self>, ConfigError> {
+                Err(ConfigError::ProductsNotBuilt)
+            }
+        }
+
+        /// Any row's per-key state, a variant per row, dispatched without a virtual call; `C`
+        /// says which product states can exist.
         #[derive(Clone, Debug)]
-        pub enum AnyLimiter {
+        pub enum AnyLimiter<C: Parts = Complete> {
             $( $t($tty), )*
-            $( #[cfg(feature = "products")] $p($pty), )*
+            $( $p(C::$p), )*
         }
 
         /// `$d l => textbook ; product`: the one dispatch over [`AnyLimiter`]'s variants, with
@@ -237,7 +276,7 @@ macro_rules! rows {
             ($d self_:expr, $d l:ident => $d textbook:expr ; $d product:expr) => {
                 match $d self_ {
                     $( AnyLimiter::$t($d l) => $d textbook, )*
-                    $( #[cfg(feature = "products")] AnyLimiter::$p($d l) => $d product, )*
+                    $( AnyLimiter::$p($d l) => $d product, )*
                 }
             };
             ($d self_:expr, $d l:ident => $d body:expr) => {
@@ -252,7 +291,6 @@ use crate::core::profiles::{
     cf_binding, dotnet, envoy, express_rate_limit, governor, guava, nginx, python_limits,
     redis_cell, upstash, x_time_rate,
 };
-#[cfg(feature = "products")]
 use crate::core::profiles::{
     cf_binding::CfRateLimitBinding,
     dotnet::DotnetLimiter,

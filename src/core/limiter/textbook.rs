@@ -4,9 +4,9 @@
 //! and what its `Retry-After` tells a client, the explanation beside the row, and the notes only
 //! these rows have (counting refused requests, a fixed window started at a key's first request).
 //! They are listed in `super::rows` with the products. Also here: what a product row answers in
-//! a build without the product profiles, where none runs.
+//! a program that does not link the products (`super::Parts`), where none runs.
 
-use super::{AnyLimiter, LeakDelay, Settings};
+use super::{LeakDelay, Settings};
 use crate::core::algorithms::fixed_window::Alignment;
 use crate::core::algorithms::{
     FixedWindow, Gcra, LeakyBucket, LeakyBucketConfig, SlidingCounter, SlidingLog, TokenBucket,
@@ -14,22 +14,20 @@ use crate::core::algorithms::{
 use crate::core::config::ConfigError;
 use crate::core::decision::Decision;
 use crate::core::http::{respond, retry_after_seconds, HttpResponse, Policy};
-#[cfg(feature = "products")]
 use crate::core::profiles::Hint;
 use crate::core::profiles::ProductReply;
 use crate::core::profiles::{explanation, Explanation, SnippetOf, Told};
-#[cfg(feature = "products")]
 use crate::core::time::Time;
 use crate::core::time::{format_seconds, Span};
 
-/// One textbook algorithm's row.
-pub struct TextbookRow {
+/// One textbook algorithm's row; `L` is its limiter's state.
+pub struct TextbookRow<L> {
     /// The name used in URLs (`algos=`) and in `data-testid="stats-<slug>"`.
     pub slug: &'static str,
     /// The name shown to a person.
     pub label: &'static str,
     /// A fresh limiter for one key, from the lab's settings.
-    pub build: fn(&Settings) -> Result<AnyLimiter, ConfigError>,
+    pub build: fn(&Settings) -> Result<L, ConfigError>,
     /// What the row's client receives: the lab's common derivation.
     pub response: fn(&Settings, &Decision) -> HttpResponse,
     /// What a refusal tells an obeying client, and the same in words.
@@ -87,15 +85,15 @@ fn rate(s: &Settings) -> String {
         .unwrap_or_default()
 }
 
-pub const FIXED_WINDOW: TextbookRow = TextbookRow {
+pub const FIXED_WINDOW: TextbookRow<FixedWindow> = TextbookRow {
     slug: "fixed",
     label: "Fixed window",
     build: |s| {
-        Ok(AnyLimiter::FixedWindow(FixedWindow::with_options(
+        Ok(FixedWindow::with_options(
             s.quota()?,
             s.fixed_align,
             s.count_refused,
-        )))
+        ))
     },
     response: common_response,
     told: retry_after_told,
@@ -124,15 +122,10 @@ pub const FIXED_WINDOW: TextbookRow = TextbookRow {
     draws_level: false,
 };
 
-pub const SLIDING_LOG: TextbookRow = TextbookRow {
+pub const SLIDING_LOG: TextbookRow<SlidingLog> = TextbookRow {
     slug: "sliding-log",
     label: "Sliding log",
-    build: |s| {
-        Ok(AnyLimiter::SlidingLog(SlidingLog::with_options(
-            s.quota()?,
-            s.count_refused,
-        )))
-    },
+    build: |s| Ok(SlidingLog::with_options(s.quota()?, s.count_refused)),
     response: common_response,
     told: retry_after_told,
     tells: TELLS,
@@ -149,15 +142,10 @@ pub const SLIDING_LOG: TextbookRow = TextbookRow {
     draws_level: true,
 };
 
-pub const SLIDING_COUNTER: TextbookRow = TextbookRow {
+pub const SLIDING_COUNTER: TextbookRow<SlidingCounter> = TextbookRow {
     slug: "sliding-counter",
     label: "Sliding-window counter",
-    build: |s| {
-        Ok(AnyLimiter::SlidingCounter(SlidingCounter::with_options(
-            s.quota()?,
-            s.count_refused,
-        )))
-    },
+    build: |s| Ok(SlidingCounter::with_options(s.quota()?, s.count_refused)),
     response: common_response,
     told: retry_after_told,
     tells: TELLS,
@@ -174,15 +162,12 @@ pub const SLIDING_COUNTER: TextbookRow = TextbookRow {
     draws_level: false,
 };
 
-pub const TOKEN_BUCKET: TextbookRow = TextbookRow {
+pub const TOKEN_BUCKET: TextbookRow<TokenBucket> = TextbookRow {
     slug: "token-bucket",
     label: "Token bucket",
     build: |s| {
         let quota = s.quota()?;
-        Ok(AnyLimiter::TokenBucket(TokenBucket::new(
-            s.bucket_capacity(),
-            s.refill_rate(quota),
-        )?))
+        TokenBucket::new(s.bucket_capacity(), s.refill_rate(quota))
     },
     response: common_response,
     told: retry_after_told,
@@ -204,15 +189,12 @@ pub const TOKEN_BUCKET: TextbookRow = TextbookRow {
     draws_level: true,
 };
 
-pub const GCRA: TextbookRow = TextbookRow {
+pub const GCRA: TextbookRow<Gcra> = TextbookRow {
     slug: "gcra",
     label: "GCRA",
     build: |s| {
         let quota = s.quota()?;
-        Ok(AnyLimiter::Gcra(Gcra::new(
-            s.refill_rate(quota),
-            s.gcra_burst(),
-        )?))
+        Gcra::new(s.refill_rate(quota), s.gcra_burst())
     },
     response: common_response,
     told: retry_after_told,
@@ -234,7 +216,7 @@ pub const GCRA: TextbookRow = TextbookRow {
     draws_level: false,
 };
 
-pub const LEAKY_BUCKET: TextbookRow = TextbookRow {
+pub const LEAKY_BUCKET: TextbookRow<LeakyBucket> = TextbookRow {
     slug: "leaky-bucket",
     label: "Leaky bucket (nginx)",
     build: |s| {
@@ -244,9 +226,11 @@ pub const LEAKY_BUCKET: TextbookRow = TextbookRow {
             LeakDelay::NoDelay => burst,
             LeakDelay::After(n) => n,
         };
-        Ok(AnyLimiter::LeakyBucket(LeakyBucket::new(
-            LeakyBucketConfig::new(quota.rate(), burst, delay)?,
-        )))
+        Ok(LeakyBucket::new(LeakyBucketConfig::new(
+            quota.rate(),
+            burst,
+            delay,
+        )?))
     },
     response: common_response,
     told: retry_after_told,
@@ -278,7 +262,6 @@ pub const LEAKY_BUCKET: TextbookRow = TextbookRow {
 };
 
 /// What a product row tells a refused client: its finer hint, or its response's `Retry-After`.
-#[cfg(feature = "products")]
 pub(super) fn product_told(
     hint: Hint,
     now: Time,
@@ -303,24 +286,17 @@ pub(super) fn header_told(response: &HttpResponse) -> Told {
     }
 }
 
-/// Without the product profiles no product row runs, so none answers; the lab's common
-/// derivation stands in.
-#[cfg(not(feature = "products"))]
-pub(super) fn not_built_response(
-    s: &Settings,
-    decision: &Decision,
-    _reply: &ProductReply,
-) -> HttpResponse {
+/// In a program that does not link the products (`super::Parts`) no product row runs, so none
+/// answers; the lab's common derivation stands in.
+pub(super) fn not_built_response(s: &Settings, decision: &Decision) -> HttpResponse {
     common_response(s, decision)
 }
 
-/// Without the product profiles a product row has no explanation beyond its outcome.
-#[cfg(not(feature = "products"))]
+/// Where the products are not linked, a product row has no explanation beyond its outcome.
 pub(super) fn not_built_explanation() -> Explanation {
     explanation(String::new(), "", "")
 }
 
-/// Without the product profiles no snippet is written.
-#[cfg(not(feature = "products"))]
+/// Where the products are not linked, no snippet is written.
 pub(super) const NOT_BUILT_SNIPPET: SnippetOf =
     SnippetOf::None("this build of the lab has no product profiles");

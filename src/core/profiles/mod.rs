@@ -92,6 +92,39 @@ pub trait Product: Limiter {
     }
 }
 
+/// A boxed product is the product (the rows whose state is large keep it boxed).
+impl<P: Product + ?Sized> Product for Box<P> {
+    #[inline]
+    fn decide_with_reply(&mut self, now: Time, cost: u64) -> (Decision, ProductReply) {
+        (**self).decide_with_reply(now, cost)
+    }
+
+    #[inline]
+    fn serve_key(&mut self, name: &str) {
+        (**self).serve_key(name)
+    }
+
+    #[inline]
+    fn shared_storage(&self) -> Option<python_limits::StorageTimer> {
+        (**self).shared_storage()
+    }
+
+    #[inline]
+    fn join_shared_storage(&mut self, storage: python_limits::StorageTimer) {
+        (**self).join_shared_storage(storage)
+    }
+
+    #[inline]
+    fn settle_decision(
+        &self,
+        decision: &mut Decision,
+        reply: Option<&mut ProductReply>,
+        settlement: Settlement,
+    ) {
+        (**self).settle_decision(decision, reply, settlement)
+    }
+}
+
 /// The lab's settings a product row reads: the limit and window every row follows, and the
 /// products' own fields (`core::limiter::Settings::row_settings`).
 #[derive(Clone, Copy, Debug)]

@@ -9,7 +9,7 @@ use crate::core::algorithms::fixed_window::Alignment;
 use crate::core::decision::Verdict;
 use crate::core::lab::LabRun;
 use crate::core::lab_state::LabState;
-use crate::core::limiter::{Algorithm, LeakDelay, Settings};
+use crate::core::limiter::{Algorithm, Complete, LeakDelay, Settings};
 use crate::core::run::{decision_and_cause_at, product_reply, AlgorithmRun};
 use crate::core::second_limit::{RefusedBy, SecondKey, Spend};
 use crate::core::time::{format_millis, format_seconds, Span, Time};
@@ -624,7 +624,9 @@ pub(super) fn gcra_remaining_reset(_: &LabState, run: &LabRun) -> Answer {
     let at = run.trace.requests()[index].at;
     let mut replies = Vec::new();
     if run.run(Algorithm::Gcra).is_some() {
-        if let Some((d, _, _)) = decision_and_cause_at(&run.trace, Algorithm::Gcra, s, index) {
+        if let Some((d, _, _)) =
+            decision_and_cause_at::<Complete>(&run.trace, Algorithm::Gcra, s, index)
+        {
             let t = match (d.verdict, d.retry_after) {
                 (Verdict::Rejected, Some(wait)) => crate::core::http::retry_after_seconds(wait),
                 _ => d.reset_after.ceil_secs(),
@@ -636,7 +638,7 @@ pub(super) fn gcra_remaining_reset(_: &LabState, run: &LabRun) -> Answer {
         }
     }
     if run.run(Algorithm::RedisCell).is_some() {
-        if let Some(reply) = product_reply(&run.trace, Algorithm::RedisCell, s, index) {
+        if let Some(reply) = product_reply::<Complete>(&run.trace, Algorithm::RedisCell, s, index) {
             replies.push(format!(
                 "redis-cell's CL.THROTTLE replied remaining {} and reset_after {}",
                 reply.get("remaining").unwrap_or("?"),
@@ -645,7 +647,7 @@ pub(super) fn gcra_remaining_reset(_: &LabState, run: &LabRun) -> Answer {
         }
     }
     if run.run(Algorithm::Governor).is_some() {
-        if let Some(reply) = product_reply(&run.trace, Algorithm::Governor, s, index) {
+        if let Some(reply) = product_reply::<Complete>(&run.trace, Algorithm::Governor, s, index) {
             let said = match (reply.get("remaining_burst_capacity"), reply.get("wait")) {
                 (Some(left), _) => format!("governor's remaining_burst_capacity is {left}"),
                 (None, Some(wait)) => format!("governor answered NotUntil, {wait} to wait"),
@@ -685,7 +687,9 @@ pub(super) fn gcra_remaining_reset(_: &LabState, run: &LabRun) -> Answer {
             .find(|&i| r.verdicts.get(i) == Some(Verdict::Rejected))
     });
     if let Some(i) = refused_before {
-        if let Some((d, _, _)) = decision_and_cause_at(&run.trace, Algorithm::Gcra, s, i) {
+        if let Some((d, _, _)) =
+            decision_and_cause_at::<Complete>(&run.trace, Algorithm::Gcra, s, i)
+        {
             if let Some(wait) = d.retry_after {
                 answer.say(
                     "A client waiting for the whole burst waits for reset; one that needs a single request waits far less: request {} was refused with Retry-After {}.",
@@ -757,7 +761,7 @@ pub(super) fn which_limit(_: &LabState, run: &LabRun) -> Answer {
         .take(20)
         .find(|&i| {
             matches!(
-                decision_and_cause_at(&run.trace, a, s, i),
+                decision_and_cause_at::<Complete>(&run.trace, a, s, i),
                 Some((_, _, Some(RefusedBy::Second)))
             )
         });

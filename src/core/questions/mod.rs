@@ -222,6 +222,35 @@ pub fn find(slug: &str) -> Option<&'static Question> {
     QUESTIONS.iter().find(|q| q.slug == slug)
 }
 
+/// What a link needs of a question (`core::url::question_link`): its slug and its view, without
+/// its answer, so that reading a link carries none of the answers' code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuestionLink {
+    pub slug: &'static str,
+    pub view: &'static str,
+}
+
+/// Every question's link, in the order of [`QUESTIONS`].
+pub static LINKS: [QuestionLink; QUESTIONS.len()] = links();
+
+const fn links() -> [QuestionLink; QUESTIONS.len()] {
+    let mut out = [QuestionLink { slug: "", view: "" }; QUESTIONS.len()];
+    let mut i = 0;
+    while i < QUESTIONS.len() {
+        out[i] = QuestionLink {
+            slug: QUESTIONS[i].slug,
+            view: QUESTIONS[i].view,
+        };
+        i += 1;
+    }
+    out
+}
+
+/// The link of the question called `slug`.
+pub fn link(slug: &str) -> Option<&'static QuestionLink> {
+    LINKS.iter().find(|q| q.slug == slug)
+}
+
 /// The topics some question concerns, in the filter's order.
 pub fn topics() -> Vec<Topic> {
     Topic::ALL

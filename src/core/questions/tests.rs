@@ -5,6 +5,7 @@
 use super::*;
 use crate::core::durable::Outcome;
 use crate::core::limiter::Algorithm;
+use crate::core::limiter::Complete;
 use crate::core::time::format_millis;
 use crate::core::url::parse_query;
 
@@ -284,9 +285,13 @@ fn gcra_remaining_reset_quotes_each_rows_reply_to_the_last_request_and_shows_it(
     );
     let (answer, run) = answer_of("q=gcra-remaining-reset&trace=0,0,0,9");
     let index = run.trace.len() - 1;
-    let (decision, _) =
-        crate::core::run::decision_at(&run.trace, Algorithm::Gcra, &run.settings, index)
-            .expect("a decision");
+    let (decision, _) = crate::core::run::decision_at::<Complete>(
+        &run.trace,
+        Algorithm::Gcra,
+        &run.settings,
+        index,
+    )
+    .expect("a decision");
     assert_eq!(decision.remaining, 4);
     assert!(
         answer.text().contains(&format!(

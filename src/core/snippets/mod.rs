@@ -16,7 +16,7 @@
 //! says how it differs from the lab's limit.
 
 use crate::core::durable::DurableParams;
-use crate::core::limiter::{Algorithm, Settings};
+use crate::core::limiter::{Algorithm, Complete, Settings};
 use crate::core::profiles::{SnippetOf, Written};
 use crate::core::run::{run_one, AlgorithmRun};
 use crate::core::time::format_seconds;
@@ -95,7 +95,7 @@ pub fn for_durable(durable: &DurableParams, settings: &Settings) -> Snippet {
 
 /// What the row's own snippet writer gives, or `None` for a row that has none.
 fn write(algorithm: Algorithm, s: &Settings) -> Option<Written> {
-    match algorithm.snippet() {
+    match algorithm.snippet::<Complete>() {
         SnippetOf::Written { write, .. } => Some(write(&s.row_settings())),
         SnippetOf::None(_) => None,
     }
@@ -103,7 +103,7 @@ fn write(algorithm: Algorithm, s: &Settings) -> Option<Written> {
 
 /// The file a row's snippet is offered as.
 pub fn file_name(algorithm: Algorithm) -> Option<&'static str> {
-    match algorithm.snippet() {
+    match algorithm.snippet::<Complete>() {
         SnippetOf::Written { file_name, .. } => Some(file_name),
         SnippetOf::None(_) => None,
     }
@@ -111,7 +111,7 @@ pub fn file_name(algorithm: Algorithm) -> Option<&'static str> {
 
 /// "On this trace that setting lets 12 of 40 through, at most 5 in any 10 s window."
 fn figures(trace: &Trace, algorithm: Algorithm, nearest: &Settings) -> String {
-    match run_one(trace, algorithm, nearest) {
+    match run_one::<Complete>(trace, algorithm, nearest) {
         Ok(run) => figures_of(&run, trace, nearest),
         Err(e) => format!("The lab cannot run that setting: {e}."),
     }

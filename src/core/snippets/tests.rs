@@ -102,7 +102,7 @@ fn the_nearest_settings_figures_are_those_of_the_row_when_the_row_already_runs_t
         (Algorithm::Nginx, lab(5, Span::from_secs(7))),
         (Algorithm::CfBinding, lab(3, Span::from_secs(15))),
     ] {
-        let row = run_one(&t, a, &s).expect("the row runs");
+        let row = run_one::<Complete>(&t, a, &s).expect("the row runs");
         let said = for_row(a, &s, &t, None)
             .and_then(|found| found.differences)
             .unwrap_or_default();

@@ -11,25 +11,23 @@
 //! the question's view, empty for a field back at its default, so the link stays short and reads
 //! back as the same view (a property test checks it).
 //!
-//! Only the complete module has the questions: web/loader.js sends every link with `q` there, and
-//! the first view's module reads no `q`.
+//! The link reads and writes only a question's slug and view (`questions::LINKS`), never its
+//! answer: the page's loader sends every link with `q` to the complete module, which answers.
 
-#[cfg(feature = "workbench")]
 use super::codec::{field_value, query_pairs};
 use crate::core::field::Field;
 use crate::core::lab_state::LabState;
 
-/// The field, in the complete module only.
-#[cfg(feature = "workbench")]
+/// The field.
 pub const FIELDS: &[Field<LabState>] = &[Field {
     name: "q",
-    read: |s, raw| match crate::core::questions::find(raw.trim()) {
+    read: |s, raw| match crate::core::questions::link(raw.trim()) {
         Some(question) => {
             s.question = Some(question.slug);
             Ok(())
         }
         None => {
-            let known: Vec<&str> = crate::core::questions::QUESTIONS
+            let known: Vec<&str> = crate::core::questions::LINKS
                 .iter()
                 .map(|q| q.slug)
                 .collect();
@@ -42,23 +40,18 @@ pub const FIELDS: &[Field<LabState>] = &[Field {
     write: |s| s.question.map(str::to_string),
 }];
 
-#[cfg(not(feature = "workbench"))]
-pub const FIELDS: &[Field<LabState>] = &[];
-
 /// The fields that together say what traffic the view runs.
-#[cfg(feature = "workbench")]
 const TRAFFIC: [&str; 3] = ["trace", "pattern", "compose"];
 
 /// For a link naming a known question: sets `state` to the question's view with the fields the
 /// link overrides taken out, and returns the link's pairs to read over it (without the empty
 /// ones that only took a question's field out). Any other link's pairs come back as they are.
-#[cfg(feature = "workbench")]
 pub(super) fn start_from_question(
     state: &mut LabState,
     pairs: Vec<(String, String)>,
 ) -> Vec<(String, String)> {
     let Some(question) =
-        field_value(&pairs, "q").and_then(|q| crate::core::questions::find(q.trim()))
+        field_value(&pairs, "q").and_then(|q| crate::core::questions::link(q.trim()))
     else {
         return pairs;
     };
@@ -86,24 +79,15 @@ pub(super) fn start_from_question(
         .collect()
 }
 
-#[cfg(not(feature = "workbench"))]
-pub(super) fn start_from_question(
-    _: &mut LabState,
-    pairs: Vec<(String, String)>,
-) -> Vec<(String, String)> {
-    pairs
-}
-
 /// With a question open, the pairs a link writes: `q`, then each field whose text differs from
 /// the question's view, in the table's order, empty for one the view sets and the state leaves
 /// at its default. The traffic's fields go as one, as they are read. Without a question, `pairs`
 /// as they are.
-#[cfg(feature = "workbench")]
 pub(super) fn relative_to_question(
     state: &LabState,
     pairs: Vec<(&'static str, String)>,
 ) -> Vec<(&'static str, String)> {
-    let Some(question) = state.question.and_then(crate::core::questions::find) else {
+    let Some(question) = state.question.and_then(crate::core::questions::link) else {
         return pairs;
     };
     let view = super::written_pairs(&super::parse_query(question.view).state);
@@ -128,15 +112,7 @@ pub(super) fn relative_to_question(
     out
 }
 
-#[cfg(not(feature = "workbench"))]
-pub(super) fn relative_to_question(
-    _: &LabState,
-    pairs: Vec<(&'static str, String)>,
-) -> Vec<(&'static str, String)> {
-    pairs
-}
-
-#[cfg(all(test, feature = "workbench"))]
+#[cfg(test)]
 mod tests {
     use super::super::{parse_query, to_query};
     use crate::core::questions::QUESTIONS;
