@@ -175,7 +175,7 @@ impl StreamRows {
             refusals,
             numbers: HashMap::new(),
             placement: settings.deployment.placement_of_no_keys::<Complete>(),
-            extra: ExtraColumns::of(settings),
+            extra: ExtraColumns::of::<Complete>(settings),
             requests: 0,
             held: VecDeque::new(),
             held_from: 0,
@@ -515,7 +515,7 @@ mod tests {
         let state = parse_query(query).state;
         let page = LabRun::compute(&state);
         let mut rows = StreamRows::new(&state.settings, &state.algorithms);
-        let mut csv = crate::core::export::csv_header(&state.settings);
+        let mut csv = crate::core::export::csv_header::<Complete>(&state.settings);
         csv.push('\n');
         for (index, request) in page.trace.requests().iter().enumerate() {
             let arrival = Arrival {

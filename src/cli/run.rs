@@ -205,7 +205,7 @@ fn csv(mut state: LabState, traffic: Option<&Path>, shard: Option<Shard>) -> Res
     }
     let mut text = String::with_capacity(CSV_CHUNK * 2);
     if shard.is_none_or(Shard::is_first) {
-        text.push_str(&csv_header(&state.settings));
+        text.push_str(&csv_header::<Complete>(&state.settings));
         text.push('\n');
     }
     let mut rows = StreamRows::new(&state.settings, &state.algorithms);

@@ -22,6 +22,7 @@ use super::http::HttpResponse;
 use super::job::{Job, Progress, Step};
 use super::lab::LabRun;
 use super::limiter::{Algorithm, Complete, Parts, Settings};
+use super::linking::Linking;
 use super::retries::{ClientLoop, Tried};
 use super::row_response::row_response;
 use super::run::{with_final_verdict, DecisionReplay};
@@ -31,8 +32,8 @@ use super::time::format_seconds;
 pub const CSV_HEADER: &str = "time_s,key,limiter,outcome,status,headers";
 
 /// The header line (without its line break) for a run under `settings`.
-pub fn csv_header(settings: &Settings) -> String {
-    format!("{CSV_HEADER}{}", ExtraColumns::of(settings).header())
+pub fn csv_header<C: Linking>(settings: &Settings) -> String {
+    format!("{CSV_HEADER}{}", ExtraColumns::of::<C>(settings).header())
 }
 
 /// The columns a run's settings add after `headers`.
@@ -44,11 +45,12 @@ pub struct ExtraColumns {
 }
 
 impl ExtraColumns {
-    pub fn of(settings: &Settings) -> ExtraColumns {
+    /// The columns the rules in force add, in a program that runs them (`Linking::RULES`).
+    pub fn of<C: Linking>(settings: &Settings) -> ExtraColumns {
         ExtraColumns {
-            copies: !settings.deployment.is_single(),
-            second_limit: settings.also.is_some(),
-            tries: settings.obeying_clients(),
+            copies: C::RULES && !settings.deployment.is_single(),
+            second_limit: C::RULES && settings.also.is_some(),
+            tries: C::RULES && settings.obeying_clients(),
         }
     }
 
@@ -163,7 +165,7 @@ impl<C: Parts> CsvWriter<C> {
             replays,
             clients,
             placement: run.settings.deployment.placement::<C>(&run.trace),
-            extra: ExtraColumns::of(&run.settings),
+            extra: ExtraColumns::of::<C>(&run.settings),
             started: false,
             next: 0,
             next_record: 0,
@@ -176,7 +178,7 @@ impl<C: Parts> CsvWriter<C> {
         let all = run.trace.requests();
         if !self.started {
             self.started = true;
-            out.push_str(&csv_header(&run.settings));
+            out.push_str(&csv_header::<C>(&run.settings));
             out.push('\n');
         }
         let requests = requests.max(1);

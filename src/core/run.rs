@@ -262,7 +262,7 @@ pub fn decision_and_cause_at<C: Parts>(
     {
         return shared_storage_decision_at::<C>(trace, algorithm, settings, index);
     }
-    if settings.also.is_some() {
+    if C::RULES && settings.also.is_some() {
         return combined_decision_at::<C>(trace, algorithm, settings, index);
     }
     let requests = trace.requests();

@@ -5,12 +5,12 @@ mod app;
 mod compose_panel;
 
 /// The parts of the core this module links (`core::limiter::Parts`), decided here with the
-/// module's Cargo features: the complete module links the products and the rules, the first
-/// view's and the Durable Object's modules neither. Every call into the core that builds a
-/// limiter names it.
-#[cfg(feature = "products")]
+/// module's Cargo features: the complete module (`products` and `workbench`) links the products
+/// and the rules, the first view's and the Durable Object's modules neither. Every call into the
+/// core that builds a limiter names it.
+#[cfg(all(feature = "products", feature = "workbench"))]
 pub(crate) type Linked = crate::core::limiter::Complete;
-#[cfg(not(feature = "products"))]
+#[cfg(not(all(feature = "products", feature = "workbench")))]
 pub(crate) type Linked = crate::core::limiter::TextbookOnly;
 
 mod controls;

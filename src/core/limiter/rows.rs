@@ -8,10 +8,14 @@
 //! [`Algorithm`] and `Algorithm::ALL`; every `Algorithm` method that reads a row's piece (one
 //! generated `match` that lists every row); the enum [`AnyLimiter`] of one key's state, a
 //! variant per row, unboxed for the textbook algorithms so that a run matches the algorithm once
-//! and decides with its inlined arithmetic; and `each!`, the one dispatch over its variants that
-//! `super` uses. Without the feature `products` (the page's first module) a product line keeps
-//! its names (slug, label, family, the sentences about it) and builds nothing: its limiter
-//! answers `ConfigError::ProductsNotBuilt` and none of its code is reachable.
+//! and decides with its inlined arithmetic; `each!`, the one dispatch over its variants that
+//! `super` uses; and the trait [`Parts`] with its two sets of parts, [`Complete`] and
+//! [`TextbookOnly`]. `AnyLimiter<C>` holds a product's state as `C`'s type for that row: the
+//! product's limiter in `Complete`, the uninhabited `Absent` in `TextbookOnly`, so that in a
+//! program built with `TextbookOnly` (the page's first module) the products' arms of every
+//! `match` are dropped when it is compiled, at no cost to the rows' speed where they are linked.
+//! There a product line keeps its names (slug, label, family, the sentences about it) and builds
+//! nothing: its limiter answers `ConfigError::ProductsNotBuilt`.
 //!
 //! The products' URL fields are joined here from the list too: each product's family names its
 //! field rows (`profiles::Family::fields`, in the product's `fields.rs`), and
