@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use ratelab::core::decision::Limiter;
 use ratelab::core::durable::{simulate, SimConfig, SimRequest, SimTraffic};
-use ratelab::core::limiter::{Algorithm, Settings};
+use ratelab::core::limiter::{Algorithm, Complete, Settings};
 use ratelab::core::region::Region;
 use ratelab::core::run::run_one;
 use ratelab::core::time::{Span, Time};
