@@ -24,8 +24,8 @@ pub enum ConfigError {
     TooLarge(&'static str),
     /// A value the product being profiled does not accept; the text says which and why.
     Unsupported(&'static str),
-    /// A product row asked of a build without the product profiles (the page's first module,
-    /// which hands such a view to the complete one).
+    /// A product row asked of a program that does not link the products (`limiter::Parts`: the
+    /// page's first module, which hands such a view to the complete one).
     ProductsNotBuilt,
 }
 

@@ -1,7 +1,9 @@
 //! The catalogue of rows: the lab's `Settings`, the list of rows (`rows`, one line per row, which
-//! makes `Algorithm` and `AnyLimiter`), the textbook algorithms' rows (`textbook`), and one key's
-//! state as [`AnyLimiter`], which a run keeps per slot (`LimiterSlots`) without boxing the six
-//! algorithms. Each product's row is described in its own module under `super::profiles`.
+//! makes `Algorithm`, `AnyLimiter` and the sets of parts a program links, [`Parts`]), the textbook
+//! algorithms' rows (`textbook`), and one key's state as [`AnyLimiter`], which a run keeps per slot
+//! (`LimiterSlots`) without boxing the six algorithms, and [`Absent`], a product's state where the
+//! products are not linked. Each product's row is described in its own module under
+//! `super::profiles`.
 
 mod rows;
 pub mod textbook;

@@ -14,8 +14,8 @@
 //! are the product's own behaviour. A descriptor is a struct of names and function pointers
 //! rather than a trait object: a row is data the core walks (`tests/product_rows.rs` checks every
 //! piece of every row), several rows share one limiter type (Upstash's three algorithms, .NET's
-//! three classes), and the first view's module, built without the product profiles, reads only a
-//! row's names from its `const`. The descriptor reads only this layer and those below it (the
+//! three classes), and a program that links only the textbook algorithms (`limiter::TextbookOnly`,
+//! the page's first module) reads only a row's names from its `const`. The descriptor reads only this layer and those below it (the
 //! lab's limit, window and product fields, as [`RowSettings`]), so the products stay below
 //! `core::limiter`, which holds the list. Its types, and [`ProductSettings`] (a part per family,
 //! each the family's own `Fields`), live in this file rather than a child module of their own so
