@@ -6,7 +6,9 @@
 use ratelab::core::config::ConfigError;
 use ratelab::core::export::decisions_csv;
 use ratelab::core::lab::LabRun;
-use ratelab::core::limiter::{Algorithm, Complete, Settings, TextbookOnly};
+use ratelab::core::limiter::{
+    Algorithm, Complete, Settings, TextbookAndDurableObject, TextbookOnly,
+};
 use ratelab::core::row_notes::row_notes;
 use ratelab::core::run::decision_at;
 use ratelab::core::url::parse_query;
@@ -24,7 +26,6 @@ fn without_the_products_every_textbook_view_runs_exactly_as_with_every_part() {
         "pattern=edge",
         "pattern=burst-trickle&limit=3&window=2",
         "algos=fixed,token-bucket,leaky-bucket&pattern=steady",
-        "do=1&pattern=edge",
     ] {
         let state = state(query);
         let first = LabRun::compute_with::<TextbookOnly>(&state);
@@ -119,4 +120,30 @@ fn without_the_rules_a_row_runs_as_one_copy_under_one_limit_with_no_notes() {
         decision_at::<Complete>(&plain.trace, Algorithm::FixedWindow, &plain.settings, 3)
             .map(|(d, _)| d.verdict)
     );
+}
+
+#[test]
+fn only_a_program_that_emulates_the_durable_object_runs_it() {
+    let state = state("do=1&pattern=edge");
+    let records = |run: &LabRun| {
+        run.durable
+            .as_ref()
+            .and_then(|d| d.as_ref().ok())
+            .map(|r| r.records.len())
+    };
+    let first = LabRun::compute_with::<TextbookOnly>(&state);
+    let durable = LabRun::compute_with::<TextbookAndDurableObject>(&state);
+    let complete = LabRun::compute_with::<Complete>(&state);
+    assert_eq!(records(&first), None);
+    assert_eq!(records(&durable), Some(10));
+    assert_eq!(records(&durable), records(&complete));
+    for (a, b) in durable.runs.iter().zip(&complete.runs) {
+        assert_eq!((a.allowed, a.rejected), (b.allowed, b.rejected));
+    }
+    assert_eq!(
+        decisions_csv::<TextbookAndDurableObject>(&durable),
+        decisions_csv::<Complete>(&complete)
+    );
+    assert!(!decisions_csv::<TextbookOnly>(&first).contains(",do,"));
+    assert!(decisions_csv::<Complete>(&complete).contains(",do,"));
 }

@@ -294,8 +294,10 @@ impl<C: Parts> Computation<C> {
 
     /// Starts the Durable Object's emulation and runs it for `budget` events; without one, works
     /// out the level strips instead.
+    /// A program that does not emulate the Durable Object (`Linking::DURABLE`) has none to start
+    /// (the page's first module hands a view with it to the Durable Object's).
     fn start_emulation(&mut self, budget: usize) -> Step {
-        if !self.durable.enabled {
+        if !(C::DURABLE && self.durable.enabled) {
             self.level_strips();
             return Step::Done;
         }

@@ -5,12 +5,18 @@ mod app;
 mod compose_panel;
 
 /// The parts of the core this module links (`core::limiter::Parts`), decided here with the
-/// module's Cargo features: the complete module (`products` and `workbench`) links the products
-/// and the rules, the first view's and the Durable Object's modules neither. Every call into the
+/// module's Cargo features: the complete module (`products` and `workbench`) links everything,
+/// the Durable Object's module (`durable`) the textbook algorithms and the Durable Object's
+/// emulation, and the first view's module the textbook algorithms alone. Every call into the
 /// core that builds a limiter names it.
 #[cfg(all(feature = "products", feature = "workbench"))]
 pub(crate) type Linked = crate::core::limiter::Complete;
-#[cfg(not(all(feature = "products", feature = "workbench")))]
+#[cfg(all(
+    not(all(feature = "products", feature = "workbench")),
+    feature = "durable"
+))]
+pub(crate) type Linked = crate::core::limiter::TextbookAndDurableObject;
+#[cfg(not(any(all(feature = "products", feature = "workbench"), feature = "durable")))]
 pub(crate) type Linked = crate::core::limiter::TextbookOnly;
 
 mod controls;

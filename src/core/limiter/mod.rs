@@ -10,7 +10,8 @@ pub mod textbook;
 
 use rows::each;
 pub use rows::{
-    field_text, without_field, Algorithm, AnyLimiter, Complete, Parts, TextbookOnly, PRODUCT_FIELDS,
+    field_text, without_field, Algorithm, AnyLimiter, Complete, Parts, TextbookAndDurableObject,
+    TextbookOnly, PRODUCT_FIELDS,
 };
 
 use std::fmt;

@@ -236,6 +236,7 @@ macro_rules! rows {
         impl Linking for Complete {
             const PRODUCTS: bool = true;
             const RULES: bool = true;
+            const DURABLE: bool = true;
         }
 
         impl Parts for Complete {
@@ -248,22 +249,40 @@ macro_rules! rows {
             }
         }
 
-        /// The six textbook algorithms alone, without the rules: a product row keeps its names
-        /// and URL fields and builds nothing (`ConfigError::ProductsNotBuilt`).
+        /// The six textbook algorithms alone, without the rules or the Durable Object: a product
+        /// row keeps its names and URL fields and builds nothing (`ConfigError::ProductsNotBuilt`).
         #[derive(Clone, Copy, Debug)]
         pub struct TextbookOnly;
 
         impl Linking for TextbookOnly {
             const PRODUCTS: bool = false;
             const RULES: bool = false;
+            const DURABLE: bool = false;
         }
 
-        impl Parts for TextbookOnly {
-            $( type $p = Absent; )*
-            fn build_product(_: Algorithm, _: &RowSettings) -> Result<AnyLimiter<Self>, ConfigError> {
-                Err(ConfigError::ProductsNotBuilt)
-            }
+        /// The six textbook algorithms and the Durable Object's emulation, without the products
+        /// or the rules.
+        #[derive(Clone, Copy, Debug)]
+        pub struct TextbookAndDurableObject;
+
+        impl Linking for TextbookAndDurableObject {
+            const PRODUCTS: bool = false;
+            const RULES: bool = false;
+            const DURABLE: bool = true;
         }
+
+        /// The parts without the products: every product row's state is [`Absent`].
+        macro_rules! without_products {
+            ($d($d parts:ty),*) => {$d(
+                impl Parts for $d parts {
+                    $( type $p = Absent; )*
+                    fn build_product(_: Algorithm, _: &RowSettings) -> Result<AnyLimiter<Self>, ConfigError> {
+                        Err(ConfigError::ProductsNotBuilt)
+                    }
+                }
+            )*};
+        }
+        without_products!(TextbookOnly, TextbookAndDurableObject);
 
         /// Any row's per-key state, a variant per row, dispatched without a virtual call; `C`
         /// says which product states can exist.
