@@ -10,7 +10,7 @@ import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
-/** The module the loader last brought (`html[data-module]`, web/loader.js). */
+/** The module running the page (`html[data-module]`, set once its start has run, web/loader.js). */
 async function runningModule(page) {
   return page.evaluate(() => document.documentElement.getAttribute('data-module'));
 }

@@ -60,7 +60,6 @@
   // one is (src/ui/module_swap.rs), and mounts itself.
   function load(kind) {
     running = kind;
-    document.documentElement.setAttribute("data-module", kind.toLowerCase());
     var js = FILES[kind][0], wasm = FILES[kind][1];
     // Asked for here rather than by wasm-bindgen's glue once that has arrived: the module is
     // most of what the page waits for, and its request leaves now, in parallel with the glue's.
@@ -72,6 +71,9 @@
     import(js).then(function (bindings) {
       return bindings.default({ module_or_path: moduleResponse }).then(function () {
         window.wasmBindings = bindings;
+        // Named once the module's start has run: until then the module before still runs the
+        // page, and what its page says (`body[data-complete]`) is not the new one's.
+        document.documentElement.setAttribute("data-module", kind.toLowerCase());
       });
     }, couldNotLoad);
   }
