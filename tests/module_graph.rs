@@ -1,7 +1,12 @@
-//! No import circles: no module of `src/` depends, through any chain of `use` lines and paths,
-//! on a module that depends back on it. A parent and its own children are one unit (a `mod.rs`
-//! re-exports what its files define), so edges between them do not count; test code does not
-//! count either. The source is read as text, so the browser-only `ui` is checked too.
+//! The shape of `src/`, read as text (so the browser-only `ui` is checked too):
+//! - no import circles: no module depends, through any chain of `use` lines and paths, on a
+//!   module that depends back on it. A parent and its own children are one unit (a `mod.rs`
+//!   re-exports what its files define), so edges between them do not count; test code does not
+//!   count either;
+//! - the layers: no top-level module uses one above it (the core nothing, the charts' geometry
+//!   only the core, ...: `LAYERS`);
+//! - the core and what builds on it name no Cargo feature: which parts a page module holds is
+//!   decided where the app is put together.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -242,4 +247,102 @@ fn the_circle_finder_sees_grouped_uses_and_inline_paths() {
             "crate::core::g::h"
         ]
     );
+}
+
+/// The layers, bottom up, each with the top-level modules it may use: the core uses none of the
+/// others, the charts' geometry only the core, the site's assembly and the command line what
+/// lies below them, and the page everything but the command line. A new top-level module is
+/// placed here, or the test names it.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("core", &[]),
+    ("layout", &["core"]),
+    ("site", &["core"]),
+    ("cli", &["core", "layout"]),
+    ("ui", &["core", "layout", "site"]),
+];
+
+#[test]
+fn no_arrow_runs_back_up_the_layers() {
+    let graph = dependencies();
+    let mut wrong = Vec::new();
+    for (from, to) in graph.iter().filter(|(from, _)| from.len() == 1) {
+        let name = from[0].as_str();
+        let Some((_, allowed)) = LAYERS.iter().find(|(layer, _)| *layer == name) else {
+            wrong.push(format!("{name} is in no layer"));
+            continue;
+        };
+        for used in to.iter().filter(|m| !allowed.contains(&m[0].as_str())) {
+            wrong.push(format!("{name} uses {}", used.join("::")));
+        }
+    }
+    assert!(
+        graph.keys().any(|m| m == &["layout".to_string()]),
+        "the top-level modules were read"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The parts of the program that compile one way whatever module of the page links them: a
+/// module's contents are chosen where the app is put together (`ui`, `main.rs`), by the parts it
+/// names (`core::limiter::Parts`), so `cargo test` runs the code every module ships.
+const COMPILED_ONE_WAY: &[&str] = &["core", "layout", "cli", "site.rs", "lib.rs"];
+
+#[test]
+fn the_core_and_what_builds_on_it_name_no_cargo_feature() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    for part in COMPILED_ONE_WAY {
+        let path = src.join(part);
+        match path.is_dir() {
+            true => rust_files(&path, &mut files),
+            false => files.push(path),
+        }
+    }
+    assert!(
+        files.len() > 50,
+        "the source tree was read: {} files",
+        files.len()
+    );
+    let mut named = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if names_a_feature(code) {
+                named.push(format!(
+                    "{}:{}: {}",
+                    file.display(),
+                    number + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "Cargo features named:\n{}",
+        named.join("\n")
+    );
+}
+
+/// Whether a line of code asks for a Cargo feature (`cfg(feature = ...)`, `cfg!(any(feature =
+/// ...))`, `cfg_attr(feature = ...)`).
+fn names_a_feature(code: &str) -> bool {
+    code.contains("cfg") && {
+        let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+        squeezed.contains("feature=\"")
+    }
+}
+
+#[test]
+fn the_feature_finder_sees_every_form() {
+    for line in [
+        "#[cfg(feature = \"products\")]",
+        "if cfg!(any(feature=\"durable\", test)) {",
+        "#[cfg_attr(not(feature = \"workbench\"), allow(dead_code))]",
+    ] {
+        assert!(names_a_feature(line), "{line}");
+    }
+    assert!(!names_a_feature("let feature = \"products\";"));
+    assert!(!names_a_feature("#[cfg(test)]"));
 }
