@@ -217,15 +217,15 @@ fn typed_into(field: &str) -> &'static str {
     }
 }
 
-/// Every declared control (`layout::controls`) is drawn once, in the complete module with the
+/// Every declared control (`core::url::controls`) is drawn once, in the complete module with the
 /// Durable Object lab, the tuning panel and obeying clients shown: one number box showing the
 /// text of the value in force, and, for a control with a slider, one slider at that value's
 /// position. A move of the slider and a text typed into the box each change the address bar's
 /// link as the declaration and the field's own reading say.
 #[wasm_bindgen_test]
 async fn every_declared_control_draws_one_slider_and_one_number_box_bound_to_its_link_field() {
+    use ratelab::core::url::controls::every_control;
     use ratelab::core::url::{parse_query, set_field, to_query};
-    use ratelab::layout::controls::every_control;
 
     const QUERY: &str = "pattern=steady&do=1&clients=obey";
     let page = mount_with_query(QUERY);

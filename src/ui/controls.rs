@@ -1,5 +1,5 @@
-//! Controls: traffic presets, the declared sliders and number boxes (`layout::controls`, each
-//! drawn by [`ControlRow`]), algorithm toggles, playback, "Send a request", the theme, and the
+//! Controls: traffic presets, the declared sliders and number boxes (`core::control`, each
+//! declared beside its link field and drawn by [`ControlRow`]), algorithm toggles, playback, "Send a request", the theme, and the
 //! share and embed links. Each change goes through `Lab::change`, so the URL always holds the
 //! state.
 
@@ -17,12 +17,13 @@ use crate::core::time::{Span, Time};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
 
 use super::state::Lab;
-use crate::layout::controls::{
-    NumberControl, SliderControl, GCRA, LEAKY_BUCKET, LIMIT, TOKEN_BUCKET, WINDOW,
+use crate::core::control::{NumberControl, SliderControl};
+use crate::core::url::fields::{
+    GCRA_CONTROLS, LEAKY_BUCKET_CONTROLS, LIMIT_CONTROL, TOKEN_BUCKET_CONTROLS, WINDOW_CONTROL,
 };
 use crate::layout::timeline::time_label;
 
-/// A declared control (`layout::controls`): its slider with the value in words, when it has
+/// A declared control (`core::control`): its slider with the value in words, when it has
 /// one, and its number box, side by side. A slider's move goes through `Lab::change` (the
 /// address bar is rewritten in place); the box's text through its link field's own reading.
 #[component]
@@ -424,8 +425,8 @@ pub fn Controls() -> impl IntoView {
                 </div>
             })}
 
-            {shows(Control::Limit).then(|| view! { <ControlRow control=&LIMIT/> })}
-            {shows(Control::Window).then(|| view! { <ControlRow control=&WINDOW/> })}
+            {shows(Control::Limit).then(|| view! { <ControlRow control=&LIMIT_CONTROL/> })}
+            {shows(Control::Window).then(|| view! { <ControlRow control=&WINDOW_CONTROL/> })}
 
             {shows(Control::Algos).then(|| view! {
                 <fieldset class="control-group algos">
@@ -476,15 +477,15 @@ fn TuningFields() -> impl IntoView {
         // and GCRA's emission rate both, as the core uses it.
         <fieldset class="product-fields" data-testid="tune-token-bucket">
             <legend>"Token bucket (its refill rate is GCRA's rate too)"</legend>
-            {rows(TOKEN_BUCKET)}
+            {rows(TOKEN_BUCKET_CONTROLS)}
         </fieldset>
         <fieldset class="product-fields" data-testid="tune-gcra">
             <legend>"GCRA"</legend>
-            {rows(GCRA)}
+            {rows(GCRA_CONTROLS)}
         </fieldset>
         <fieldset class="product-fields" data-testid="tune-leaky-bucket">
             <legend>"Leaky bucket"</legend>
-            {rows(LEAKY_BUCKET)}
+            {rows(LEAKY_BUCKET_CONTROLS)}
         </fieldset>
         {#[cfg(feature = "products")]
         {

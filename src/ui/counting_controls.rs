@@ -18,7 +18,7 @@ use crate::core::second_limit::{SecondKey, Spend};
 use crate::core::time::format_seconds;
 
 #[cfg(feature = "workbench")]
-use crate::layout::controls::{INSTANCES, RETRIES};
+use crate::core::url::fields::{INSTANCES_CONTROL, RETRIES_CONTROL};
 
 #[cfg(feature = "workbench")]
 use super::controls::NumberBox;
@@ -52,8 +52,8 @@ pub fn CountingControls() -> impl IntoView {
         <details class="control-group tuning" data-testid="counting-controls" open=asked>
             <summary>{SUMMARY}</summary>
             <div class="counting-row">
-                <span class="slider-label">{INSTANCES.label}</span>
-                <NumberBox control=&INSTANCES/>
+                <span class="slider-label">{INSTANCES_CONTROL.label}</span>
+                <NumberBox control=&INSTANCES_CONTROL/>
                 <label>"spread "
                     <select data-testid="spread" prop:value=move || deployment().spread.slug()
                         on:change=move |ev| lab.set_field("spread", &event_target_value(&ev))>
@@ -129,7 +129,7 @@ pub fn CountingControls() -> impl IntoView {
                     </select>
                 </label>
                 <Show when=move || state.with(|s| s.settings.clients.obey)>
-                    <NumberBox control=&RETRIES/>
+                    <NumberBox control=&RETRIES_CONTROL/>
                 </Show>
             </div>
             <p class="hint">"An obeying client waits what its row's refusal tells it (Retry-After, or the library's own finer hint) and tries again; each row then has traffic of its own, its retries drawn under its line."</p>

@@ -15,8 +15,8 @@ use crate::core::scenarios;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 
 use super::controls::{ControlRow, NumberBox};
+use crate::core::url::durable_fields::{CONTROLS, FAULT_CONTROLS};
 use crate::core::url::values::seconds_text;
-use crate::layout::controls::{DURABLE, FAULTS};
 use crate::layout::latency::{
     answer_text, chart_height, key_drag, key_step, latency_ceiling, nearest_answer, walk_answers,
     Axes, LatencyView, MarksFor, Walk,
@@ -166,7 +166,7 @@ pub fn DurableLab() -> impl IntoView {
                             {Region::ALL.into_iter().map(|r| view! { <option value=r.code() selected=home0 == r.code()>{r.name()}</option> }).collect_view()}
                         </select>
                     </label>
-                    {DURABLE.iter().map(|control| view! { <ControlRow control=control/> }).collect_view()}
+                    {CONTROLS.iter().map(|control| view! { <ControlRow control=control/> }).collect_view()}
                     <div class="lab-toggles">
                         <label>"Shard by "
                             <select data-testid="shard-by" prop:value=move || state.with(|s| s.durable.shard_by.slug()) on:change=move |ev| { let by = if event_target_value(&ev) == "request" { ShardBy::Request } else { ShardBy::Key }; lab.change(|s| s.durable.shard_by = by) }>
@@ -238,7 +238,7 @@ pub fn DurableLab() -> impl IntoView {
                     </div>
                     // The same, typed: for a keyboard, and for exact times.
                     <div class="outage-row">
-                        {FAULTS.iter().map(|control| view! { <NumberBox control=control/> }).collect_view()}
+                        {FAULT_CONTROLS.iter().map(|control| view! { <NumberBox control=control/> }).collect_view()}
                         <button data-testid="clear-outage" on:click=move |_| lab.change(|s| {
                             s.durable.outage = None;
                             s.durable.slow = None;

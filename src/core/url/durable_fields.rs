@@ -9,10 +9,12 @@ use super::values::{
     choice, flag, millis, millis_text, name_of, period, period_text, region, seconds_text,
     NOT_A_REGION,
 };
+use crate::core::control::scale::{span_at, span_position, LogScale};
+use crate::core::control::{scaled, NumberControl, SliderControl};
 use crate::core::durable::{DoCode, DurableParams, FailMode, Placement, ShardBy, Tier};
 use crate::core::field::Field;
 use crate::core::limiter::Algorithm;
-use crate::core::time::{parse_seconds, Span};
+use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_SEC};
 
 const FAIL_MODES: [(&str, FailMode); 2] = [("open", FailMode::Open), ("closed", FailMode::Closed)];
 const SHARD_BY: [(&str, ShardBy); 2] = [("key", ShardBy::Key), ("request", ShardBy::Request)];
@@ -30,12 +32,27 @@ const MAX_CLOSED_ROUTES: usize = 64;
 const MAX_ROUTE_CHARS: usize = 200;
 
 // What a link accepts for the object's timings, in microseconds, and its shard counts; the lab's
-// sliders span the same ranges (`layout::scale`).
+// sliders span the same ranges (their scales, below).
 pub const TIMEOUT_MICROS: RangeInclusive<u64> = 1_000..=60_000_000;
 pub const SERVICE_MICROS: RangeInclusive<u64> = 1..=10_000_000;
 pub const JITTER_MICROS: RangeInclusive<u64> = 0..=1_000_000;
 pub const EVICT_MICROS: RangeInclusive<u64> = 1_000..=86_400_000_000;
 pub const MAX_SHARDS: u32 = 64;
+
+/// The timeout slider, in seconds: 1 ms to a minute.
+pub const TIMEOUT_SCALE: LogScale =
+    LogScale::seconds_between(*TIMEOUT_MICROS.start(), *TIMEOUT_MICROS.end());
+/// The time per decision, in seconds: 1 µs to 10 s.
+pub const SERVICE_SCALE: LogScale =
+    LogScale::seconds_between(*SERVICE_MICROS.start(), *SERVICE_MICROS.end());
+/// The jitter per hop, in seconds: none, then 1 µs (the finest a link writes) to a second.
+pub const JITTER_SCALE: LogScale = LogScale::seconds_or_zero(*JITTER_MICROS.end());
+/// The idle time before an object is evicted, in seconds: 1 ms to a day.
+pub const EVICT_SCALE: LogScale =
+    LogScale::seconds_between(*EVICT_MICROS.start(), *EVICT_MICROS.end());
+
+/// The finest step of the object's timings in a link: three decimals of a millisecond.
+const MICROSECOND: Span = Span(1);
 
 fn defaults() -> DurableParams {
     DurableParams::default()
@@ -340,5 +357,122 @@ pub const FIELDS: &[Field<DurableParams>] = &[
             (d.placement != defaults().placement)
                 .then(|| name_of(&PLACEMENTS, d.placement).to_string())
         },
+    },
+];
+
+/// The Durable Object lab's timings and shards.
+pub const CONTROLS: &[NumberControl] = &[
+    NumberControl {
+        field: "timeout",
+        label: "Timeout, milliseconds",
+        unit: "ms",
+        text: |s| millis_text(s.durable.timeout),
+        slider: scaled(
+            "Timeout",
+            |s| span_position(&TIMEOUT_SCALE, s.durable.timeout),
+            |s| format!("{} ms", millis_text(s.durable.timeout)),
+            |s, p| s.durable.timeout = span_at(&TIMEOUT_SCALE, p, s.durable.timeout, MICROSECOND),
+        ),
+    },
+    NumberControl {
+        field: "service",
+        label: "Service time per decision, milliseconds",
+        unit: "ms",
+        text: |s| millis_text(s.durable.service),
+        slider: scaled(
+            "Service time per decision",
+            |s| span_position(&SERVICE_SCALE, s.durable.service),
+            |s| {
+                let at_best = MICROS_PER_SEC / s.durable.service.micros().max(1);
+                format!(
+                    "{} ms ({at_best} a second at best)",
+                    millis_text(s.durable.service)
+                )
+            },
+            |s, p| s.durable.service = span_at(&SERVICE_SCALE, p, s.durable.service, MICROSECOND),
+        ),
+    },
+    NumberControl {
+        field: "jitter",
+        label: "Network jitter per hop, milliseconds",
+        unit: "ms",
+        text: |s| millis_text(s.durable.jitter),
+        slider: scaled(
+            "Network jitter per hop",
+            |s| span_position(&JITTER_SCALE, s.durable.jitter),
+            |s| match s.durable.jitter {
+                Span(0) => "none".to_string(),
+                jitter => format!("up to {} ms", millis_text(jitter)),
+            },
+            |s, p| s.durable.jitter = span_at(&JITTER_SCALE, p, s.durable.jitter, MICROSECOND),
+        ),
+    },
+    NumberControl {
+        field: "evict",
+        label: "Evicted after idle, seconds",
+        unit: "s",
+        text: |s| format_seconds(s.durable.evict.micros()),
+        slider: scaled(
+            "Evicted after idle",
+            |s| span_position(&EVICT_SCALE, s.durable.evict),
+            |s| format!("{} s", format_seconds(s.durable.evict.micros())),
+            |s, p| {
+                let millisecond = Span::from_millis(1);
+                s.durable.evict = span_at(&EVICT_SCALE, p, s.durable.evict, millisecond)
+            },
+        ),
+    },
+    NumberControl {
+        field: "shards",
+        label: "Shards per key, or seed",
+        unit: "shards",
+        text: |s| {
+            s.durable
+                .shards
+                .map_or_else(|| "seed".to_string(), |n| n.to_string())
+        },
+        // Few enough for a linear scale: each shard count is a position, and 0 is the seed's rule.
+        slider: Some(SliderControl {
+            label: "Shards per key",
+            max: MAX_SHARDS as i64,
+            position: |s| s.durable.shards.map(i64::from).unwrap_or(0),
+            shown: |s| match s.durable.shards {
+                Some(n) => n.to_string(),
+                None => "the seed's rule by prefix (ip: 1, global: 16, others 4)".into(),
+            },
+            set: |s, p| s.durable.shards = shards_at(p),
+        }),
+    },
+];
+
+/// The shards a linear slider's position asks for: none (the seed's rule) at 0.
+fn shards_at(position: i64) -> Option<u32> {
+    let position = position.clamp(0, i64::from(MAX_SHARDS));
+    u32::try_from(position).ok().filter(|&n| n > 0)
+}
+
+/// The Durable Object's scheduled faults, typed (a box is empty when none is scheduled): for a
+/// keyboard, and for exact times (a drag across its chart sets them too).
+pub const FAULT_CONTROLS: &[NumberControl] = &[
+    NumberControl {
+        field: "outage",
+        label: "Outage, from and to in seconds",
+        unit: "s, outage (20-30)",
+        text: |s| s.durable.outage.map(period_text).unwrap_or_default(),
+        slider: None,
+    },
+    NumberControl {
+        field: "slow",
+        label: "Slow period, from and to in seconds",
+        unit: "s, slow (20-30)",
+        text: |s| s.durable.slow.map(period_text).unwrap_or_default(),
+        slider: None,
+    },
+    NumberControl {
+        field: "evict-at",
+        label: "Eviction, at seconds",
+        unit: "s, eviction",
+        text: |s| s.durable.evict_at.map(seconds_text).unwrap_or_default(),
+        slider: None,
     },
 ];

@@ -12,6 +12,11 @@ use crate::core::algorithms::fixed_window::Alignment;
 use crate::core::clients::{DEFAULT_RETRIES, MAX_RETRIES};
 use crate::core::compose::{parse_segments, segments_text};
 use crate::core::config::Rate;
+use crate::core::control::scale::{
+    count_at, leak_delay_at, leak_delay_position, limit_at, rate_at, rate_position, window_at,
+    COUNT_OR_ZERO_SCALE, COUNT_SCALE, LIMIT_SCALE, REFILL_SCALE, WINDOW_SCALE,
+};
+use crate::core::control::{scaled, NumberControl};
 use crate::core::deployment::{Spread, MAX_INSTANCES};
 use crate::core::durable::DurableParams;
 use crate::core::embed::{Control, MAX_CAPTION_CHARS};
@@ -22,7 +27,7 @@ use crate::core::lab_state::{
 use crate::core::limiter::{Algorithm, LeakDelay, Settings};
 use crate::core::second_limit::{SecondKey, SecondLimit, Spend};
 use crate::core::theme::Theme;
-use crate::core::time::{format_seconds, parse_seconds, Span, Time};
+use crate::core::time::{format_seconds, parse_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::Pattern;
 
 /// `limit` and `window`, the two numbers every row follows.
@@ -68,6 +73,38 @@ pub const LIMIT_AND_WINDOW: &[Field<Settings>] = &[
         },
     },
 ];
+
+/// `limit` and `window`'s box and slider each, at the top of the side column; an embed shows each
+/// when its `controls=` names it, so the page places each by its name.
+pub const LIMIT_AND_WINDOW_CONTROLS: &[NumberControl] = &[LIMIT_CONTROL, WINDOW_CONTROL];
+
+/// The limit every row follows.
+pub const LIMIT_CONTROL: NumberControl = NumberControl {
+    field: "limit",
+    label: "Limit, requests",
+    unit: "requests",
+    text: |s| s.settings.limit.to_string(),
+    slider: scaled(
+        "Limit",
+        |s| LIMIT_SCALE.position(s.settings.limit as f64),
+        |s| format!("{} requests", s.settings.limit),
+        |s, p| s.settings.limit = limit_at(p, s.settings.limit),
+    ),
+};
+
+/// The window every row follows.
+pub const WINDOW_CONTROL: NumberControl = NumberControl {
+    field: "window",
+    label: "Window, seconds",
+    unit: "s",
+    text: |s| format_seconds(s.settings.window.micros()),
+    slider: scaled(
+        "Window",
+        |s| WINDOW_SCALE.position(s.settings.window.micros() as f64 / MICROS_PER_SEC as f64),
+        |s| format!("{} s", format_seconds(s.settings.window.micros())),
+        |s, p| s.settings.window = window_at(p, s.settings.window),
+    ),
+};
 
 /// The most characters a caption takes in a link, escaped (`caption=`): with every other field at
 /// its longest, the link still fits `super::MAX_QUERY_CHARS`.
@@ -243,6 +280,109 @@ pub const TUNING: &[Field<Settings>] = &[
     },
 ];
 
+/// The token bucket's knobs in the tuning panel (its refill rate is GCRA's rate too).
+pub const TOKEN_BUCKET_CONTROLS: &[NumberControl] = &[
+    NumberControl {
+        field: "capacity",
+        label: "Bucket capacity, tokens",
+        unit: "tokens",
+        text: |s| s.settings.bucket_capacity().to_string(),
+        slider: scaled(
+            "Bucket capacity",
+            |s| COUNT_SCALE.position(s.settings.bucket_capacity() as f64),
+            |s| format!("{} tokens", s.settings.bucket_capacity()),
+            |s, p| {
+                s.settings.capacity = Some(count_at(&COUNT_SCALE, p, s.settings.bucket_capacity()))
+            },
+        ),
+    },
+    NumberControl {
+        field: "refill",
+        label: "Refill rate, tokens a second",
+        unit: "tokens/s",
+        text: |s| {
+            let rate = s.settings.quota().map(|q| s.settings.refill_rate(q));
+            rate.map(|r| r.per_second_text()).unwrap_or_default()
+        },
+        slider: scaled(
+            "Refill rate",
+            |s| {
+                let rate = s.settings.quota().map(|q| s.settings.refill_rate(q));
+                rate.map(|r| rate_position(&REFILL_SCALE, r)).unwrap_or(0)
+            },
+            |s| {
+                let rate = s.settings.quota().map(|q| s.settings.refill_rate(q));
+                rate.map(|r| format!("{} tokens/s", r.per_second_text()))
+                    .unwrap_or_default()
+            },
+            |s, p| {
+                if let Ok(q) = s.settings.quota() {
+                    s.settings.refill = Some(rate_at(&REFILL_SCALE, p, s.settings.refill_rate(q)));
+                }
+            },
+        ),
+    },
+];
+
+/// GCRA's knob in the tuning panel.
+pub const GCRA_CONTROLS: &[NumberControl] = &[NumberControl {
+    field: "burst",
+    label: "GCRA burst, requests",
+    unit: "requests",
+    text: |s| s.settings.gcra_burst().to_string(),
+    slider: scaled(
+        "GCRA burst",
+        |s| COUNT_SCALE.position(s.settings.gcra_burst() as f64),
+        |s| format!("{} requests", s.settings.gcra_burst()),
+        |s, p| s.settings.gcra_burst = Some(count_at(&COUNT_SCALE, p, s.settings.gcra_burst())),
+    ),
+}];
+
+/// The leaky bucket's knobs in the tuning panel.
+pub const LEAKY_BUCKET_CONTROLS: &[NumberControl] = &[
+    NumberControl {
+        field: "leak-burst",
+        label: "Leaky bucket burst, requests",
+        unit: "requests",
+        text: |s| s.settings.leak_burst().to_string(),
+        slider: scaled(
+            "Leaky bucket burst",
+            |s| COUNT_OR_ZERO_SCALE.position(s.settings.leak_burst() as f64),
+            |s| format!("{} requests ahead of the rate", s.settings.leak_burst()),
+            |s, p| {
+                let burst = count_at(&COUNT_OR_ZERO_SCALE, p, s.settings.leak_burst());
+                s.settings.leak_burst = Some(burst);
+                // The delay counts requests of the burst, so it can be no larger.
+                if let LeakDelay::After(d) = s.settings.leak_delay {
+                    s.settings.leak_delay = LeakDelay::After(d.min(burst))
+                }
+            },
+        ),
+    },
+    NumberControl {
+        field: "leak-delay",
+        label: "Leaky bucket: requests served at once, or nodelay",
+        unit: "requests",
+        text: |s| match s.settings.leak_delay {
+            LeakDelay::NoDelay => "nodelay".to_string(),
+            LeakDelay::After(d) => d.to_string(),
+        },
+        slider: scaled(
+            "Leaky bucket: served at once",
+            |s| leak_delay_position(s.settings.leak_delay, s.settings.leak_burst()),
+            |s| match s.settings.leak_delay {
+                LeakDelay::NoDelay => "all (nodelay)".to_string(),
+                LeakDelay::After(0) => "none: every excess request waits".to_string(),
+                LeakDelay::After(d) => format!("{d}, the rest wait"),
+            },
+            |s, p| {
+                let burst = s.settings.leak_burst();
+                s.settings.leak_delay = leak_delay_at(p, s.settings.leak_delay, burst)
+            },
+        ),
+    },
+];
+
 /// Two rules libraries differ on: where a fixed window starts, and whether the fixed window, the
 /// sliding log and the sliding-window counter count refused requests.
 pub const COUNTING: &[Field<Settings>] = &[
@@ -305,6 +445,15 @@ pub const DEPLOYMENT: &[Field<Settings>] = &[
     },
 ];
 
+/// Copies of each row.
+pub const INSTANCES_CONTROL: NumberControl = NumberControl {
+    field: "instances",
+    label: "Copies of each row",
+    unit: "copies, 1 to 64",
+    text: |s| s.settings.deployment.instances.to_string(),
+    slider: None,
+};
+
 /// Clients that wait as told and retry, and how many times. `retries` needs `clients=obey`,
 /// which is read before it.
 pub const CLIENTS: &[Field<Settings>] = &[
@@ -342,6 +491,20 @@ pub const CLIENTS: &[Field<Settings>] = &[
         },
     },
 ];
+
+/// The rules every row runs under that are numbers: copies of each row, and how many times an
+/// obeying client retries. Each sits in a row of its own among the section's menus, so the page
+/// places each by its name.
+pub const COUNTING_CONTROLS: &[NumberControl] = &[INSTANCES_CONTROL, RETRIES_CONTROL];
+
+/// How many times an obeying client retries: its box is shown only for clients that obey.
+pub const RETRIES_CONTROL: NumberControl = NumberControl {
+    field: "retries",
+    label: "Retries per client",
+    unit: "retries, 0 to 50",
+    text: |s| s.settings.clients.retries.to_string(),
+    slider: None,
+};
 
 /// A second limit on every row: its count and window, its key and how the two spend. `also-key`
 /// and `spend` need `also`, which is read before them.

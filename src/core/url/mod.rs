@@ -15,8 +15,11 @@
 //! - [`trace_list`]: the grammar of `trace=`, which the page's storage uses too, and [`kept`]:
 //!   writing a trace for the browser to keep, and reading it back, a slice at a time.
 //! - [`question_link`]: `q=`, a question's view with the link's fields read over it.
+//! - [`controls`]: the page's sliders and number boxes, each declared beside its field, listed by
+//!   the page's sections.
 
 pub mod codec;
+pub mod controls;
 pub mod durable_fields;
 pub mod fields;
 pub mod kept;

@@ -13,9 +13,6 @@ use crate::core::config::{Rate, MAX_COUNT};
 use crate::core::lab_state::{MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
 use crate::core::limiter::LeakDelay;
 use crate::core::time::{Span, MICROS_PER_SEC};
-use crate::core::url::durable_fields::{
-    EVICT_MICROS, JITTER_MICROS, SERVICE_MICROS, TIMEOUT_MICROS,
-};
 
 /// Positions on a slider, 0 to this.
 pub const SLIDER_STEPS: i64 = 1000;
@@ -50,29 +47,6 @@ pub const COUNT_OR_ZERO_SCALE: LogScale = LogScale::with_zero(1.0, MAX_LAB_LIMIT
 /// the largest count the algorithms take, a second.
 pub const REFILL_SCALE: LogScale = LogScale::new(1e-6, MAX_COUNT as f64);
 
-/// The object's timeout, in seconds: 1 ms to a minute.
-pub const TIMEOUT_SCALE: LogScale = seconds_between(*TIMEOUT_MICROS.start(), *TIMEOUT_MICROS.end());
-
-/// The object's time per decision, in seconds: 1 µs to 10 s.
-pub const SERVICE_SCALE: LogScale = seconds_between(*SERVICE_MICROS.start(), *SERVICE_MICROS.end());
-
-/// The jitter per hop, in seconds: none, then 1 µs (the finest a link writes) to a second.
-pub const JITTER_SCALE: LogScale = LogScale::with_zero(
-    SECONDS_PER_MICRO,
-    *JITTER_MICROS.end() as f64 * SECONDS_PER_MICRO,
-);
-
-/// The idle time before an object is evicted, in seconds: 1 ms to a day.
-pub const EVICT_SCALE: LogScale = seconds_between(*EVICT_MICROS.start(), *EVICT_MICROS.end());
-
-/// A scale in seconds over a range in microseconds.
-const fn seconds_between(min_micros: u64, max_micros: u64) -> LogScale {
-    LogScale::new(
-        min_micros as f64 * SECONDS_PER_MICRO,
-        max_micros as f64 * SECONDS_PER_MICRO,
-    )
-}
-
 impl LogScale {
     pub const fn new(min: f64, max: f64) -> LogScale {
         LogScale {
@@ -89,6 +63,20 @@ impl LogScale {
             max,
             zero: true,
         }
+    }
+
+    /// A scale in seconds over a range that a link gives in microseconds.
+    pub const fn seconds_between(min_micros: u64, max_micros: u64) -> LogScale {
+        LogScale::new(
+            min_micros as f64 * SECONDS_PER_MICRO,
+            max_micros as f64 * SECONDS_PER_MICRO,
+        )
+    }
+
+    /// A scale in seconds that may be zero: none, then a microsecond (the finest a link writes)
+    /// to `max_micros`.
+    pub const fn seconds_or_zero(max_micros: u64) -> LogScale {
+        LogScale::with_zero(SECONDS_PER_MICRO, max_micros as f64 * SECONDS_PER_MICRO)
     }
 
     /// The first position of the logarithmic part.
@@ -257,6 +245,9 @@ fn round_to_three_figures(micros: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::url::durable_fields::{
+        EVICT_SCALE, JITTER_MICROS, JITTER_SCALE, SERVICE_SCALE, TIMEOUT_MICROS, TIMEOUT_SCALE,
+    };
 
     #[test]
     fn both_ends_and_the_values_between_sit_on_the_scale() {
