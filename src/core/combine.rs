@@ -157,9 +157,10 @@ impl<C: Parts> SecondLimiters<C> {
         algorithm: Algorithm,
         settings: &Settings,
     ) -> Result<Option<SecondLimiters<C>>, ConfigError> {
-        // A program without the rules runs no second limit (the page's first module hands a view
-        // with one to the complete one before it is computed: `ui::state::Lab::show`).
-        let Some((second, also)) = settings.second().filter(|_| C::RULES) else {
+        let second = settings
+            .second()
+            .filter(|_| settings.rules_in::<C>().second_limit);
+        let Some((second, also)) = second else {
             return Ok(None);
         };
         let fresh = algorithm.build_with::<C>(&second)?;

@@ -47,10 +47,11 @@ pub struct ExtraColumns {
 impl ExtraColumns {
     /// The columns the rules in force add, in a program that runs them (`Linking::RULES`).
     pub fn of<C: Linking>(settings: &Settings) -> ExtraColumns {
+        let rules = settings.rules_in::<C>();
         ExtraColumns {
-            copies: C::RULES && !settings.deployment.is_single(),
-            second_limit: C::RULES && settings.also.is_some(),
-            tries: C::RULES && settings.obeying_clients(),
+            copies: rules.copies,
+            second_limit: rules.second_limit,
+            tries: rules.obeying_clients,
         }
     }
 
@@ -153,7 +154,7 @@ impl<C: Parts> CsvWriter<C> {
                 ))
             })
             .collect();
-        let clients = (C::RULES && run.settings.obeying_clients()).then(|| ObeyingRows {
+        let clients = (run.settings.rules_in::<C>().obeying_clients).then(|| ObeyingRows {
             row: 0,
             clients: run
                 .runs

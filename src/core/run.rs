@@ -247,7 +247,7 @@ pub fn decision_and_cause_at<C: Parts>(
     settings: &Settings,
     index: usize,
 ) -> Option<(Decision, Option<ProductReply>, Option<RefusedBy>)> {
-    if C::RULES && settings.obeying_clients() {
+    if settings.rules_in::<C>().obeying_clients {
         // The key's earlier clients retried, so its state depends on their retries too.
         let first = tries_of::<C>(trace, algorithm, settings, index)?
             .into_iter()
@@ -262,7 +262,7 @@ pub fn decision_and_cause_at<C: Parts>(
     {
         return shared_storage_decision_at::<C>(trace, algorithm, settings, index);
     }
-    if C::RULES && settings.also.is_some() {
+    if settings.rules_in::<C>().second_limit {
         return combined_decision_at::<C>(trace, algorithm, settings, index);
     }
     let requests = trace.requests();
@@ -457,7 +457,7 @@ impl<C: Parts> RunBuilder<C> {
     ) -> Result<RunBuilder<C>, ConfigError> {
         let limiters = PerKeyLimiters::new(trace, algorithm, settings)?;
         let late = limiters.limiters.fresh().settles_late();
-        let clients = if C::RULES && settings.obeying_clients() {
+        let clients = if settings.rules_in::<C>().obeying_clients {
             let clients = ClientLoop::verdicts(trace, algorithm, settings)?;
             Some(Box::new((clients, ClientsTally::default())))
         } else {

@@ -22,6 +22,7 @@ use super::clients::Clients;
 use super::config::{ConfigError, Quota, Rate};
 use super::decision::{Decision, Gauge, Limiter, Settlement, Verdict};
 use super::deployment::Deployment;
+use super::linking::Linking;
 use super::profiles::Product;
 use super::profiles::ProductReply;
 use super::profiles::ProductSettings;
@@ -130,6 +131,17 @@ impl Default for Settings {
     }
 }
 
+/// The rules that run on some settings in a program ([`Settings::rules_in`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RulesInForce {
+    /// More than one copy of each row.
+    pub copies: bool,
+    /// A second limit on every row.
+    pub second_limit: bool,
+    /// Refused clients wait as told and retry.
+    pub obeying_clients: bool,
+}
+
 impl Settings {
     /// What a product row reads of the settings: the limit, the window and the product fields.
     pub fn row_settings(&self) -> RowSettings<'_> {
@@ -172,9 +184,20 @@ impl Settings {
     }
 
     /// True when refused clients wait as told and retry (`super::retries`); a program runs them
-    /// only when it links the rules (`Parts::RULES`).
+    /// only when it links the rules ([`Self::rules_in`]).
     pub fn obeying_clients(&self) -> bool {
         self.clients.obey
+    }
+
+    /// The rules a program that links `C` runs on these settings: none where it links no rules.
+    /// (The page's first module hands a view with rules to the complete one before computing it:
+    /// `ui::state::Lab::show`.)
+    pub fn rules_in<C: Linking>(&self) -> RulesInForce {
+        RulesInForce {
+            copies: C::RULES && !self.deployment.is_single(),
+            second_limit: C::RULES && self.also.is_some(),
+            obeying_clients: C::RULES && self.clients.obey,
+        }
     }
 
     /// The settings of the second limit, if any: the same rules at its count and window, every
