@@ -172,3 +172,133 @@ test('the time axis writes every tick in one unit', async () => {
     await context.close();
   }
 });
+
+/** Every product the lab profiles, with the six algorithms: all twenty-three rows. */
+const EVERY_PRODUCT = `${EVERY_ROW.replace('&do=1', '')},${OTHER_PRODUCTS.replace('algos=fixed,', '')}`;
+
+/** Where the first timeline row lies on the page (CSS pixels from the page's top): its top and bottom. */
+async function firstRowOnPage(page) {
+  const layout = JSON.parse(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-layout'));
+  const canvasTop = await page.locator('[data-testid="timeline-canvas"]').evaluate((c) => c.getBoundingClientRect().top + window.scrollY);
+  const row = layout.rows[0];
+  return { top: canvasTop + row.top, bottom: canvasTop + row.top + row.height };
+}
+
+test('at 390 x 844 the timelines come first: the first row and its marks lie within the first screen, above every control', async () => {
+  const { page, problems, context } = await openPage(shared.browser, { width: 390, height: 844 });
+  try {
+    await gotoLab(page);
+    const row = await firstRowOnPage(page);
+    assert.ok(row.bottom <= 844, `the first row ends at ${row.bottom} px`);
+    const controlsTop = await page.locator('.controls').evaluate((c) => c.getBoundingClientRect().top + window.scrollY);
+    assert.ok(controlsTop > row.bottom, `the controls (at ${controlsTop} px) come after the first row (${row.bottom} px)`);
+    // The controls most used come right after the timelines, before the table and the rest.
+    const below = await page.evaluate(() => ['.timelines', '.controls', 'table.stats', '[data-testid="import-panel"]']
+      .map((s) => Math.round(document.querySelector(s).getBoundingClientRect().top)));
+    assert.deepEqual([...below].sort((a, b) => a - b), below, `in that order: ${below}`);
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/layout-phone-first-screen.png` });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('at 1280 x 900 every control of the side column comes into view while the first timeline row stays on screen', async () => {
+  const { page, problems, context } = await openPage(shared.browser, { width: 1280, height: 900 });
+  try {
+    await gotoLab(page, `${EVERY_PRODUCT}&pattern=edge&clients=obey`);
+    await page.evaluate(() => document.querySelectorAll('.side details').forEach((d) => { d.open = true; }));
+    await page.locator('[data-testid="retries-number"]').waitFor();
+    const controls = page.locator('.side :is(input, select, button, summary):visible');
+    const count = await controls.count();
+    assert.ok(count > 40, `the side column's controls were found: ${count}`);
+    const row = await firstRowOnPage(page);
+    const unseen = [];
+    for (let i = 0; i < count; i++) {
+      const where = await controls.nth(i).evaluate((control) => {
+        control.scrollIntoView({ block: 'nearest' });
+        const r = control.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, y: window.scrollY, name: control.getAttribute('data-testid') || control.id || control.textContent.trim().slice(0, 30) };
+      });
+      // A pixel's fraction either way: the browser scrolls to the nearest whole pixel.
+      const rowOnScreen = row.top - where.y >= -1 && row.bottom - where.y <= 901;
+      if (where.top < -1 || where.bottom > 901 || !rowOnScreen) unseen.push(JSON.stringify(where));
+    }
+    assert.deepEqual(unseen, []);
+    await page.screenshot({ path: `${SCREENSHOT_DIR}/layout-side-scrolled.png` });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+/**
+ * Text, fields and buttons that reach past the left or right edge of their card (the nearest
+ * box around them with a border and rounded corners), or a page wider than the screen. What sits
+ * in a box that scrolls sideways (the decision table, a config) is in view by scrolling it.
+ */
+const outsideTheirCard = (page) =>
+  page.evaluate(() => {
+    const FIELDS = ['INPUT', 'SELECT', 'BUTTON', 'TEXTAREA'];
+    const isCard = (el) => {
+      const style = getComputedStyle(el);
+      return !FIELDS.includes(el.tagName) && parseFloat(style.borderTopWidth) > 0 && parseFloat(style.borderTopLeftRadius) >= 6;
+    };
+    const scrollsSideways = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+    const out = [];
+    if (document.documentElement.scrollWidth > window.innerWidth + 1) {
+      out.push(`the page is ${document.documentElement.scrollWidth} px wide in ${window.innerWidth}`);
+    }
+    const parts = '.page :is(input, select, button, textarea, label, legend, summary, p, li, h2, h3, span, code, output)';
+    for (const el of document.querySelectorAll(parts)) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      let card = el.parentElement;
+      let scroller = false;
+      while (card && !isCard(card)) {
+        scroller ||= scrollsSideways(card);
+        card = card.parentElement;
+      }
+      if (!card || scroller) continue;
+      const c = card.getBoundingClientRect();
+      if (r.left < c.left - 1 || r.right > c.right + 1) {
+        const name = el.getAttribute('data-testid') || el.id || el.textContent.trim().slice(0, 40);
+        out.push(`${el.tagName.toLowerCase()} "${name}" at ${Math.round(r.left)}-${Math.round(r.right)} in ${card.className || card.tagName} at ${Math.round(c.left)}-${Math.round(c.right)}`);
+      }
+    }
+    return [...new Set(out)];
+  });
+
+for (const width of [320, 390, 768, 1280, 1920]) {
+  test(`at ${width} px, every section open and every product ticked, no text, select or field leaves its card, in both themes`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width, height: 900 });
+    try {
+      for (const theme of ['light', 'dark']) {
+        await gotoLab(page, `${EVERY_PRODUCT}&pattern=edge&clients=obey&instances=2&also=2/1&theme=${theme}`);
+        await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+        await page.locator('[data-testid="retries-number"]').waitFor();
+        await page.locator('[data-testid="import-panel"][open] [data-testid="import-text"]').waitFor();
+        assert.deepEqual(await outsideTheirCard(page), [], `${theme} theme`);
+        if (width === 1280) await page.locator('.side').screenshot({ path: `${SCREENSHOT_DIR}/layout-side-${theme}.png` });
+      }
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+for (const width of [761, 768, 900]) {
+  test(`at ${width} px, with copies and every product, the labels leave the plot its width and the timelines are drawn`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width, height: 900 });
+    try {
+      await gotoLab(page, `${EVERY_PRODUCT}&pattern=edge&instances=2`);
+      const plot = await page.locator('[data-testid="timeline-canvas"]').evaluate((c) => c.getBoundingClientRect().width);
+      assert.ok(plot >= 190, `the plot is ${plot} px wide`);
+      assert.equal(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-drawn'), 'true');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}

@@ -166,6 +166,8 @@ struct Carried {
     focus_top: Option<f64>,
     scroll_x: f64,
     scroll_y: f64,
+    /// How far the side column, which scrolls on its own beside the timelines, was scrolled.
+    side_scroll: f64,
     /// The page's height, held until the new page is built, so the scroll position stays.
     height: f64,
 }
@@ -219,11 +221,13 @@ fn where_the_person_is() -> Carried {
         .and_then(|d| d.document_element())
         .map(|root| f64::from(root.scroll_height()))
         .unwrap_or(0.0);
+    let side_scroll = side_column().map(|side| f64::from(side.scroll_top()));
     Carried {
         focus,
         focus_top,
         scroll_x: window.scroll_x().unwrap_or(0.0),
         scroll_y: window.scroll_y().unwrap_or(0.0),
+        side_scroll: side_scroll.unwrap_or(0.0),
         height,
     }
 }
@@ -242,6 +246,7 @@ fn to_js(carried: &Carried) -> JsValue {
     }
     set("x", JsValue::from_f64(carried.scroll_x));
     set("y", JsValue::from_f64(carried.scroll_y));
+    set("side", JsValue::from_f64(carried.side_scroll));
     set("height", JsValue::from_f64(carried.height));
     object.into()
 }
@@ -257,6 +262,7 @@ fn from_js(value: &JsValue) -> Carried {
         focus_top: get("top").and_then(|v| v.as_f64()),
         scroll_x: number("x"),
         scroll_y: number("y"),
+        side_scroll: number("side"),
         height: number("height"),
     }
 }
@@ -297,6 +303,10 @@ pub(crate) fn restore(whole: bool) {
         return;
     };
     window.scroll_to_with_x_and_y(carried.scroll_x, carried.scroll_y);
+    let side = side_column();
+    if let Some(side) = &side {
+        side.set_scroll_top(carried.side_scroll.round() as i32);
+    }
     if !whole {
         return;
     }
@@ -309,14 +319,32 @@ pub(crate) fn restore(whole: bool) {
         // Focusing may scroll the control into view: the person's position wins, and the control
         // goes back to where it was on screen.
         window.scroll_to_with_x_and_y(carried.scroll_x, carried.scroll_y);
+        if let Some(side) = &side {
+            side.set_scroll_top(carried.side_scroll.round() as i32);
+        }
         if let (Some(marked), Some(top)) = (marked, carried.focus_top) {
             let moved = marked.get_bounding_client_rect().top() - top;
-            window.scroll_by_with_x_and_y(0.0, moved);
+            // A control of the side column moves with the column's own scroll, where it has one.
+            match side.filter(|side| side.contains(Some(marked.as_ref())) && scrolls(side)) {
+                Some(side) => side.scroll_by_with_x_and_y(0.0, moved),
+                None => window.scroll_by_with_x_and_y(0.0, moved),
+            }
         }
     }
     if let Some(body) = document.body() {
         let _ = body.style().remove_property("min-height");
     }
+}
+
+/// The side column (`.side`), which scrolls on its own at desktop widths.
+fn side_column() -> Option<web_sys::Element> {
+    let document = web_sys::window()?.document()?;
+    document.query_selector(".side").ok().flatten()
+}
+
+/// Whether an element scrolls its own content (taller content than its box).
+fn scrolls(element: &web_sys::Element) -> bool {
+    element.scroll_height() > element.client_height()
 }
 
 /// The elements that take the focus, as a selector.
