@@ -34,22 +34,23 @@ test('the canvas shows a dot where a request was allowed and a cross where it wa
   assert.deepEqual(problems, []);
 });
 
-test('Rewind takes playback to the start: the marks and the busiest-window tint go, and come back together', async () => {
+test('Rewind takes playback to a second before the first request: the marks and the busiest-window tint go, and come back together', async () => {
   const { page, problems } = await openPage(shared.browser);
   await gotoLab(page, 'pattern=edge&theme=light&algos=fixed');
   const layout = await canvasLayout(page);
   const fixed = layout.rows.find((r) => r.id === 'fixed');
-  // Inside the fixed window's busiest window, (1.592 s, 11.592 s], away from any mark; and the
-  // row's plain background before it.
+  // Inside the fixed window's busiest window, (1.592 s, 11.592 s], away from any mark and after
+  // the window that ends at the rewound playhead (7 s); and the row's plain background before it.
   const y = fixed.top + 6;
-  // (6.3 s: between the grid lines, drawn every 5 s.)
-  const tintAt = () => pixel(page, xOf(layout, 6.3), y);
+  // (9.3 s: between the grid lines, drawn every 5 s.)
+  const tintAt = () => pixel(page, xOf(layout, 9.3), y);
   const plain = await pixel(page, xOf(layout, 0.5), y);
   const tinted = await tintAt();
   assert.notDeepEqual(tinted, plain, 'the whole timeline shows the tint');
   assert.equal(await page.locator('[data-testid="reset"]').innerText(), 'Rewind');
   await page.click('[data-testid="reset"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="playhead"]').innerText === 'at 0');
+  // The edge pattern's first request is at 8 s.
+  await page.waitForFunction(() => document.querySelector('[data-testid="playhead"]').innerText === 'at 7 s');
   await page.waitForTimeout(100);
   assert.deepEqual(await tintAt(), plain, 'rewound, no tint over marks not yet shown');
   assert.ok(!isGreen(await pixel(page, xOf(layout, 8.0), fixed.markY)), 'and no mark');
@@ -127,15 +128,42 @@ test('playback moves a playhead; step walks the requests; reset goes back', asyn
   await page.click('[data-testid="step"]');
   assert.match(await page.locator('[data-testid="inspector-title"]').innerText(), /Request 2 at 8.398 s/);
   await page.click('[data-testid="reset"]');
-  assert.equal(await page.locator('[data-testid="playhead"]').innerText(), 'at 0');
+  assert.equal(await page.locator('[data-testid="playhead"]').innerText(), 'at 7 s');
   await page.selectOption('[data-testid="speed"]', '1000'); // percent of real time: 10×
   await page.click('[data-testid="play"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="playhead"]').innerText !== 'at 0');
+  await page.waitForFunction(() => document.querySelector('[data-testid="playhead"]').innerText !== 'at 7 s');
   await page.waitForTimeout(400);
   await page.click('[data-testid="play"]'); // pause
   const at = await page.locator('[data-testid="playhead"]').innerText();
   await page.waitForTimeout(300);
   assert.equal(await page.locator('[data-testid="playhead"]').innerText(), at, 'paused means paused');
+  assert.deepEqual(problems, []);
+});
+
+test('Play starts a second before the first request, tells the time at the axis\'s precision, and keeps its width and its row', async () => {
+  const { page, problems } = await openPage(shared.browser);
+  await gotoLab(page, 'pattern=edge');
+  const buttons = () => page.evaluate(() => ['play', 'step', 'reset'].map((id) => {
+    const r = document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect();
+    return { id, top: Math.round(r.top), width: Math.round(r.width) };
+  }));
+  const paused = await buttons();
+  assert.equal(new Set(paused.map((b) => b.top)).size, 1, `one line: ${JSON.stringify(paused)}`);
+  // Whole timeline: Play starts at 7 s, a second before the edge pattern's first request (8 s).
+  await page.evaluate(() => {
+    const playhead = document.querySelector('[data-testid="playhead"]');
+    window.playheadSeen = [];
+    new MutationObserver(() => window.playheadSeen.push(playhead.innerText))
+      .observe(playhead, { childList: true, characterData: true, subtree: true });
+  });
+  await page.click('[data-testid="play"]');
+  await page.waitForFunction(() => window.playheadSeen.length > 0);
+  assert.equal(await page.evaluate(() => window.playheadSeen[0]), 'at 7 s');
+  assert.deepEqual(await buttons(), paused, 'playing, the buttons keep their widths and their line');
+  // Moving, the time has one decimal on an axis of whole seconds (ticks every 2 s at 1280 px).
+  await page.waitForFunction(() => /^at [0-9]+\.[1-9] s$/.test(document.querySelector('[data-testid="playhead"]').innerText));
+  await page.click('[data-testid="play"]'); // pause
+  assert.deepEqual(await buttons(), paused);
   assert.deepEqual(problems, []);
 });
 

@@ -39,7 +39,19 @@ const MAX_GAUGE_REQUESTS: usize = 20_000;
 /// Evenly spaced level samples across the time axis, besides those at requests.
 const GAUGE_SAMPLES: u64 = 400;
 
+/// How long playback shows before the first request: long enough to see the rows empty, short
+/// enough that nothing waits for the traffic.
+pub const PLAYBACK_LEAD: Span = Span::from_secs(1);
+
 impl LabRun {
+    /// Where playback starts, and Rewind goes back to: [`PLAYBACK_LEAD`] before the first request
+    /// (the start of the trace when that is sooner).
+    pub fn playback_start(&self) -> Time {
+        self.trace.requests().first().map_or(Time::ZERO, |first| {
+            Time(first.at.micros().saturating_sub(PLAYBACK_LEAD.micros()))
+        })
+    }
+
     /// The run of `state` in a program that links every part.
     pub fn compute(state: &LabState) -> LabRun {
         LabRun::compute_with::<Complete>(state)
@@ -510,6 +522,24 @@ mod tests {
     use super::*;
     use crate::core::job::tests::run_in_steps;
     use crate::core::traffic::Pattern;
+
+    #[test]
+    fn playback_starts_a_second_before_the_first_request_and_never_before_zero() {
+        // The edge pattern's first request is at 8 s.
+        let edge = LabRun::compute(&LabState {
+            pattern: Pattern::Edge,
+            ..LabState::default()
+        });
+        assert_eq!(edge.trace.requests()[0].at, Time::from_secs(8));
+        assert_eq!(edge.playback_start(), Time::from_secs(7));
+        // The steady pattern's is at 0 s.
+        let steady = LabRun::compute(&LabState {
+            pattern: Pattern::Steady,
+            ..LabState::default()
+        });
+        assert_eq!(steady.trace.requests()[0].at, Time::ZERO);
+        assert_eq!(steady.playback_start(), Time::ZERO);
+    }
 
     #[test]
     fn the_bucket_gauge_falls_with_each_request_and_refills_between() {

@@ -265,6 +265,11 @@ impl Layout {
         ticks_in(self.range, self.width)
     }
 
+    /// The time between two ticks of the axis, in microseconds.
+    pub fn tick_step(&self) -> u64 {
+        tick_step_in(self.range, self.width)
+    }
+
     /// The layout as JSON, published on the canvas for tests and tools that read its pixels.
     /// Every length is a whole number of CSS pixels (rows are whole, the width is measured).
     pub fn to_json(&self) -> String {
@@ -302,6 +307,16 @@ impl Layout {
 /// Tick times for the stretch `range` of the axis: the multiples, inside it, of a round step
 /// giving at most about one tick per 90 px (from a microsecond to whole minutes).
 pub fn ticks_in(range: Range, width: f64) -> Vec<Time> {
+    let step = tick_step_in(range, width);
+    let first = range.from.micros().div_ceil(step);
+    (first..=range.to.micros() / step)
+        .map(|i| Time(i * step))
+        .collect()
+}
+
+/// The time between two ticks of an axis over `range`, `width` pixels wide: the finest step of
+/// 1, 2 or 5 (or 15, 30 seconds, whole minutes) that leaves about 90 pixels between ticks.
+pub fn tick_step_in(range: Range, width: f64) -> u64 {
     const STEPS_US: [u64; 25] = [
         1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
         200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000, 15_000_000, 30_000_000,
@@ -318,10 +333,15 @@ pub fn ticks_in(range: Range, width: f64) -> Vec<Time> {
             step *= 2;
         }
     }
-    let first = range.from.micros().div_ceil(step);
-    (first..=range.to.micros() / step)
-        .map(|i| Time(i * step))
-        .collect()
+    step
+}
+
+/// The playhead's time while it moves, at the axis's precision: rounded down to a tenth of the
+/// axis's step (`tick_step_us`), so that it reads "at 2.6 s" on an axis of whole seconds rather
+/// than "at 2.615838 s".
+pub fn moving_playhead_label(t: Time, tick_step_us: u64) -> String {
+    let finest = (tick_step_us / 10).max(1);
+    time_label(Time(t.micros() / finest * finest))
 }
 
 /// Eight short arcs around (x, y), each a sixteenth of the circle with a gap as long after it:
@@ -774,6 +794,27 @@ mod tests {
         // Past the table's hour-long steps: whole minutes, doubled until few enough.
         let day = ticks(Time::from_secs(86_400), 900.0);
         assert!(day.len() <= 11 && day[1].micros().is_multiple_of(60_000_000));
+    }
+
+    #[test]
+    fn a_moving_playhead_reads_at_a_tenth_of_the_axis_step() {
+        let twenty_seconds = Range::whole(Time::from_secs(20));
+        let step = tick_step_in(twenty_seconds, 900.0);
+        assert_eq!(step, 2_000_000);
+        assert_eq!(moving_playhead_label(Time(2_615_838), step), "2.6 s");
+        assert_eq!(moving_playhead_label(Time(8_000_000), step), "8 s");
+        assert_eq!(moving_playhead_label(Time(150_000), step), "0");
+        assert_eq!(moving_playhead_label(Time(250_000), step), "200 ms");
+        // Zoomed to four seconds: half-second ticks, and the playhead in twentieths.
+        let zoomed = Range {
+            from: Time::from_secs(8),
+            to: Time::from_secs(12),
+        };
+        let step = tick_step_in(zoomed, 900.0);
+        assert_eq!(step, 500_000);
+        assert_eq!(moving_playhead_label(Time(8_615_838), step), "8.6 s");
+        // The finest axis keeps whole microseconds.
+        assert_eq!(moving_playhead_label(Time(7), 1), "0.007 ms");
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::core::control::{NumberControl, SliderControl};
 use crate::core::url::fields::{
     GCRA_CONTROLS, LEAKY_BUCKET_CONTROLS, LIMIT_CONTROL, TOKEN_BUCKET_CONTROLS, WINDOW_CONTROL,
 };
-use crate::layout::timeline::time_label;
+use crate::layout::timeline::{moving_playhead_label, time_label};
 
 /// A declared control (`core::control`): its slider with the value in words, when it has
 /// one, and its number box, side by side. A slider's move goes through `Lab::change` (the
@@ -143,10 +143,10 @@ pub fn play(lab: Lab) {
         lab.playback.playhead.set(None);
         return;
     }
-    let horizon = lab.run.with_untracked(|r| r.horizon);
+    let (horizon, start_of_story) = lab.run.with_untracked(|r| (r.horizon, r.playback_start()));
     let start = match lab.playback.playhead.get_untracked() {
         Some(t) if t < horizon => t,
-        _ => Time::ZERO,
+        _ => start_of_story,
     };
     lab.playback.playhead.set(Some(start));
     lab.playback.playing.set(true);
@@ -203,9 +203,11 @@ pub fn step(lab: Lab) {
     }
 }
 
+/// Takes playback back to where it starts: a second before the first request.
 pub fn reset(lab: Lab) {
     lab.playback.playing.set(false);
-    lab.playback.playhead.set(Some(Time::ZERO));
+    let start = lab.run.with_untracked(|r| r.playback_start());
+    lab.playback.playhead.set(Some(start));
     lab.focus.selected.set(None);
 }
 
@@ -386,7 +388,12 @@ pub fn Controls() -> impl IntoView {
                         aria-pressed=move || playing.get().to_string()
                         on:click=move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) }
                     >
-                        {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
+                        // Both words laid out in one cell, the one not in force hidden, so the
+                        // button keeps its width and the row its line.
+                        <span class="play-words">
+                            <span class:unshown=playing>"▶ Play"</span>
+                            <span class:unshown=move || !playing.get()>"❚❚ Pause"</span>
+                        </span>
                     </button>
                     <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>
                     <button data-testid="reset" title="Rewind playback to the start; the settings and the traffic stay" on:click=move |_| reset(lab)>"Rewind"</button>
@@ -399,7 +406,9 @@ pub fn Controls() -> impl IntoView {
                             }).collect_view()}
                         </select>
                     </label>
+                    // Moving, at the axis's precision; stopped (a step lands on a request), exact.
                     <span class="playhead-time" data-testid="playhead">{move || match lab.playback.playhead.get() {
+                        Some(t) if playing.get() => format!("at {}", moving_playhead_label(t, lab.playback.axis_step.get())),
                         Some(t) => format!("at {}", time_label(t)),
                         None => "whole timeline".to_string(),
                     }}</span>

@@ -53,6 +53,9 @@ pub struct Playback {
     pub playing: RwSignal<bool>,
     /// Simulated seconds per real second.
     pub speed: RwSignal<f64>,
+    /// The time between two ticks of the timelines' axis, in microseconds: the moving
+    /// playhead's time is written to a tenth of it.
+    pub axis_step: RwSignal<u64>,
 }
 
 /// What the person is looking at and acting on.
@@ -170,6 +173,7 @@ impl Lab {
                 playhead: RwSignal::new(None),
                 playing: RwSignal::new(false),
                 speed: RwSignal::new(1.0),
+                axis_step: RwSignal::new(1),
             },
             focus: Focus {
                 cursor: RwSignal::new(None),

@@ -123,6 +123,13 @@ pub fn Timelines() -> impl IntoView {
         lab.run
             .with(|run| Layout::viewed::<super::Linked>(run, width.get(), view, lanes))
     });
+    // The axis's step, for the playhead's time while it moves.
+    Effect::new(move |_| {
+        let step = layout.with(|l| l.tick_step());
+        if lab.playback.axis_step.get_untracked() != step {
+            lab.playback.axis_step.set(step);
+        }
+    });
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
     // (`columns_job`), and `columns_ready` redraws once it is done.
