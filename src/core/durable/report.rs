@@ -321,6 +321,26 @@ impl SimReport {
         }
     }
 
+    /// The 95th percentile of the answers the object gave in time (allowed, refused or delayed
+    /// by it, or answered in the Worker's location), leaving out the calls the Worker gave up on:
+    /// those each took the whole timeout, which says nothing of the distance.
+    pub fn p95_answered_in_time(&self) -> Span {
+        let mut latencies: Vec<u64> = self
+            .records
+            .iter()
+            .filter(|r| !matches!(r.outcome, Outcome::DegradedAllowed | Outcome::FailedClosed))
+            .map(|r| r.latency().micros())
+            .collect();
+        let [p95] = percentiles(&mut latencies, [95]);
+        p95
+    }
+
+    /// Calls the Worker gave up on (the object did not answer in time): let through degraded or
+    /// refused with 503, by the route's fail mode.
+    pub fn timed_out(&self) -> u64 {
+        self.count(Outcome::DegradedAllowed) + self.count(Outcome::FailedClosed)
+    }
+
     pub fn count(&self, outcome: Outcome) -> u64 {
         self.counts[Outcome::ALL.iter().position(|&o| o == outcome).unwrap_or(0)]
     }
