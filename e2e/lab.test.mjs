@@ -3,7 +3,7 @@
 // chart to schedule an outage. Screenshots of the lab at each scenario go to e2e/artifacts/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, doRowFigures, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
+import { useBrowser, doRowFigures, rowFigures, openPage, gotoLab, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -43,6 +43,9 @@ test('the lab offers every scenario, and each shows its lesson in its figures', 
   assert.ok(row.p95 >= 120, `p95 ${row.p95} ms`);
   assert.ok(row.degraded > 10000, `${row.degraded} degraded`);
   assert.match(text, /its queue reached \d{4,}/);
+  // Twice the allowed rate for six windows: a row that holds 20,000 a second refuses half.
+  assert.match(text, / 240000 requests for one key, at 2 times the allowed rate/);
+  assert.deepEqual(await rowFigures(page, 'fixed'), { allowed: 120000, rejected: 120000, maxInWindow: 20000 });
 
   ({ text, row } = await scenario(page, 'shard-by-key'));
   assert.equal(row.maxInWindow, 5, 'one tenant held to one shard: ceil(20 / 4) = 5 per window');

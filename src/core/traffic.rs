@@ -278,7 +278,8 @@ pub enum Pattern {
     Edge,
     /// One request a second for 60 s.
     Steady,
-    /// Twice the allowed rate, evenly spaced, for six windows.
+    /// Twice the allowed rate, evenly spaced, for six windows (at most [`MAX_DOUBLE_REQUESTS`]
+    /// requests: fewer windows for a limit above 20,000, and at least a whole one up to 120,000).
     Double,
     /// A burst of twice the limit, then a trickle at exactly the allowed rate.
     BurstTrickle,
@@ -301,6 +302,10 @@ pub enum Pattern {
 
 /// The longest key a request may name.
 pub const MAX_KEY_LEN: usize = 100;
+
+/// The most requests of the `double` pattern: twice a limit of 20,000 for six windows, so that the
+/// hot key of the Durable Object lab (20,000 a second) really comes at twice its rate.
+pub const MAX_DOUBLE_REQUESTS: u128 = 240_000;
 
 /// The most a request of a person's traffic may cost: as large as the largest limit the lab
 /// takes (`lab_state::MAX_LAB_LIMIT`).
@@ -456,7 +461,7 @@ impl Pattern {
             }
             Pattern::Steady => (0..60).map(|s| Time(s * MICROS_PER_SEC)).collect(),
             Pattern::Double => {
-                let count = (12 * n).min(20_000);
+                let count = (12 * l).min(MAX_DOUBLE_REQUESTS);
                 (0..u128::from(count))
                     .map(|i| at(w * i / (2 * l)))
                     .collect()
@@ -704,7 +709,7 @@ mod tests {
             Pattern::Double
                 .generate(1_000_000, Span::from_secs(1))
                 .len()
-                <= 20_000
+                <= 240_000
         );
         assert!(
             Pattern::BurstTrickle
@@ -712,6 +717,24 @@ mod tests {
                 .len()
                 <= 70_000
         );
+    }
+
+    #[test]
+    fn double_the_allowed_rate_is_twice_the_limit_in_every_whole_window_up_to_a_large_limit() {
+        for (limit, windows) in [(5, 6), (20_000, 6), (120_000, 1)] {
+            let window = Span::from_secs(1);
+            let trace = Pattern::Double.generate(limit, window);
+            for w in 0..windows {
+                let from = Time::from_secs(w);
+                let to = Time::from_secs(w + 1);
+                let inside = trace
+                    .requests()
+                    .iter()
+                    .filter(|r| r.at >= from && r.at < to)
+                    .count() as u64;
+                assert_eq!(inside, 2 * limit, "limit {limit}, window {w}");
+            }
+        }
     }
 
     #[test]
