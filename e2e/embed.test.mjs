@@ -93,13 +93,13 @@ test('the offered snippet opens the lab on a host that sends no CORS header, and
   }
 });
 
-test('without the script, the suggested height fits the content at desktop and phone widths', async () => {
+test('without the script, the suggested height fits the content at desktop and phone widths, an open question included', async () => {
   const long = 'A+caption+long+enough+to+wrap+'.repeat(6);
   for (const query of ['pattern=steady', 'pattern=several-keys&controls=preset,play,limit,window&caption=Three+keys', 'algos=fixed,gcra,nginx&do=1',
-    `controls=preset,play,send,limit,window,algos,tuning,theme&caption=${long}`, 'controls=']) {
+    `controls=preset,play,send,limit,window,algos,tuning,theme&caption=${long}`, 'controls=', 'q=window-edge', 'q=limiter-down']) {
     const snippet = (await offeredSnippet(query)).replace(/<script[^>]*><\/script>/, '');
     const suggested = Number(snippet.match(/height="(\d+)"/)[1]);
-    for (const width of [1280, 375]) {
+    for (const width of [1280, 390, 375]) {
       const { page, context, problems } = await docsPage(snippet, { width });
       try {
         const frame = await frameReady(page);

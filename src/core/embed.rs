@@ -134,17 +134,25 @@ fn control_px(control: Control, products_listed: bool) -> u32 {
 /// A caption's characters per line at phone width, and its line height.
 const CAPTION_CHARS_PER_LINE: usize = 34;
 const CAPTION_LINE_PX: u32 = 24;
+/// An open question's card at phone width: its characters (title and answer) per line, a line's
+/// height, and the card's own margins, padding and heading line.
+const QUESTION_CHARS_PER_LINE: usize = 40;
+const QUESTION_LINE_PX: u32 = 21;
+const QUESTION_CARD_PX: u32 = 60;
 
 /// A frame height that fits an embed whose timelines' rows (and the line of tools under them)
 /// are `timelines_px` tall (`layout::timeline::Layout::height_with_tools`), with `controls`
-/// (`products_listed`: the view has a product row, so the products' boxes are listed) and a
-/// caption of `caption_chars` characters, at desktop and phone widths: the snippet's `height`
-/// (embed.js then sets the exact height).
+/// (`products_listed`: the view has a product row, so the products' boxes are listed), a
+/// caption of `caption_chars` characters and an open question of `question_chars` (its title and
+/// answer; 0 for none), at desktop and phone widths: the snippet's `height` (embed.js then sets
+/// the exact height). It is the phone's need, where everything wraps most, so a desktop frame
+/// has room to spare and none is cut.
 pub fn suggested_height(
     timelines_px: f64,
     controls: &[Control],
     products_listed: bool,
     caption_chars: usize,
+    question_chars: usize,
 ) -> u32 {
     let controls: u32 = controls
         .iter()
@@ -152,7 +160,14 @@ pub fn suggested_height(
         .sum();
     let timelines = timelines_px.clamp(0.0, 10_000.0).ceil() as u32;
     let caption_lines = caption_chars.div_ceil(CAPTION_CHARS_PER_LINE).clamp(1, 10) as u32;
-    FRAME_PX + timelines + controls + CAPTION_LINE_PX * (caption_lines - 1)
+    let question = match question_chars {
+        0 => 0,
+        chars => {
+            let lines = chars.div_ceil(QUESTION_CHARS_PER_LINE).min(200) as u32;
+            QUESTION_CARD_PX + QUESTION_LINE_PX * lines
+        }
+    };
+    FRAME_PX + timelines + controls + CAPTION_LINE_PX * (caption_lines - 1) + question
 }
 
 /// The HTML a person pastes into their documentation to embed the view at `embed_url` (the lab's
@@ -187,48 +202,60 @@ mod tests {
 
     #[test]
     fn the_suggested_height_grows_with_rows_controls_and_a_long_caption() {
-        let base = suggested_height(420.0, &Control::DEFAULT, false, 0);
+        let base = suggested_height(420.0, &Control::DEFAULT, false, 0, 0);
         assert_eq!(base, FRAME_PX + 420 + 128);
         assert_eq!(
-            suggested_height(490.0, &Control::DEFAULT, false, 0),
+            suggested_height(490.0, &Control::DEFAULT, false, 0, 0),
             base + 70
         );
-        assert_eq!(suggested_height(419.5, &Control::DEFAULT, false, 0), base);
+        assert_eq!(
+            suggested_height(419.5, &Control::DEFAULT, false, 0, 0),
+            base
+        );
         // Every control: 391 px, and the algorithm boxes 50 px and 15 px a box, the products'
         // list's line as two; its seventeen boxes only when a product has a row.
         let algos = 50 + 15 * (Algorithm::CORE.len() as u32 + 2);
         assert_eq!(
-            suggested_height(420.0, &Control::ALL, false, 0),
+            suggested_height(420.0, &Control::ALL, false, 0, 0),
             base - 128 + 391 + algos
         );
         assert_eq!(
-            suggested_height(420.0, &Control::ALL, true, 0),
+            suggested_height(420.0, &Control::ALL, true, 0, 0),
             base - 128 + 391 + algos + 15 * 17
         );
         assert_eq!(
-            suggested_height(420.0, &Control::DEFAULT, true, 0),
+            suggested_height(420.0, &Control::DEFAULT, true, 0, 0),
             base,
             "the products' boxes count only where the algorithms' boxes are shown"
         );
-        assert_eq!(suggested_height(420.0, &[], false, 0), base - 128);
+        assert_eq!(suggested_height(420.0, &[], false, 0, 0), base - 128);
         assert_eq!(
-            suggested_height(420.0, &Control::DEFAULT, false, 34),
+            suggested_height(420.0, &Control::DEFAULT, false, 34, 0),
             base,
             "one line"
         );
         assert_eq!(
-            suggested_height(420.0, &Control::DEFAULT, false, 35),
+            suggested_height(420.0, &Control::DEFAULT, false, 35, 0),
             base + 24
         );
         assert_eq!(
-            suggested_height(420.0, &Control::DEFAULT, false, 200),
+            suggested_height(420.0, &Control::DEFAULT, false, 200, 0),
             base + 5 * 24
         );
         assert_eq!(
-            suggested_height(f64::INFINITY, &[], false, 0),
-            suggested_height(10_000.0, &[], false, 0)
+            suggested_height(f64::INFINITY, &[], false, 0, 0),
+            suggested_height(10_000.0, &[], false, 0, 0)
         );
-        assert_eq!(suggested_height(f64::NAN, &[], false, 0), FRAME_PX);
+        assert_eq!(suggested_height(f64::NAN, &[], false, 0, 0), FRAME_PX);
+        // An open question adds its card: its heading and padding, and a line per 40 characters.
+        assert_eq!(
+            suggested_height(420.0, &Control::DEFAULT, false, 0, 400),
+            base + QUESTION_CARD_PX + 10 * QUESTION_LINE_PX
+        );
+        assert_eq!(
+            suggested_height(420.0, &Control::DEFAULT, false, 0, 401),
+            base + QUESTION_CARD_PX + 11 * QUESTION_LINE_PX
+        );
     }
 
     #[test]

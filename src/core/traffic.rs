@@ -462,9 +462,7 @@ impl Pattern {
             Pattern::Steady => (0..60).map(|s| Time(s * MICROS_PER_SEC)).collect(),
             Pattern::Double => {
                 let count = (12 * l).min(MAX_DOUBLE_REQUESTS);
-                (0..u128::from(count))
-                    .map(|i| at(w * i / (2 * l)))
-                    .collect()
+                (0..count).map(|i| at(w * i / (2 * l))).collect()
             }
             Pattern::BurstTrickle => {
                 let burst = (2 * n).min(20_000);

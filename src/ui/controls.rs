@@ -558,7 +558,13 @@ pub fn ShareEmbed() -> impl IntoView {
         crate::core::embed::snippet(
             &embed_link(),
             &super::site_file("embed.js"),
-            crate::core::embed::suggested_height(timelines_px, &controls, products_listed, caption),
+            crate::core::embed::suggested_height(
+                timelines_px,
+                &controls,
+                products_listed,
+                caption,
+                super::questions::open_question_chars(lab),
+            ),
         )
     };
     // The first view's module brought this one in to draw the charts' picture: it

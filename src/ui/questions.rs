@@ -29,6 +29,18 @@ fn focus_id(id: &str) {
 }
 
 /// The open question and its answer, above the timelines.
+/// The characters of the open question's card, its title and its answer (0 when none is open):
+/// what an embed's suggested height makes room for (`core::embed::suggested_height`).
+pub fn open_question_chars(lab: Lab) -> usize {
+    let Some(question) = lab.state.with(|s| s.question).and_then(find) else {
+        return 0;
+    };
+    let answer = lab
+        .run
+        .with(|run| lab.state.with(|s| question.answer(s, run)));
+    question.title.chars().count() + answer.text().chars().count()
+}
+
 #[component]
 pub fn QuestionView() -> impl IntoView {
     let lab = expect_context::<Lab>();
