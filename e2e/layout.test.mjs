@@ -249,7 +249,7 @@ const outsideTheirCard = (page) =>
     if (document.documentElement.scrollWidth > window.innerWidth + 1) {
       out.push(`the page is ${document.documentElement.scrollWidth} px wide in ${window.innerWidth}`);
     }
-    const parts = '.page :is(input, select, button, textarea, label, legend, summary, p, li, h2, h3, span, code, output)';
+    const parts = '.page :is(input, select, button, textarea, label, legend, summary, p, li, h2, h3, span, code, output, pre)';
     for (const el of document.querySelectorAll(parts)) {
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) continue;
@@ -260,6 +260,11 @@ const outsideTheirCard = (page) =>
         card = card.parentElement;
       }
       if (!card || scroller) continue;
+      // Text running past its own box (a line too long to wrap), where the box does not scroll.
+      const style = getComputedStyle(el);
+      if (style.display !== 'inline' && style.overflowX === 'visible' && el.scrollWidth > el.clientWidth + 1) {
+        out.push(`${el.tagName.toLowerCase()} "${el.textContent.trim().slice(0, 40)}" holds ${el.scrollWidth} px of text in ${el.clientWidth}`);
+      }
       const c = card.getBoundingClientRect();
       if (r.left < c.left - 1 || r.right > c.right + 1) {
         const name = el.getAttribute('data-testid') || el.id || el.textContent.trim().slice(0, 40);
@@ -278,6 +283,7 @@ for (const width of [320, 390, 768, 1280, 1920]) {
         await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
         await page.locator('[data-testid="retries-number"]').waitFor();
         await page.locator('[data-testid="import-panel"][open] [data-testid="import-text"]').waitFor();
+        await page.locator('[data-testid="snippet-text-nginx"]').waitFor();
         assert.deepEqual(await outsideTheirCard(page), [], `${theme} theme`);
         if (width === 1280) await page.locator('.side').screenshot({ path: `${SCREENSHOT_DIR}/layout-side-${theme}.png` });
       }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { useBrowser, openPage, gotoLab, rowFigures } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, rowFigures, SCREENSHOT_DIR } from './helpers.mjs';
 
 const shared = useBrowser();
 
@@ -106,3 +106,35 @@ test('on the first view\'s module, the Durable Object\'s "Use these settings" op
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+for (const width of [1280, 390]) {
+  test(`at ${width} px the inspector leads to a row's "Use these settings", open across the whole width, every line of the config readable`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width, height: 900 });
+    try {
+      await gotoLab(page, 'algos=fixed,nginx,governor&limit=100&window=60');
+      await page.click('[data-testid="step"]'); // the first request, in the inspector
+      const link = page.locator('[data-testid="use-settings-nginx"]');
+      await link.waitFor();
+      assert.equal(await page.locator('[data-testid="use-settings-fixed"]').count(), 0, 'none for a row without a snippet');
+      await link.click();
+      await page.waitForSelector('[data-testid="snippet-text-nginx"]');
+      assert.equal(await page.locator('[data-testid="snippet-nginx"]').getAttribute('open'), '');
+      assert.equal(await page.evaluate(() => document.activeElement.closest('[data-testid]')?.getAttribute('data-testid')), 'snippet-nginx');
+      const where = await page.locator('[data-testid="snippet-nginx"]').evaluate((block) => {
+        const r = block.getBoundingClientRect();
+        const card = block.closest('.explain').getBoundingClientRect();
+        const grid = block.closest('.explain-grid').getBoundingClientRect();
+        const pre = block.querySelector('pre');
+        return { top: r.top, card: card.width, grid: grid.width, scroll: pre.scrollWidth, client: pre.clientWidth };
+      });
+      assert.ok(where.top >= 0 && where.top < 900, `on screen: ${where.top}`);
+      assert.ok(where.card >= where.grid - 1, `the card takes the whole row: ${where.card} of ${where.grid}`);
+      assert.ok(where.scroll <= where.client + 1, `no line cut off: ${where.scroll} in ${where.client}`);
+      assert.match(await text(page, 'nginx'), /rate=100r\/m/);
+      await page.locator('[data-testid="explain-nginx"]').screenshot({ path: `${SCREENSHOT_DIR}/snippet-nginx-${width}.png` });
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}

@@ -93,6 +93,13 @@ mod snippets {
     ) -> impl IntoView {
         view! { <super::workbench::InCompleteModule section="snippet-do" summary="Use these settings" class="snippet" testid="snippet-do"/> }
     }
+
+    /// The inspector offers no block here: a product row draws nothing in this module.
+    pub(crate) fn has_block(_: &str) -> bool {
+        false
+    }
+
+    pub(crate) fn open_block(_: &str) {}
 }
 mod scenarios;
 mod state;

@@ -37,6 +37,34 @@ pub(crate) fn for_row(_run: &LabRun, algorithm: Algorithm) -> Option<AnyView> {
     }))
 }
 
+/// Opens the "Use these settings" block of the row `id` (a product's slug, or `do`), brings it
+/// to the top of the screen and puts the focus on its heading: the inspector's way to it.
+pub(crate) fn open_block(id: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let selector = format!("[data-testid=\"snippet-{id}\"]");
+    let Some(block) = document.query_selector(&selector).ok().flatten() else {
+        return;
+    };
+    let _ = block.set_attribute("open", "");
+    block.scroll_into_view();
+    if let Some(summary) = block
+        .query_selector("summary")
+        .ok()
+        .flatten()
+        .and_then(|s| s.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = summary.focus();
+    }
+}
+
+/// Whether the row `id` has a "Use these settings" block (every product row and the Durable
+/// Object; none of the six algorithms).
+pub(crate) fn has_block(id: &str) -> bool {
+    id == "do" || Algorithm::from_slug(id).is_some_and(|a| snippets::file_name(a).is_some())
+}
+
 /// The block for the Durable Object's card, with the object's settings as the page holds them.
 pub(crate) fn for_durable(lab: &Lab, _run: &LabRun) -> Option<AnyView> {
     let lab = *lab;
@@ -98,9 +126,11 @@ fn body(snippet: Snippet) -> impl IntoView {
             <p class="snippet-differs" data-testid=format!("snippet-differs-{slug}")>{d}</p>
         })}
         // Styled through the CSSOM (the page's policy allows no style attribute), so the first
-        // view's stylesheet does not carry what only product rows use.
+        // view's stylesheet does not carry what only product rows use. Its lines wrap: every
+        // line readable in the card, without scrolling sideways (Copy and Download keep them).
         <pre class="snippet-text" tabindex="0" aria-label=format!("{file_name} for these settings")
-            style:overflow-x="auto" style:font-size="0.78rem" style:padding="0.4rem"
+            style:overflow-x="auto" style:white-space="pre-wrap" style:overflow-wrap="anywhere"
+            style:font-size="0.78rem" style:padding="0.4rem"
             style:background="var(--bg)"
             data-testid=format!("snippet-text-{slug}")>{text}</pre>
         <p class="snippet-actions">
