@@ -388,11 +388,12 @@ pub fn Controls() -> impl IntoView {
                         aria-pressed=move || playing.get().to_string()
                         on:click=move |_| if playing.get_untracked() { playing.set(false) } else { play(lab) }
                     >
-                        // Both words laid out in one cell, the one not in force hidden, so the
-                        // button keeps its width and the row its line.
+                        // Both words laid out in one cell, the one not in force hidden (by the
+                        // button's `aria-pressed`), so the button keeps its width and the row its
+                        // line.
                         <span class="play-words">
-                            <span class:unshown=playing>"▶ Play"</span>
-                            <span class:unshown=move || !playing.get()>"❚❚ Pause"</span>
+                            <span class="when-stopped">"▶ Play"</span>
+                            <span class="when-playing">"❚❚ Pause"</span>
                         </span>
                     </button>
                     <button data-testid="step" on:click=move |_| step(lab)>"Step"</button>

@@ -172,10 +172,7 @@ pub fn Inspector() -> impl IntoView {
                             <pre>{text}</pre>
                             {reply.map(|reply| view! { <pre class="reply" data-testid=format!("reply-{id}")>{reply}</pre> })}
                             {tries.map(|tries| view! { <p class="tries" data-testid=format!("tries-{id}")>{tries}</p> })}
-                            {super::snippets::has_block(id).then(|| view! {
-                                <button type="button" class="use-settings" data-testid=format!("use-settings-{id}")
-                                    on:click=move |_| super::snippets::open_block(id)>"Use these settings ↓"</button>
-                            })}
+                            {super::snippets::link_to_block(id)}
                         </div>
                     }.into_any()}).collect::<Vec<_>>()}
                 </div>

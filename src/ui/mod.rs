@@ -95,11 +95,7 @@ mod snippets {
     }
 
     /// The inspector offers no block here: a product row draws nothing in this module.
-    pub(crate) fn has_block(_: &str) -> bool {
-        false
-    }
-
-    pub(crate) fn open_block(_: &str) {}
+    pub(crate) fn link_to_block(_: &'static str) {}
 }
 mod scenarios;
 mod state;

@@ -37,9 +37,21 @@ pub(crate) fn for_row(_run: &LabRun, algorithm: Algorithm) -> Option<AnyView> {
     }))
 }
 
-/// Opens the "Use these settings" block of the row `id` (a product's slug, or `do`), brings it
-/// to the top of the screen and puts the focus on its heading: the inspector's way to it.
-pub(crate) fn open_block(id: &str) {
+/// The inspector's way to the "Use these settings" block of the row `id` (a product's slug, or
+/// `do`): a button that opens it, or nothing for a row without one (the six algorithms).
+pub(crate) fn link_to_block(id: &'static str) -> Option<AnyView> {
+    has_block(id).then(|| {
+        view! {
+            <button type="button" class="use-settings" data-testid=format!("use-settings-{id}")
+                on:click=move |_| open_block(id)>"Use these settings ↓"</button>
+        }
+        .into_any()
+    })
+}
+
+/// Opens the "Use these settings" block of the row `id`, brings it to the top of the screen and
+/// puts the focus on its heading.
+fn open_block(id: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
@@ -61,7 +73,7 @@ pub(crate) fn open_block(id: &str) {
 
 /// Whether the row `id` has a "Use these settings" block (every product row and the Durable
 /// Object; none of the six algorithms).
-pub(crate) fn has_block(id: &str) -> bool {
+fn has_block(id: &str) -> bool {
     id == "do" || Algorithm::from_slug(id).is_some_and(|a| snippets::file_name(a).is_some())
 }
 

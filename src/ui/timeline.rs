@@ -123,13 +123,6 @@ pub fn Timelines() -> impl IntoView {
         lab.run
             .with(|run| Layout::viewed::<super::Linked>(run, width.get(), view, lanes))
     });
-    // The axis's step, for the playhead's time while it moves.
-    Effect::new(move |_| {
-        let step = layout.with(|l| l.tick_step());
-        if lab.playback.axis_step.get_untracked() != step {
-            lab.playback.axis_step.set(step);
-        }
-    });
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
     // (`columns_job`), and `columns_ready` redraws once it is done.
@@ -148,6 +141,10 @@ pub fn Timelines() -> impl IntoView {
         let layout = layout.get();
         if width.get_untracked() <= 0.0 {
             return; // not laid out yet: `tracked_width` brings the width before the first paint
+        }
+        // The axis's step, for the playhead's time while it moves.
+        if lab.playback.axis_step.get_untracked() != layout.tick_step() {
+            lab.playback.axis_step.set(layout.tick_step());
         }
         let dark = lab.state.with(|s| dark_theme(s.theme));
         let dpr = super::device_pixel_ratio();
