@@ -57,7 +57,7 @@ async function checkShares(page, palette, what) {
     assert.equal(geometry.id, row.id);
     for (const [l, lane] of row.lanes.entries()) {
       const y = geometry.laneY[l];
-      const reach = row.lanes.length > 1 ? 9 : 25;
+      const reach = row.lanes.length > 1 ? 13 : 25;
       for (const [x0, x1, requests, refused] of lane.bars) {
         const area = await colourArea(page, [x0, x1, y - reach, y + reach], PALETTES[palette]);
         const drawn = area.allowed + area.refused + area.delayed + area.degraded;

@@ -138,3 +138,26 @@ for (const width of [1280, 390]) {
     }
   });
 }
+
+for (const width of [1280, 390]) {
+  test(`at ${width} px a product row's own label leads to its "Use these settings", open and focused`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width, height: 900 });
+    try {
+      await gotoLab(page, 'algos=fixed,nginx&limit=100&window=60');
+      assert.equal(await page.locator('[data-testid="row-config-fixed"]').count(), 0, 'none for a row without a snippet');
+      const link = page.locator('[data-testid="row-config-nginx"]');
+      assert.equal(await link.textContent(), 'nginx.conf ↓');
+      const box = await link.boundingBox();
+      const label = await page.locator('.row-label[data-row="nginx"]').boundingBox();
+      assert.ok(box && box.width > 0 && box.y >= label.y && box.y + box.height <= label.y + label.height + 1,
+        `inside the row's label: ${JSON.stringify(box)} in ${JSON.stringify(label)}`);
+      await link.click();
+      await page.waitForSelector('[data-testid="snippet-text-nginx"]');
+      assert.equal(await page.locator('[data-testid="snippet-nginx"]').getAttribute('open'), '');
+      assert.equal(await page.evaluate(() => document.activeElement.closest('[data-testid]')?.getAttribute('data-testid')), 'snippet-nginx');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}

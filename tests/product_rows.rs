@@ -78,7 +78,7 @@ fn every_product_has_a_family_with_fields_and_every_field_one_family() {
                 "{a}"
             );
             assert!(!family.fields.is_empty(), "{a} has no URL field");
-            for field in family.fields {
+            for field in family.fields.iter().map(|t| &t.field) {
                 assert!(
                     field.name.starts_with(family.prefix),
                     "{a}'s field {} does not start with {}",
@@ -217,5 +217,65 @@ fn a_textbook_row_answers_the_same_with_or_without_an_empty_reply() {
             a.response::<Complete>(&settings, &decision, &ProductReply::default()),
             ratelab::core::row_response::row_response::<Complete>(a, &settings, &decision, None)
         );
+    }
+}
+
+/// Every product parameter's box names it in the product's own words and shows the value in
+/// force; typing those values into the family's boxes (pinning every field) leaves every
+/// decision of the row as it was, so what the boxes show is what the row runs with, for several
+/// limits and windows. (The rates are ones a box can hold: Go's and Guava's take six decimals,
+/// and a rate such as 100 per 60 s is shown as the double the product runs with.)
+#[test]
+fn a_tuning_box_shows_the_value_its_row_runs_with() {
+    use ratelab::core::lab::LabRun;
+    use ratelab::core::url::parse_query;
+    let labs = [
+        "limit=5&window=10",
+        "limit=120&window=60",
+        "limit=6&window=1.5",
+    ];
+    for lab in labs {
+        for a in Algorithm::ALL {
+            let Some(family) = a.family() else { continue };
+            let plain = parse_query(&format!("{lab}&pattern=several-keys&algos={}", a.slug()));
+            let before = LabRun::compute(&plain.state);
+            let shown: Vec<(&str, String)> = family
+                .fields
+                .iter()
+                .map(|t| {
+                    (
+                        t.field.name,
+                        (t.in_force)(&plain.state.settings.row_settings()),
+                    )
+                })
+                .collect();
+            for (tunable, (name, value)) in family.fields.iter().zip(&shown) {
+                assert!(
+                    !tunable.label.trim().is_empty() && tunable.label != *name,
+                    "{name}: a person's name for it"
+                );
+                assert!(!value.is_empty(), "{lab}, {a}: {name} shows a value");
+            }
+            let pins: String = shown.iter().map(|(n, v)| format!("&{n}={v}")).collect();
+            let pinned = parse_query(&format!(
+                "{lab}&pattern=several-keys&algos={}{pins}",
+                a.slug()
+            ));
+            assert!(
+                pinned.notices.is_empty(),
+                "{lab}, {a}: {pins} is read as written: {:?}",
+                pinned.notices
+            );
+            let after = LabRun::compute(&pinned.state);
+            assert_eq!(
+                before.run(a).map(|r| &r.verdicts),
+                after.run(a).map(|r| &r.verdicts),
+                "{lab}, {a}: pinned to {pins}"
+            );
+            for (tunable, (name, value)) in family.fields.iter().zip(&shown) {
+                let now = (tunable.in_force)(&pinned.state.settings.row_settings());
+                assert_eq!(&now, value, "{lab}, {a}: {name} pinned");
+            }
+        }
     }
 }

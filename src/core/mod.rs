@@ -39,6 +39,7 @@ pub mod scenarios;
 pub mod second_limit;
 pub mod sha256;
 pub mod snippets;
+pub mod so_far;
 pub mod theme;
 pub mod time;
 pub mod traffic;

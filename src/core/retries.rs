@@ -337,6 +337,8 @@ pub struct RetryMark {
     pub number: u8,
     /// Let through (now or later), or refused.
     pub passed: bool,
+    /// Let through later: held back first.
+    pub delayed: bool,
     pub as_told: bool,
     /// The refusal it follows.
     pub after: Time,
@@ -379,6 +381,7 @@ impl ClientsTally {
                 client: attempt.client as u32,
                 number: u8::try_from(attempt.number).unwrap_or(u8::MAX),
                 passed: tried.verdict.passes(),
+                delayed: matches!(tried.verdict, Verdict::Delayed { .. }),
                 as_told: attempt.as_told,
                 after: attempt.after.unwrap_or(attempt.at),
                 at: attempt.at,

@@ -39,6 +39,9 @@ pub struct AlgorithmRun {
     pub max_window_end: Time,
     /// Which key had it.
     pub max_window_key: u32,
+    /// When the busiest window grew to each count, for what the row had done by a moment of
+    /// playback (`super::so_far`).
+    pub busiest_by: Steps,
     /// Per key, the times requests were served.
     pub served: ServedTimes,
     /// With clients that obey (`super::retries`): their retries and what came of them. The
@@ -141,6 +144,16 @@ impl Verdicts {
             }
             Verdict::Rejected => REJECTED,
         };
+    }
+
+    /// How many of the first `n` verdicts let the request through at once, delayed it, and
+    /// refused it.
+    pub fn counts_before(&self, n: usize) -> (u64, u64, u64) {
+        let mut counts = [0u64; 3];
+        for &kind in &self.kinds[..n.min(self.kinds.len())] {
+            counts[usize::from(kind.min(REJECTED))] += 1;
+        }
+        (counts[0], counts[1], counts[2])
     }
 
     /// Every verdict, in request order.
@@ -692,14 +705,8 @@ impl<C: Parts> RunBuilder<C> {
             }
         }
         let served = ServedTimes::group(self.limiters.keys(), &self.served);
-        let mut best = (0u64, Time::ZERO, 0u32);
-        for (key, times) in served.per_key().enumerate() {
-            let (count, end) = busiest_window(times, window);
-            if count > best.0 || (count == best.0 && count > 0 && end < best.1) {
-                best = (count, end, key as u32);
-            }
-        }
-        let (max_in_window, max_window_end, max_window_key) = best;
+        let (busiest_by, (max_in_window, max_window_end, max_window_key)) =
+            Steps::with_busiest(&served, window);
         let (allowed, delayed, rejected) = self.counts;
         AlgorithmRun {
             algorithm: self.algorithm,
@@ -711,9 +718,46 @@ impl<C: Parts> RunBuilder<C> {
             max_in_window,
             max_window_end,
             max_window_key,
+            busiest_by,
             served,
             clients,
         }
+    }
+}
+
+/// When a row's busiest window reached 1, 2, 3, ...: the `n`-th is the first moment any key had
+/// `n + 1` served inside one window. Each key's window gains one request at a time, so each key
+/// reaches every count below its busiest in turn, and the earliest of the keys' moments for each
+/// count make the row's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Steps(Vec<Time>);
+
+impl Steps {
+    /// The steps of every key's served times, and the busiest window itself: how many, when it
+    /// ends (the earliest such end) and which key had it (the first, between equals).
+    pub fn with_busiest(served: &ServedTimes, window: Span) -> (Steps, (u64, Time, u32)) {
+        let mut reached: Vec<Time> = Vec::new();
+        let mut best = (0u64, Time::ZERO, 0u32);
+        for (key, times) in served.per_key().enumerate() {
+            let mut own = (0u64, Time::ZERO);
+            for (at, count) in busiest_window_steps(times, window) {
+                match reached.get_mut((count - 1) as usize) {
+                    Some(earliest) => *earliest = (*earliest).min(at),
+                    None => reached.push(at),
+                }
+                own = (count, at);
+            }
+            let (count, end) = own;
+            if count > best.0 || (count == best.0 && count > 0 && end < best.1) {
+                best = (count, end, key as u32);
+            }
+        }
+        (Steps(reached), best)
+    }
+
+    /// The busiest window by `t` (its requests all served by then).
+    pub fn at(&self, t: Time) -> u64 {
+        self.0.partition_point(|&at| at <= t) as u64
     }
 }
 
@@ -721,8 +765,33 @@ impl<C: Parts> RunBuilder<C> {
 /// `end`. Half-open like the sliding log: a request exactly one window older has left it.
 pub fn busiest_window(times: &[Time], window: Span) -> (u64, Time) {
     let mut best = (0u64, Time::ZERO);
+    for (end, count) in window_counts(times, window) {
+        if count > best.0 {
+            best = (count, end);
+        }
+    }
+    best
+}
+
+/// Each time the busiest window of sorted `times` grew, and to what: 1, 2, 3, ... in turn (a
+/// window gains one request at a time), so the busiest window by any moment is the last step
+/// before it (`super::so_far`).
+pub fn busiest_window_steps(
+    times: &[Time],
+    window: Span,
+) -> impl Iterator<Item = (Time, u64)> + '_ {
+    let mut best = 0;
+    window_counts(times, window).filter(move |&(_, count)| {
+        let grew = count > best;
+        best = best.max(count);
+        grew
+    })
+}
+
+/// For each of sorted `times`, how many of them fall in the window that ends there.
+fn window_counts(times: &[Time], window: Span) -> impl Iterator<Item = (Time, u64)> + '_ {
     let mut first = 0usize;
-    for (last, &end) in times.iter().enumerate() {
+    times.iter().enumerate().map(move |(last, &end)| {
         while end
             .micros()
             .checked_sub(window.micros())
@@ -730,12 +799,8 @@ pub fn busiest_window(times: &[Time], window: Span) -> (u64, Time) {
         {
             first += 1;
         }
-        let count = (last - first + 1) as u64;
-        if count > best.0 {
-            best = (count, end);
-        }
-    }
-    best
+        (end, (last - first + 1) as u64)
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use crate::core::job::{Job, Progress, Step};
 use crate::core::lab::LabRun;
 use crate::core::lab_state::Lanes;
 use crate::core::limiter::{Algorithm, Parts, TextbookOnly};
+use crate::core::run::busiest_window;
 use crate::core::time::{format_seconds, Span, Time, MICROS_PER_SEC};
 use crate::core::traffic::{Request, Trace};
 
@@ -22,11 +23,11 @@ pub const ROW_H: f64 = 58.0;
 pub const GAUGE_H: f64 = 30.0;
 /// Mark radius in CSS pixels (a 9 px mark, above the 6 px minimum).
 pub const MARK_R: f64 = 4.5;
-/// A key's lane, when rows are split by key: a line for the key's name (12 px text), then the
-/// line its marks sit on.
+/// A key's lane, when rows are split by key: its marks' line in the middle, its key's name beside
+/// it in the labels' column (`ui::timeline`, `ui::export_png`).
 pub const LANE_H: f64 = 30.0;
-/// From a lane's top to its marks' line.
-const LANE_MARK_Y: f64 = 21.0;
+/// From a lane's top to its marks' line: the middle of the lane.
+pub const LANE_MARK_Y: f64 = LANE_H / 2.0;
 /// How far under a line of marks obeying clients' retries are drawn (`ui::draw_retries`); a
 /// key's lane is this much taller when clients obey, so its retries stay clear of the next lane.
 pub const RETRY_LANE: f64 = 15.0;
@@ -59,6 +60,9 @@ pub struct RowLayout {
     pub kind: RowKind,
     pub top: f64,
     pub height: f64,
+    /// Where its marks' part starts: its top, or under its label's band when labels sit above
+    /// the rows ([`Layout::with_labels_above`]).
+    pub body_top: f64,
     /// The height of the marks' part of the row (its lanes), above its level strip.
     pub body: f64,
     /// The line the marks sit on (the first lane's, when the row is split by key).
@@ -136,7 +140,13 @@ pub struct Layout {
     /// One key's lane's height, when the rows are split by key: `LANE_H`, and `RETRY_LANE` more
     /// when clients obey.
     pub lane_h: f64,
+    /// The band above each row for its label, when labels sit above the rows (a phone's width:
+    /// the plot then takes the whole width); 0 when they sit beside them.
+    pub label_band: f64,
 }
+
+/// The band above a row for its label on one line, when labels sit above the rows.
+pub const LABEL_BAND: f64 = 20.0;
 
 impl Layout {
     /// The whole trace, every row on one line.
@@ -175,6 +185,7 @@ impl Layout {
                 kind,
                 top,
                 height,
+                body_top: top,
                 body,
                 mark_y: top + first_mark,
                 gauge,
@@ -199,7 +210,30 @@ impl Layout {
             range: Range::fit(view, run.horizon),
             lanes,
             lane_h,
+            label_band: 0.0,
         }
+    }
+
+    /// The same rows with a band above each for its label ([`LABEL_BAND`]), for a screen too
+    /// narrow to give the labels a column of their own.
+    pub fn with_labels_above(mut self) -> Layout {
+        if self.label_band > 0.0 {
+            return self;
+        }
+        let band = LABEL_BAND;
+        for (i, row) in self.rows.iter_mut().enumerate() {
+            let shift = i as f64 * band;
+            row.top += shift;
+            row.body_top = row.top + band;
+            row.height += band;
+            row.mark_y += shift + band;
+            if let Some((top, _)) = &mut row.gauge {
+                *top += shift + band;
+            }
+        }
+        self.height += self.rows.len() as f64 * band;
+        self.label_band = band;
+        self
     }
 
     pub fn x(&self, t: Time) -> f64 {
@@ -215,7 +249,7 @@ impl Layout {
         row.mark_y + lane as f64 * self.lane_h
     }
 
-    /// The top of lane `lane` of `row`, where its key's name is written, when the rows are split.
+    /// The top of lane `lane` of `row`, when the rows are split.
     pub fn lane_top(&self, row: &RowLayout, lane: usize) -> f64 {
         self.mark_y(row, lane) - LANE_MARK_Y
     }
@@ -223,7 +257,9 @@ impl Layout {
     /// The lane at height `y` (a lane's strip reaches from its top to the next lane's).
     pub fn lane_at(&self, y: f64) -> usize {
         let row = self.rows.iter().find(|r| y < r.top + r.height);
-        let lane = row.map_or(0.0, |r| ((y - r.top - LANES_PAD) / self.lane_h).floor());
+        let lane = row.map_or(0.0, |r| {
+            ((y - r.body_top - LANES_PAD) / self.lane_h).floor()
+        });
         (lane.max(0.0) as usize).min(self.lanes.count() - 1)
     }
 
@@ -249,14 +285,14 @@ impl Layout {
     }
 
     /// How far a row's bars may grow from its line of marks, up and down (CSS pixels): nearly to
-    /// the row's edges, or, in a key's lane, to its name above and its lower edge; in a row whose
-    /// clients obey, short of their retries (`RETRY_LANE` under the line).
+    /// the row's edges, or to its lane's; in a row whose clients obey, short of their retries
+    /// (`RETRY_LANE` under the line).
     pub fn bar_reach(&self) -> f64 {
         let obeying = self.lane_h > LANE_H;
         match (self.lanes.count(), obeying) {
             (1, false) => ROW_H / 2.0 - 5.0,
             (1, true) => RETRY_LANE - 5.0,
-            _ => LANE_H - LANE_MARK_Y - 1.0,
+            _ => LANE_MARK_Y - 3.0,
         }
     }
 
@@ -282,9 +318,10 @@ impl Layout {
                     .map(|lane| int(self.mark_y(r, lane)).to_string())
                     .collect();
                 format!(
-                    "{{\"id\":\"{}\",\"top\":{},\"markY\":{},\"height\":{},\"laneY\":[{}]}}",
+                    "{{\"id\":\"{}\",\"top\":{},\"bodyTop\":{},\"markY\":{},\"height\":{},\"laneY\":[{}]}}",
                     r.kind.id(),
                     int(r.top),
+                    int(r.body_top),
                     int(r.mark_y),
                     int(r.height),
                     lanes.join(",")
@@ -302,6 +339,34 @@ impl Layout {
             rows.join(",")
         )
     }
+}
+
+/// When the rows are split by key, each lane's busiest window, row after row and lane after lane
+/// (as [`MarkColumns::tracks`]): how many the lane's busiest key had served inside one window,
+/// and when that window ends (the earliest, between equals); `None` for a lane with nothing
+/// served and for the Durable Object's row, which is not tinted. Each lane is tinted over its
+/// own (`ui::draw`), so one key's busiest window never spans the others' lanes.
+pub fn lane_busiest(run: &LabRun, layout: &Layout) -> Vec<Option<(u64, Time)>> {
+    let lanes = layout.lanes.count();
+    let mut all = Vec::with_capacity(layout.rows.len() * lanes);
+    for row in &layout.rows {
+        let mut busiest = vec![None::<(u64, Time)>; lanes];
+        let served = match row.kind {
+            RowKind::Algo(a) => run.run(a).map(|r| &r.served),
+            RowKind::Durable => None,
+        };
+        for (key, times) in served.into_iter().flat_map(|s| s.per_key().enumerate()) {
+            let (count, end) = busiest_window(times, run.settings.window);
+            let lane = &mut busiest[layout.lanes.lane(key as u32).min(lanes - 1)];
+            if count > 0
+                && lane.is_none_or(|(best, at)| count > best || (count == best && end < at))
+            {
+                *lane = Some((count, end));
+            }
+        }
+        all.extend(busiest);
+    }
+    all
 }
 
 /// Tick times for the stretch `range` of the axis: the multiples, inside it, of a round step
@@ -719,16 +784,24 @@ pub fn time_label(t: Time) -> String {
 }
 
 /// A row's line under its name: the promise it was set to keep (on each copy, for a row run as
-/// several), then what it did, so the busiest window never reads as the limit: "limit 5 per 10 s;
-/// busiest window 3".
-pub fn row_promise(limit: u64, window: Span, copies: u32, busiest: u64) -> String {
+/// several), with the row's own terms where it has them (`Algorithm::terms`: the leaky bucket's
+/// and nginx's `burst=`, so that two rows modelling one product say where they differ), then what
+/// it did, so the busiest window never reads as the limit: "limit 5 per 10 s; busiest window 3".
+pub fn row_promise(
+    limit: u64,
+    window: Span,
+    copies: u32,
+    terms: Option<&str>,
+    busiest: u64,
+) -> String {
     let window = format_seconds(window.micros());
     let each = if copies > 1 {
         format!(" on each of {copies} copies")
     } else {
         String::new()
     };
-    format!("limit {limit} per {window} s{each}; busiest window {busiest}")
+    let terms = terms.map(|t| format!(", {t}")).unwrap_or_default();
+    format!("limit {limit} per {window} s{each}{terms}; busiest window {busiest}")
 }
 
 /// The same in a few characters, for narrow screens: "busiest 3 / 5".
@@ -949,6 +1022,62 @@ mod tests {
     }
 
     #[test]
+    fn a_lanes_marks_sit_in_its_middle_and_its_tint_is_its_own_keys_busiest_window() {
+        let run = run("pattern=several-keys&algos=fixed,sliding-log&do=1");
+        let split = Layout::viewed::<Complete>(&run, 800.0, None, Lanes::Key);
+        for row in &split.rows {
+            for lane in 0..3 {
+                let top = split.lane_top(row, lane);
+                assert_eq!(split.mark_y(row, lane) - top, LANE_H / 2.0, "centred");
+                assert_eq!(split.lane_at(split.mark_y(row, lane)), lane);
+            }
+        }
+        let busiest = lane_busiest(&run, &split);
+        assert_eq!(busiest.len(), 3 * 3, "three rows of three lanes");
+        let fixed = run
+            .run(Algorithm::FixedWindow)
+            .expect("the fixed window ran");
+        let mut tints = Vec::new();
+        for (lane, key) in fixed.served.per_key().enumerate() {
+            let own = busiest_window(key, run.settings.window);
+            assert_eq!(busiest[lane], Some(own), "lane {lane}");
+            tints.push(own.0);
+        }
+        // Only the busiest key's lane holds the row's busiest window; the others hold their own.
+        assert_eq!(tints.iter().max(), Some(&fixed.max_in_window));
+        assert!(tints.iter().any(|&n| n < fixed.max_in_window), "{tints:?}");
+        // The Durable Object's row tints no lane; one line per row has no lanes to tint.
+        assert_eq!(busiest[2 * 3], None);
+        let one = Layout::new(&run, 800.0);
+        assert_eq!(lane_busiest(&run, &one).len(), 3, "a lane per row");
+    }
+
+    #[test]
+    fn labels_above_the_rows_give_each_row_a_band_and_move_nothing_within_it() {
+        let run = run("pattern=several-keys&algos=fixed,token-bucket&do=1");
+        for lanes in [Lanes::One, Lanes::Key] {
+            let beside = Layout::viewed::<Complete>(&run, 390.0, None, lanes);
+            let above = beside.clone().with_labels_above();
+            assert_eq!(above.height, beside.height + 3.0 * LABEL_BAND);
+            assert_eq!(above.clone().with_labels_above(), above, "once");
+            for (i, (b, a)) in beside.rows.iter().zip(&above.rows).enumerate() {
+                let shift = i as f64 * LABEL_BAND;
+                assert_eq!(a.top, b.top + shift);
+                assert_eq!(a.body_top, a.top + LABEL_BAND);
+                assert_eq!(a.height, b.height + LABEL_BAND);
+                assert_eq!(a.mark_y - a.body_top, b.mark_y - b.body_top);
+                assert_eq!(
+                    a.gauge.map(|(t, h)| (t - a.body_top, h)),
+                    b.gauge.map(|(t, h)| (t - b.body_top, h))
+                );
+                for lane in 0..above.lanes.count() {
+                    assert_eq!(above.lane_at(above.mark_y(a, lane)), lane);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn past_twelve_keys_the_busiest_eleven_have_lanes_and_the_rest_share_one() {
         // Key k sends k + 1 requests: k19 is the busiest, k0 the quietest.
         let trace: Vec<String> = (0..20)
@@ -1115,16 +1244,20 @@ mod tests {
         use super::{row_promise, row_promise_short};
         use crate::core::time::Span;
         assert_eq!(
-            row_promise(23, Span::from_secs(10), 1, 9),
+            row_promise(23, Span::from_secs(10), 1, None, 9),
             "limit 23 per 10 s; busiest window 9"
         );
         assert_eq!(
-            row_promise(5, Span::from_millis(2_500), 1, 10),
+            row_promise(5, Span::from_millis(2_500), 1, None, 10),
             "limit 5 per 2.5 s; busiest window 10"
         );
         assert_eq!(
-            row_promise(5, Span::from_secs(10), 2, 10),
+            row_promise(5, Span::from_secs(10), 2, None, 10),
             "limit 5 per 10 s on each of 2 copies; busiest window 10"
+        );
+        assert_eq!(
+            row_promise(100, Span::from_secs(60), 1, Some("burst=20 nodelay"), 42),
+            "limit 100 per 60 s, burst=20 nodelay; busiest window 42"
         );
         assert_eq!(row_promise_short(5, 3), "busiest 3 / 5");
     }

@@ -11,7 +11,7 @@ use crate::core::limiter::Algorithm;
 #[cfg(feature = "products")]
 use crate::core::limiter::{field_text, without_field};
 #[cfg(feature = "products")]
-use crate::core::profiles::Family;
+use crate::core::profiles::{Family, Tunable};
 use crate::core::theme::Theme;
 use crate::core::time::{Span, Time};
 use crate::core::traffic::{Pattern, Point, DEFAULT_KEY};
@@ -84,21 +84,32 @@ pub fn NumberBox(control: &'static NumberControl) -> impl IntoView {
     }
 }
 
-/// One product parameter, typed as the link writes it (`nginx-rate` takes `10r/s`): set when the
-/// person leaves the box or presses Enter, with the link's own checks and messages; emptied, the
-/// parameter follows the lab's limit and window again.
+/// One product parameter under its product's own name for it, typed as the link writes it
+/// (`nginx-rate` takes `10r/s`): set when the person leaves the box or presses Enter, with the
+/// link's own checks and messages; emptied, the parameter follows the lab's limit and window
+/// again. Beside the box, the value the product runs with, and whether it follows the lab.
 #[cfg(feature = "products")]
 #[component]
-fn ProductField(field: &'static str) -> impl IntoView {
+fn ProductField(tunable: &'static Tunable) -> impl IntoView {
     let lab = expect_context::<Lab>();
+    let field = tunable.field.name;
     let value = move || {
         lab.state
             .with(|s| field_text(&s.settings.products, field))
             .unwrap_or_default()
     };
+    let in_force = move || {
+        lab.state.with(|s| {
+            let value = (tunable.in_force)(&s.settings.row_settings());
+            match field_text(&s.settings.products, field) {
+                Some(_) => format!("in force: {value}"),
+                None => format!("in force: {value}, following the lab"),
+            }
+        })
+    };
     view! {
         <label class="number-field product-field">
-            <span class="product-field-name">{field}</span>
+            <span class="product-field-name">{tunable.label}</span>
             <input type="text" data-testid=format!("{field}-input") placeholder="follows the lab"
                 prop:value=value on:change=move |ev| {
                     let text = event_target_value(&ev);
@@ -108,6 +119,7 @@ fn ProductField(field: &'static str) -> impl IntoView {
                         lab.set_field(field, &text);
                     }
                 }/>
+            <span class="product-field-in-force" data-testid=format!("{field}-in-force")>{in_force}</span>
         </label>
     }
 }
@@ -128,7 +140,7 @@ fn product_fields(algorithms: &[Algorithm]) -> impl IntoView {
             view! {
                 <fieldset class="product-fields" data-testid=format!("fields-{}", family.prefix.trim_end_matches('-'))>
                     <legend>{family.name}</legend>
-                    {family.fields.iter().map(|f| view! { <ProductField field=f.name/> }).collect_view()}
+                    {family.fields.iter().map(|tunable| view! { <ProductField tunable/> }).collect_view()}
                 </fieldset>
             }
         })
@@ -549,8 +561,10 @@ pub fn ShareEmbed() -> impl IntoView {
         }
         let (timelines_px, controls, caption) = lab.run.with(|run| {
             let (view, lanes) = lab.state.with(|s| (s.view, s.lanes));
+            // At a phone's width, where everything is tallest: the labels above the rows.
             let timelines =
                 crate::layout::timeline::Layout::viewed::<super::Linked>(run, 0.0, view, lanes)
+                    .with_labels_above()
                     .height_with_tools(run.trace.keys().len());
             lab.state
                 .with(|s| (timelines, s.controls.clone(), s.caption.chars().count()))

@@ -289,6 +289,45 @@ fn circles(
     Ok(())
 }
 
+/// Each lane's busiest window (`layout::timeline::lane_busiest`), worked out once per run and
+/// split: a redraw while the pointer moves looks them up. Only the complete module splits rows
+/// by key.
+#[cfg(feature = "workbench")]
+fn lane_tints(run: &LabRun, layout: &Layout) -> std::rc::Rc<Vec<Option<(u64, Time)>>> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    type Made = (
+        usize,
+        crate::layout::timeline::KeyLanes,
+        usize,
+        Rc<Vec<Option<(u64, Time)>>>,
+    );
+    thread_local! {
+        static LAST: RefCell<Option<Made>> = const { RefCell::new(None) };
+    }
+    let of = (run as *const LabRun as usize, layout.rows.len());
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((run, lanes, rows, tints)) = last.as_ref() {
+            if (*run, *rows) == of && *lanes == layout.lanes {
+                return tints.clone();
+            }
+        }
+        let tints = Rc::new(crate::layout::timeline::lane_busiest(run, layout));
+        *last = Some((of.0, layout.lanes.clone(), of.1, tints.clone()));
+        tints
+    })
+}
+
+#[cfg(not(feature = "workbench"))]
+fn lane_tints(_: &LabRun, _: &Layout) -> std::rc::Rc<Vec<Option<(u64, Time)>>> {
+    std::rc::Rc::new(Vec::new())
+}
+
+/// A strip of a row that may be tinted: its busiest window (how many, and when it ends), and the
+/// strip's top and bottom.
+type TintStrip = (Option<(u64, Time)>, f64, f64);
+
 /// Draws every row of `run` on `canvas` (already sized to `layout` × `view.dpr`).
 pub fn draw(
     canvas: &web_sys::HtmlCanvasElement,
@@ -348,7 +387,7 @@ pub fn draw(
             while w.saturating_mul(k) <= last_seam && drawn < 10_000 {
                 let x = layout.x(Time(w * k));
                 painter.line(
-                    vec![(x, row.top + 4.0), (x, row.top + row.body - 4.0)],
+                    vec![(x, row.body_top + 4.0), (x, row.body_top + row.body - 4.0)],
                     palette.text.mix(0.45).stroke_width(painter.px(1.0) as u32),
                 )?;
                 k += 1;
@@ -373,13 +412,34 @@ pub fn draw(
     }
 
     // Each row's busiest window, tinted (stronger when it broke the promise), once playback has
-    // drawn its last mark: the tint never stands over marks not yet shown.
-    for row in &layout.rows {
-        let worst = match row.kind {
-            RowKind::Algo(a) => run.run(a).map(|r| (r.max_in_window, r.max_window_end)),
-            RowKind::Durable => None,
+    // drawn its last mark: the tint never stands over marks not yet shown. Split by key, each
+    // lane's own busiest window, in that lane alone.
+    let lanes = layout.lanes.count();
+    let tints = lane_tints(run, layout);
+    for (index, row) in layout.rows.iter().enumerate() {
+        let strips: Vec<TintStrip> = match lanes {
+            1 => {
+                let worst = match row.kind {
+                    RowKind::Algo(a) => run.run(a).map(|r| (r.max_in_window, r.max_window_end)),
+                    RowKind::Durable => None,
+                };
+                vec![(worst, row.body_top + 2.0, row.body_top + row.body - 2.0)]
+            }
+            _ => (0..lanes)
+                .map(|lane| {
+                    let top = layout.lane_top(row, lane);
+                    (
+                        tints.get(index * lanes + lane).copied().flatten(),
+                        top + 1.0,
+                        top + layout.lane_h - 1.0,
+                    )
+                })
+                .collect(),
         };
-        if let Some((count, end)) = worst.filter(|&(c, end)| c > 0 && end <= visible_until) {
+        for (worst, top, bottom) in strips {
+            let Some((count, end)) = worst.filter(|&(c, end)| c > 0 && end <= visible_until) else {
+                continue;
+            };
             let start = Time(end.micros().saturating_sub(window.micros()));
             let alpha = if count > run.settings.limit {
                 0.16
@@ -388,9 +448,9 @@ pub fn draw(
             };
             painter.rect(
                 layout.x(start),
-                row.top + 2.0,
+                top,
                 layout.x(end),
-                row.top + row.body - 2.0,
+                bottom,
                 palette.worst.mix(alpha).filled(),
             )?;
         }

@@ -16,7 +16,7 @@ use crate::core::lab::LabRun;
 use crate::core::url::to_query;
 use crate::core::view_text::caption_lines;
 use crate::layout::latency::{chart_height, Axes, LatencyMarksJob, LatencyView, MarksFor, AXIS_W};
-use crate::layout::timeline::{row_promise, tick_labels, Layout, Mark, RowKind, PAD_X};
+use crate::layout::timeline::{row_promise, tick_labels, Layout, Mark, RowKind};
 
 use super::draw::{draw_mark, Palette};
 use super::draw_latency::draw_latency;
@@ -26,6 +26,10 @@ use super::state::Lab;
 /// The sheet's margin, and the width of the names' column left of the charts, in CSS pixels.
 const MARGIN: f64 = 16.0;
 const NAMES_W: f64 = 190.0;
+/// Between a key's name and the chart, when rows are split by key; and the widest the keys'
+/// column gets (a longer name ends in an ellipsis).
+const LANE_GAP: f64 = 10.0;
+const MAX_LANES_W: f64 = 150.0;
 /// A line of the legend and the caption, and the axis's labels under a chart.
 const LINE_H: f64 = 18.0;
 const AXIS_H: f64 = 22.0;
@@ -113,6 +117,23 @@ fn wrap(sheet: &Sheet, text: &str, width: f64) -> Vec<String> {
     lines
 }
 
+/// `text` as it fits in `width` device pixels in the current font: whole, or cut with an
+/// ellipsis.
+fn fit(sheet: &Sheet, text: &str, width: f64) -> String {
+    if sheet.width(text) <= width {
+        return text.to_string();
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    while !chars.is_empty() {
+        chars.pop();
+        let cut: String = chars.iter().chain(['…'].iter()).collect();
+        if sheet.width(&cut) <= width {
+            return cut;
+        }
+    }
+    "…".to_string()
+}
+
 /// Downloads the charts as one `ratelab-timelines.png` (see the module's header).
 pub fn download_png(lab: Lab) -> Result<(), JsValue> {
     let document = super::window()
@@ -142,9 +163,6 @@ pub fn download_png(lab: Lab) -> Result<(), JsValue> {
     };
 
     let sheet: HtmlCanvasElement = document.create_element("canvas")?.unchecked_into();
-    let chart_x = MARGIN + NAMES_W;
-    let width = chart_x + layout.width + MARGIN;
-    sheet.set_width((width * s).round() as u32);
     let ctx: CanvasRenderingContext2d = sheet
         .get_context("2d")?
         .ok_or("no 2d context")?
@@ -153,6 +171,24 @@ pub fn download_png(lab: Lab) -> Result<(), JsValue> {
         ctx: ctx.clone(),
         s,
     };
+    // Split by key, the keys' names take a column of their own between the rows' names and the
+    // chart, as on the page.
+    page.font(11.0, false, false);
+    let lanes_w = match layout.lanes.names.is_empty() {
+        true => 0.0,
+        false => {
+            let widest = layout
+                .lanes
+                .names
+                .iter()
+                .map(|n| page.width(n))
+                .fold(0.0, f64::max);
+            (widest / s + LANE_GAP).min(MAX_LANES_W)
+        }
+    };
+    let chart_x = MARGIN + NAMES_W + lanes_w;
+    let width = chart_x + layout.width + MARGIN;
+    sheet.set_width((width * s).round() as u32);
 
     // Where everything goes, top to bottom (CSS pixels).
     let rows_y = MARGIN + 32.0;
@@ -220,13 +256,14 @@ pub fn download_png(lab: Lab) -> Result<(), JsValue> {
     ctx.draw_image_with_html_canvas_element(&timeline, chart_x * s, rows_y * s)?;
     let (limit, window) = (run.settings.limit, run.settings.window);
     for row in &layout.rows {
-        let (name, most, copies) = match row.kind {
+        let (name, most, copies, terms) = match row.kind {
             RowKind::Algo(a) => (
                 a.label(),
                 run.run(a).map_or(0, |r| r.max_in_window),
                 run.settings.deployment.instances,
+                a.terms::<super::Linked>(&run.settings),
             ),
-            RowKind::Durable => ("Durable Object", durable_most(&run), 1),
+            RowKind::Durable => ("Durable Object", durable_most(&run), 1, None),
         };
         let top = rows_y + row.top;
         page.text(name, (MARGIN, top + 14.0), 13.0, true, &ink)?;
@@ -235,7 +272,7 @@ pub fn download_png(lab: Lab) -> Result<(), JsValue> {
         let promise = format!(
             "{}{}",
             if broke { "⚠ " } else { "" },
-            row_promise(limit, window, copies, most)
+            row_promise(limit, window, copies, terms.as_deref(), most)
         );
         let colour = if broke { &warn } else { &muted };
         for (i, line) in wrap(&page, &promise, (NAMES_W - 12.0) * s)
@@ -262,10 +299,14 @@ pub fn download_png(lab: Lab) -> Result<(), JsValue> {
                 )?;
             }
         }
+        page.font(11.0, false, false);
+        ctx.set_text_align("right");
         for (lane, key) in layout.lanes.names.iter().enumerate() {
-            let y = rows_y + layout.lane_top(row, lane) + 7.0;
-            page.text(key, (chart_x + PAD_X, y), 11.0, false, &muted)?;
+            let y = rows_y + layout.mark_y(row, lane);
+            let key = fit(&page, key, (lanes_w - LANE_GAP) * s);
+            page.text(&key, (chart_x - LANE_GAP / 2.0, y), 11.0, false, &muted)?;
         }
+        ctx.set_text_align("start");
     }
     let axis = |y: f64| -> Result<(), JsValue> {
         ctx.set_text_align("center");

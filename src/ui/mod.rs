@@ -96,6 +96,9 @@ mod snippets {
 
     /// The inspector offers no block here: a product row draws nothing in this module.
     pub(crate) fn link_to_block(_: &'static str) {}
+
+    /// Nor does a row's label.
+    pub(crate) fn link_from_row(_: &'static str) {}
 }
 mod scenarios;
 mod state;
@@ -284,6 +287,13 @@ pub(crate) fn media_matches(query: &str) -> bool {
         .and_then(|w| w.match_media(query).ok().flatten())
         .map(|m| m.matches())
         .unwrap_or(false)
+}
+
+/// Whether the page is as narrow as a phone's, where the row labels sit above the rows and the
+/// plot takes the whole width: the same width as the `@media` rule in `style/main.css` that
+/// lays them out so.
+pub(crate) fn labels_above_rows() -> bool {
+    media_matches("(max-width: 760px)")
 }
 
 pub(crate) fn prefers_reduced_motion() -> bool {

@@ -49,6 +49,24 @@ pub(crate) fn link_to_block(id: &'static str) -> Option<AnyView> {
     })
 }
 
+/// The row's own way to its "Use these settings" block, on the line of its name beside the
+/// timeline: the file the block writes ("nginx.conf ↓"), or nothing for a row without one.
+pub(crate) fn link_from_row(id: &'static str) -> Option<AnyView> {
+    let file_name = match Algorithm::from_slug(id) {
+        Some(a) => snippets::file_name(a)?,
+        None if id == "do" => "wrangler.toml",
+        None => return None,
+    };
+    Some(
+        view! {
+            <button type="button" class="row-config" data-testid=format!("row-config-{id}")
+                aria-label=format!("Use these settings: {file_name}")
+                on:click=move |_| open_block(id)>{format!("{file_name} ↓")}</button>
+        }
+        .into_any(),
+    )
+}
+
 /// Opens the "Use these settings" block of the row `id`, brings it to the top of the screen and
 /// puts the focus on its heading.
 fn open_block(id: &str) {

@@ -6,6 +6,7 @@ use wasm_bindgen::JsCast;
 
 use crate::core::durable::shard::sharding_note;
 use crate::core::durable::Outcome;
+use crate::core::so_far::{self, SoFar};
 use crate::core::time::{format_millis, format_seconds};
 
 use super::state::Lab;
@@ -38,7 +39,10 @@ pub fn StatsTable() -> impl IntoView {
     // verdicts written for them, are left out, which made an embed's first view about a third
     // fewer elements to build.
     let cells = !lab.is_embed();
+    // While the playhead shows part of the story, the cells count what had happened by then
+    // (`core::so_far`); the `data-` attributes keep the totals.
     let rows = move || {
+        let playhead = lab.playback.playhead.get();
         lab.run.with(|run| {
             let limit = run.settings.limit;
             let window_text = format_seconds(run.settings.window.micros());
@@ -47,6 +51,13 @@ pub fn StatsTable() -> impl IntoView {
                 .iter()
                 .map(|r| {
                     let broke = r.max_in_window > limit;
+                    let totals = SoFar {
+                        passed: r.passed(),
+                        delayed: r.delayed,
+                        rejected: r.rejected,
+                        most_in_window: r.max_in_window,
+                    };
+                    let shown = playhead.map_or(totals, |t| so_far::row::<super::Linked>(r, &run.trace, t));
                     // With clients that obey: retries sent, retries wasted (refused although
                     // the client waited as told), clients that gave up, and the 95th percentile
                     // of a served client's wait from its first try (empty when none was served).
@@ -75,21 +86,23 @@ pub fn StatsTable() -> impl IntoView {
                             class:broke=broke
                         >
                             {cells.then(|| {
-                                let mut verdict = if broke {
-                                    broke_text(r.max_in_window, &window_text, limit)
+                                let most = shown.most_in_window;
+                                let so_far = playhead.map(|t| format!(" by {}", time_label(t))).unwrap_or_default();
+                                let mut verdict = if most > limit {
+                                    broke_text(most, &window_text, limit)
                                 } else {
-                                    format!("never more than {limit} in any {window_text} s window")
+                                    format!("never more than {limit} in any {window_text} s window{so_far}")
                                 };
                                 if let Some(c) = &r.clients {
                                     verdict.push_str(&clients_text(c));
                                 }
                                 view! {
                                     <th scope="row">{r.algorithm.label()}</th>
-                                    <td data-label="Let through">{r.passed()}</td>
-                                    <td data-label="of them delayed">{r.delayed}</td>
-                                    <td data-label="Rejected">{r.rejected}</td>
+                                    <td data-label="Let through">{shown.passed}</td>
+                                    <td data-label="of them delayed">{shown.delayed}</td>
+                                    <td data-label="Rejected">{shown.rejected}</td>
                                     <td data-label="Most in one window" class="window-cell">
-                                        <span class="count">{r.max_in_window}</span>
+                                        <span class="count">{most}</span>
                                         <span class="verdict">{verdict}</span>
                                     </td>
                                 }
@@ -108,6 +121,13 @@ pub fn StatsTable() -> impl IntoView {
                     let most = report.most_in_window;
                     let p95 = report.p95.ceil_millis();
                     let broke = most > limit;
+                    let totals = SoFar {
+                        passed,
+                        delayed: report.count(Outcome::Delayed),
+                        rejected,
+                        most_in_window: most,
+                    };
+                    let shown = playhead.map_or(totals, |t| so_far::durable(report, t));
                     rows.push(
                         view! {
                             <tr
@@ -132,11 +152,11 @@ pub fn StatsTable() -> impl IntoView {
                                     );
                                     view! {
                                         <th scope="row">"Durable Object"</th>
-                                        <td data-label="Let through">{passed}</td>
-                                        <td data-label="of them delayed">{report.count(Outcome::Delayed)}</td>
-                                        <td data-label="Rejected">{rejected}</td>
+                                        <td data-label="Let through">{shown.passed}</td>
+                                        <td data-label="of them delayed">{shown.delayed}</td>
+                                        <td data-label="Rejected">{shown.rejected}</td>
                                         <td data-label="Most in one window" class="window-cell">
-                                            <span class="count">{most}</span>
+                                            <span class="count">{shown.most_in_window}</span>
                                             <span class="verdict">{verdict}</span>
                                         </td>
                                     }

@@ -56,28 +56,36 @@ fn row_name(run: &LabRun, kind: RowKind) -> String {
     }
 }
 
-/// The row's figures as one line: the busiest window, and the count inside the bracket.
+/// The row's busiest window: in the whole run, or by the playhead while it shows part of the
+/// story (`core::so_far`).
+fn busiest(run: &LabRun, kind: RowKind, playhead: Option<Time>) -> u64 {
+    let at = |steps: &crate::core::run::Steps, most: u64| playhead.map_or(most, |t| steps.at(t));
+    match kind {
+        RowKind::Algo(a) => run.run(a).map_or(0, |r| at(&r.busiest_by, r.max_in_window)),
+        RowKind::Durable => match &run.durable {
+            Some(Ok(report)) => at(&report.busiest_by, report.most_in_window),
+            _ => 0,
+        },
+    }
+}
+
+/// The row's figures as one line: its promise and its busiest window `most`, and the count
+/// inside the bracket.
 fn row_figures(
     run: &LabRun,
     kind: RowKind,
+    most: u64,
     bracket_end: Option<Time>,
 ) -> (String, Option<String>, bool) {
     let limit = run.settings.limit;
     let window = run.settings.window;
-    let (most, in_bracket) = match kind {
-        RowKind::Algo(a) => match run.run(a) {
-            Some(r) => (
-                r.max_in_window,
-                bracket_end.map(|end| r.busiest_key_in_window(end, window)),
-            ),
-            None => (0, None),
-        },
+    let in_bracket = match kind {
+        RowKind::Algo(a) => run
+            .run(a)
+            .and_then(|r| bracket_end.map(|end| r.busiest_key_in_window(end, window))),
         RowKind::Durable => match &run.durable {
-            Some(Ok(report)) => (
-                report.most_in_window,
-                bracket_end.map(|end| report.busiest_key_in_window(end, window)),
-            ),
-            _ => (0, None),
+            Some(Ok(report)) => bracket_end.map(|end| report.busiest_key_in_window(end, window)),
+            _ => None,
         },
     };
     let broke = most > limit;
@@ -86,20 +94,18 @@ fn row_figures(
         RowKind::Algo(_) => run.settings.deployment.instances,
         RowKind::Durable => 1,
     };
-    let summary = crate::layout::timeline::row_promise(limit, window, copies, most);
+    let terms = match kind {
+        RowKind::Algo(a) => a.terms::<super::Linked>(&run.settings),
+        RowKind::Durable => None,
+    };
+    let summary =
+        crate::layout::timeline::row_promise(limit, window, copies, terms.as_deref(), most);
     let bracket = in_bracket.map(|n| format!("{n} in the bracket"));
     (summary, bracket, broke)
 }
 
-/// The busiest window in a few characters, for narrow screens: "⚠ busiest 10 / 5".
-fn short_figure(run: &LabRun, kind: RowKind) -> String {
-    let most = match kind {
-        RowKind::Algo(a) => run.run(a).map(|r| r.max_in_window).unwrap_or(0),
-        RowKind::Durable => match &run.durable {
-            Some(Ok(report)) => report.most_in_window,
-            _ => 0,
-        },
-    };
+/// The busiest window `most` in a few characters, for narrow screens: "⚠ busiest 10 / 5".
+fn short_figure(run: &LabRun, most: u64) -> String {
     let limit = run.settings.limit;
     let short = crate::layout::timeline::row_promise_short(limit, most);
     if most > limit {
@@ -108,6 +114,29 @@ fn short_figure(run: &LabRun, kind: RowKind) -> String {
         short
     }
 }
+
+/// A row's lanes' keys, when the rows are split by key: in the labels' column beside the plot,
+/// each name on its lane's line of marks (only the complete module splits rows by key).
+#[cfg(feature = "workbench")]
+fn lane_names(l: &Layout, row: &crate::layout::timeline::RowLayout) -> Option<AnyView> {
+    use crate::layout::timeline::LANE_MARK_Y;
+    let names = &l.lanes.names;
+    (!names.is_empty()).then(|| {
+        let first = l.lane_top(row, 0) - row.top;
+        view! {
+            <div class="lane-names" aria-hidden="true" style:padding-top=px(first)>
+                {names.iter().map(|name| view! {
+                    <span class="lane-label" data-testid="lane-label" title=name.clone()
+                        style:height=px(l.lane_h) style:line-height=px(2.0 * LANE_MARK_Y)>{name.clone()}</span>
+                }).collect_view()}
+            </div>
+        }
+        .into_any()
+    })
+}
+
+#[cfg(not(feature = "workbench"))]
+fn lane_names(_: &Layout, _: &crate::layout::timeline::RowLayout) {}
 
 /// The timelines section.
 #[component]
@@ -120,8 +149,14 @@ pub fn Timelines() -> impl IntoView {
     // Where each row and time sits, for the drawing, the labels, the axis and pointer hits.
     let layout = Memo::new(move |_| {
         let (view, lanes) = lab.state.with(|s| (s.view, s.lanes));
-        lab.run
-            .with(|run| Layout::viewed::<super::Linked>(run, width.get(), view, lanes))
+        let layout = lab
+            .run
+            .with(|run| Layout::viewed::<super::Linked>(run, width.get(), view, lanes));
+        // Read again whenever the width changes: a page turned or resized past a phone's width.
+        match super::labels_above_rows() {
+            true => layout.with_labels_above(),
+            false => layout,
+        }
     });
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
@@ -296,14 +331,16 @@ pub fn Timelines() -> impl IntoView {
         }
     };
     let labels = move || {
-        let bracket_end = lab.focus.cursor.get().or(lab.playback.playhead.get());
+        let playhead = lab.playback.playhead.get();
+        let bracket_end = lab.focus.cursor.get().or(playhead);
         lab.run.with(|run| {
             layout.with(|l| {
                 l.rows
                     .iter()
                     .map(|row| {
-                        let (summary, bracket, broke) = row_figures(run, row.kind, bracket_end);
-                        let short = short_figure(run, row.kind);
+                        let most = busiest(run, row.kind, playhead);
+                        let (summary, bracket, broke) = row_figures(run, row.kind, most, bracket_end);
+                        let short = short_figure(run, most);
                         let name = row_name(run, row.kind);
                         let gauge_note = match (row.kind, &run.durable) {
                             (RowKind::Algo(a), _) => run.gauge(a).map(|g| format!("below: {}", g.unit)),
@@ -317,11 +354,17 @@ pub fn Timelines() -> impl IntoView {
                         let whole = summary.clone();
                         view! {
                             <div class="row-label" class:broke=broke style:height=px(row.height) data-row=row.kind.id()>
-                                <span class="row-name">{name}</span>
-                                <span class="row-summary" title=whole>{if broke { "⚠ " } else { "" }}{summary}</span>
-                                <span class="row-short" aria-hidden="true">{short}</span>
-                                {bracket.map(|b| view! { <span class="row-bracket" data-testid=format!("bracket-{}", row.kind.id())>{b}</span> })}
-                                {gauge_note.map(|g| view! { <span class="row-gauge">{g}</span> })}
+                                <div class="row-text">
+                                    <div class="row-head">
+                                        <span class="row-name">{name}</span>
+                                        {super::snippets::link_from_row(row.kind.id())}
+                                    </div>
+                                    <span class="row-summary" title=whole>{if broke { "⚠ " } else { "" }}{summary}</span>
+                                    <span class="row-short" aria-hidden="true">{short}</span>
+                                    {bracket.map(|b| view! { <span class="row-bracket" data-testid=format!("bracket-{}", row.kind.id())>{b}</span> })}
+                                    {gauge_note.map(|g| view! { <span class="row-gauge">{g}</span> })}
+                                </div>
+                                {lane_names(l, row)}
                             </div>
                         }
                         .into_any()
@@ -345,24 +388,6 @@ pub fn Timelines() -> impl IntoView {
         })
     };
 
-    // Each lane's key, written over the lane's top left in every row (only the complete module
-    // splits rows by key).
-    #[cfg(feature = "workbench")]
-    let lane_labels = move || {
-        layout.with(|l| {
-            let names = &l.lanes.names;
-            l.rows
-                .iter()
-                .flat_map(|row| names.iter().enumerate().map(move |(lane, name)| (row, lane, name)))
-                .map(|(row, lane, name)| {
-                    let left = px(crate::layout::timeline::PAD_X);
-                    view! { <span class="lane-label" data-testid="lane-label" style:top=px(l.lane_top(row, lane)) style:left=left>{name.clone()}</span> }
-                })
-                .collect_view()
-        })
-    };
-    #[cfg(not(feature = "workbench"))]
-    let lane_labels = ();
     let whole = move || layout.with(|l| l.range.is_whole(l.horizon));
     let one_key = move || lab.run.with(|r| r.trace.keys().len() < 2);
     let split = move || lab.state.with(|s| s.lanes == Lanes::Key);
@@ -391,7 +416,6 @@ pub fn Timelines() -> impl IntoView {
                         aria-label=canvas_label
                         on:keydown=on_key
                     ></canvas>
-                    <div aria-hidden="true">{lane_labels}</div>
                     <div class="axis" aria-hidden="true">{axis}</div>
                 </div>
                 <div class="timeline-tools">

@@ -4,7 +4,7 @@ use crate::core::decision::Decision;
 use crate::core::http::{respond, HttpResponse, Policy};
 use crate::core::profiles::response::binding_worker;
 use crate::core::region::Region;
-use crate::core::run::{busiest_window, ServedTimes};
+use crate::core::run::{busiest_window, ServedTimes, Steps};
 use crate::core::time::{Span, Time};
 
 use super::config::{SimConfig, Tier};
@@ -165,6 +165,8 @@ pub struct SimReport {
     pub keys: Vec<KeyStats>,
     /// The most requests any one key got through inside one window: the limit it was held to.
     pub most_in_window: u64,
+    /// When that busiest window grew to each count (`core::so_far`).
+    pub busiest_by: Steps,
     /// The most any key got through one window beyond the promised limit (0 if none).
     pub excess_over_limit: u64,
     /// Per key, when its requests reached the application (sorted).
@@ -297,7 +299,7 @@ impl SimReport {
                 effective_limit: busiest_window(times, window).0,
             })
             .collect();
-        let most_in_window = keys.iter().map(|k| k.effective_limit).max().unwrap_or(0);
+        let (busiest_by, (most_in_window, _, _)) = Steps::with_busiest(&served, window);
         SimReport {
             counts,
             late,
@@ -311,6 +313,7 @@ impl SimReport {
             stored_keys,
             keys,
             most_in_window,
+            busiest_by,
             excess_over_limit: most_in_window.saturating_sub(limit),
             served,
             records,

@@ -534,7 +534,10 @@ mod tests {
             if let Some((prefix, _)) = a.product_family() {
                 let fields = a.family().map_or(&[][..], |f| f.fields);
                 assert!(!fields.is_empty(), "{a}");
-                assert!(fields.iter().all(|f| f.name.starts_with(prefix)), "{a}");
+                assert!(
+                    fields.iter().all(|f| f.field.name.starts_with(prefix)),
+                    "{a}"
+                );
             }
         }
     }

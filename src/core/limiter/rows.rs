@@ -88,6 +88,18 @@ macro_rules! rows {
                 }
             }
 
+            /// The row's own parameters in few words, where they say more than the lab's limit
+            /// and window (the leaky bucket's and nginx's `burst=`), in a program that links `C`.
+            pub fn terms<C: Parts>(self, settings: &Settings) -> Option<String> {
+                match self {
+                    $( Algorithm::$t => ($trow.terms)(settings), )*
+                    $( Algorithm::$p => match C::PRODUCTS {
+                        true => ($prow.terms)(&settings.row_settings()),
+                        false => None,
+                    }, )*
+                }
+            }
+
             /// A product's family (the prefix of its URL fields, its rows of [`PRODUCT_FIELDS`],
             /// and the name the page groups them under); `None` for the textbook algorithms.
             pub fn family(self) -> Option<Family> {
@@ -411,7 +423,7 @@ const fn joined_len(families: &[Family]) -> usize {
 
 /// The families' tables one after the other, each family once; `N` is [`joined_len`].
 const fn joined_fields<const N: usize>(families: &[Family]) -> [Field<ProductSettings>; N] {
-    let mut out = [families[0].fields[0]; N];
+    let mut out = [families[0].fields[0].field; N];
     let mut n = 0;
     let mut i = 0;
     while i < families.len() {
@@ -419,7 +431,7 @@ const fn joined_fields<const N: usize>(families: &[Family]) -> [Field<ProductSet
             let fields = families[i].fields;
             let mut j = 0;
             while j < fields.len() {
-                out[n] = fields[j];
+                out[n] = fields[j].field;
                 n += 1;
                 j += 1;
             }
@@ -453,6 +465,26 @@ mod tests {
     use crate::core::field::find;
     use crate::core::profiles::redis_cell::RedisCellParams;
     use crate::core::time::Span;
+
+    #[test]
+    fn the_two_rows_modelling_nginx_each_name_their_own_burst() {
+        let state = crate::core::url::parse_query(
+            "limit=100&window=60&algos=leaky-bucket,nginx&nginx-burst=20&nginx-delay=nodelay",
+        )
+        .state;
+        let s = &state.settings;
+        assert_eq!(
+            Algorithm::LeakyBucket.terms::<Complete>(s).as_deref(),
+            Some("burst=99")
+        );
+        assert_eq!(
+            Algorithm::Nginx.terms::<Complete>(s).as_deref(),
+            Some("rate=100r/m burst=20 nodelay")
+        );
+        // A program without the products says nothing of a row it does not run.
+        assert_eq!(Algorithm::Nginx.terms::<TextbookOnly>(s), None);
+        assert_eq!(Algorithm::FixedWindow.terms::<Complete>(s), None);
+    }
 
     /// Reads `value` into the field called `name`, as the URL layer does.
     fn read_field(s: &mut ProductSettings, name: &str, value: &str) -> Result<(), String> {

@@ -42,6 +42,9 @@ pub struct TextbookRow<L> {
     pub snippet: SnippetOf,
     /// Whether the page draws its level strip beside the timeline (`core::lab::gauge_series`).
     pub draws_level: bool,
+    /// The row's own parameters, where they say more than the lab's limit and window, for the
+    /// row's line beside its timeline.
+    pub terms: fn(&Settings) -> Option<String>,
 }
 
 /// The statement every textbook row makes instead of a snippet.
@@ -120,6 +123,7 @@ pub const FIXED_WINDOW: TextbookRow<FixedWindow> = TextbookRow {
     },
     snippet: NO_PRODUCT,
     draws_level: false,
+    terms: |_| None,
 };
 
 pub const SLIDING_LOG: TextbookRow<SlidingLog> = TextbookRow {
@@ -140,6 +144,7 @@ pub const SLIDING_LOG: TextbookRow<SlidingLog> = TextbookRow {
     own_note: no_note,
     snippet: NO_PRODUCT,
     draws_level: true,
+    terms: |_| None,
 };
 
 pub const SLIDING_COUNTER: TextbookRow<SlidingCounter> = TextbookRow {
@@ -160,6 +165,7 @@ pub const SLIDING_COUNTER: TextbookRow<SlidingCounter> = TextbookRow {
     own_note: no_note,
     snippet: NO_PRODUCT,
     draws_level: false,
+    terms: |_| None,
 };
 
 pub const TOKEN_BUCKET: TextbookRow<TokenBucket> = TextbookRow {
@@ -187,6 +193,7 @@ pub const TOKEN_BUCKET: TextbookRow<TokenBucket> = TextbookRow {
     own_note: no_note,
     snippet: NO_PRODUCT,
     draws_level: true,
+    terms: |_| None,
 };
 
 pub const GCRA: TextbookRow<Gcra> = TextbookRow {
@@ -214,6 +221,7 @@ pub const GCRA: TextbookRow<Gcra> = TextbookRow {
     own_note: no_note,
     snippet: NO_PRODUCT,
     draws_level: false,
+    terms: |_| None,
 };
 
 pub const LEAKY_BUCKET: TextbookRow<LeakyBucket> = TextbookRow {
@@ -259,6 +267,15 @@ pub const LEAKY_BUCKET: TextbookRow<LeakyBucket> = TextbookRow {
     own_note: no_note,
     snippet: NO_PRODUCT,
     draws_level: false,
+    terms: |s| {
+        // In nginx's words (no `delay=` is delay=0), so that it reads beside the nginx row.
+        let burst = s.leak_burst();
+        Some(match s.leak_delay {
+            LeakDelay::NoDelay => format!("burst={burst} nodelay"),
+            LeakDelay::After(0) => format!("burst={burst}"),
+            LeakDelay::After(d) => format!("burst={burst} delay={d}"),
+        })
+    },
 };
 
 /// What a product row tells a refused client: its finer hint, or its response's `Retry-After`.

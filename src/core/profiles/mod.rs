@@ -159,7 +159,17 @@ pub struct ProductSettings {
 pub struct Family {
     pub prefix: &'static str,
     pub name: &'static str,
-    pub fields: &'static [Field<ProductSettings>],
+    pub fields: &'static [Tunable],
+}
+
+/// One of a product's URL fields as a person tunes it in its box: the link's field, the name a
+/// person reads beside the box (the product's own word for it), and the value the product runs
+/// with, in the field's own spelling, whether set or following the lab's limit and window.
+#[derive(Clone, Copy)]
+pub struct Tunable {
+    pub field: Field<ProductSettings>,
+    pub label: &'static str,
+    pub in_force: fn(&RowSettings) -> String,
 }
 
 /// A row's explanation beside its figures: what it does with the parameters in use, what it keeps
@@ -246,6 +256,9 @@ pub struct ProductRow<L> {
     pub tells: &'static str,
     pub explain: fn(&RowSettings) -> Explanation,
     pub snippet: SnippetOf,
+    /// The row's own parameters in the product's words, where they say more than the lab's limit
+    /// and window ("rate=30r/m burst=20 nodelay"), for the row's line beside its timeline.
+    pub terms: fn(&RowSettings) -> Option<String>,
     /// Where copies of the row are what the product really does, the sentence saying so.
     pub copies: Option<&'static str>,
 }
@@ -261,7 +274,7 @@ pub fn family_set(s: &RowSettings, family: &Family) -> bool {
     family
         .fields
         .iter()
-        .any(|f| (f.write)(s.products).is_some())
+        .any(|f| (f.field.write)(s.products).is_some())
 }
 
 /// An explanation from its three parts.

@@ -714,6 +714,7 @@ pub const FIXED_ROW: ProductRow<FixedWindowRateLimiter> = ProductRow {
         file_name: FILE_NAME,
         write: |s| snippet::write("Python limits, fixed window", "FixedWindowRateLimiter", s),
     },
+    terms: |_| None,
     copies: None,
 };
 
@@ -733,6 +734,7 @@ pub const MOVING_ROW: ProductRow<MovingWindowRateLimiter> = ProductRow {
         file_name: FILE_NAME,
         write: |s| snippet::write("Python limits, moving window", "MovingWindowRateLimiter", s),
     },
+    terms: |_| None,
     copies: None,
 };
 
@@ -760,6 +762,7 @@ pub const SLIDING_ROW: ProductRow<SlidingWindowCounterRateLimiter> = ProductRow 
             )
         },
     },
+    terms: |_| None,
     copies: None,
 };
 

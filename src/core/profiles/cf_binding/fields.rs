@@ -7,7 +7,7 @@
 
 use crate::core::field::Field;
 use crate::core::profiles::settings::{count, set, whole_text, USING_DEFAULT};
-use crate::core::profiles::ProductSettings;
+use crate::core::profiles::Tunable;
 use crate::core::time::Span;
 
 use super::CfBindingParams;
@@ -21,27 +21,41 @@ pub struct Fields {
 
 /// The `cf-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "cf-limit",
-        read: |p, v| set(&mut p.cf_binding.limit, count(v, 1)),
-        write: |p| whole_text(p.cf_binding.limit),
-    },
-    Field {
-        name: "cf-period",
-        read: |p, v| {
-            let period = match v.trim() {
-                "10" => 10,
-                "60" => 60,
-                _ => {
-                    return Err(format!(
-                        "10 or 60: the only periods the binding accepts{USING_DEFAULT}"
-                    ))
-                }
-            };
-            set(&mut p.cf_binding.period, Ok(period))
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Limit (simple.limit)",
+        field: Field {
+            name: "cf-limit",
+            read: |p, v| set(&mut p.cf_binding.limit, count(v, 1)),
+            write: |p| whole_text(p.cf_binding.limit),
         },
-        write: |p| whole_text(p.cf_binding.period),
+        in_force: |s| {
+            let p = s.products.cf_binding.params(s.limit, s.window);
+            p.limit.to_string()
+        },
+    },
+    Tunable {
+        label: "Period, s (simple.period)",
+        field: Field {
+            name: "cf-period",
+            read: |p, v| {
+                let period = match v.trim() {
+                    "10" => 10,
+                    "60" => 60,
+                    _ => {
+                        return Err(format!(
+                            "10 or 60: the only periods the binding accepts{USING_DEFAULT}"
+                        ))
+                    }
+                };
+                set(&mut p.cf_binding.period, Ok(period))
+            },
+            write: |p| whole_text(p.cf_binding.period),
+        },
+        in_force: |s| {
+            let p = s.products.cf_binding.params(s.limit, s.window);
+            p.period_secs.to_string()
+        },
     },
 ];
 

@@ -155,6 +155,7 @@ pub const ROW: ProductRow<CfRateLimitBinding> = ProductRow {
         file_name: "wrangler.toml",
         write: snippet::write,
     },
+    terms: |_| None,
     copies: Some("This is the binding's own behaviour: Cloudflare counts per location, so every copy here is one more location whose visitors each get the full limit."),
 };
 

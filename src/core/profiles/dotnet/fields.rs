@@ -10,8 +10,8 @@ use crate::core::field::Field;
 use crate::core::profiles::settings::{
     count, seconds, seconds_text, set, whole_text, USING_DEFAULT,
 };
-use crate::core::profiles::ProductSettings;
-use crate::core::time::Span;
+use crate::core::profiles::Tunable;
+use crate::core::time::{format_seconds, Span};
 
 use super::{FixedWindowParams, QueueProcessingOrder, SlidingWindowParams, TokenBucketParams};
 
@@ -31,51 +31,97 @@ pub struct Fields {
 
 /// The `dotnet-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "dotnet-limit",
-        read: |p, v| set(&mut p.dotnet.limit, count(v, 1)),
-        write: |p| whole_text(p.dotnet.limit),
-    },
-    Field {
-        name: "dotnet-window",
-        read: |p, v| set(&mut p.dotnet.window, seconds(v, false)),
-        write: |p| seconds_text(p.dotnet.window),
-    },
-    Field {
-        name: "dotnet-segments",
-        read: |p, v| set(&mut p.dotnet.segments, count(v, 1)),
-        write: |p| whole_text(p.dotnet.segments),
-    },
-    Field {
-        name: "dotnet-per-period",
-        read: |p, v| set(&mut p.dotnet.per_period, count(v, 1)),
-        write: |p| whole_text(p.dotnet.per_period),
-    },
-    Field {
-        name: "dotnet-queue",
-        read: |p, v| set(&mut p.dotnet.queue, count(v, 0)),
-        write: |p| whole_text(p.dotnet.queue),
-    },
-    Field {
-        name: "dotnet-order",
-        read: |p, v| {
-            let order = match v.trim() {
-                "oldest" => QueueProcessingOrder::OldestFirst,
-                "newest" => QueueProcessingOrder::NewestFirst,
-                _ => {
-                    return Err(format!(
-                        "oldest or newest (QueueProcessingOrder){USING_DEFAULT}"
-                    ))
-                }
-            };
-            set(&mut p.dotnet.order, Ok(order))
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "PermitLimit / TokenLimit",
+        field: Field {
+            name: "dotnet-limit",
+            read: |p, v| set(&mut p.dotnet.limit, count(v, 1)),
+            write: |p| whole_text(p.dotnet.limit),
         },
-        write: |p| {
-            p.dotnet.order.map(|o| match o {
-                QueueProcessingOrder::OldestFirst => "oldest".to_string(),
-                QueueProcessingOrder::NewestFirst => "newest".to_string(),
-            })
+        in_force: |s| {
+            let p = s.products.dotnet.fixed(s.limit, s.window);
+            p.permit_limit.to_string()
+        },
+    },
+    Tunable {
+        label: "Window / ReplenishmentPeriod, s",
+        field: Field {
+            name: "dotnet-window",
+            read: |p, v| set(&mut p.dotnet.window, seconds(v, false)),
+            write: |p| seconds_text(p.dotnet.window),
+        },
+        in_force: |s| {
+            let p = s.products.dotnet.fixed(s.limit, s.window);
+            format_seconds(p.window.micros())
+        },
+    },
+    Tunable {
+        label: "SegmentsPerWindow",
+        field: Field {
+            name: "dotnet-segments",
+            read: |p, v| set(&mut p.dotnet.segments, count(v, 1)),
+            write: |p| whole_text(p.dotnet.segments),
+        },
+        in_force: |s| {
+            let p = s.products.dotnet.sliding(s.limit, s.window);
+            p.segments_per_window.to_string()
+        },
+    },
+    Tunable {
+        label: "TokensPerPeriod",
+        field: Field {
+            name: "dotnet-per-period",
+            read: |p, v| set(&mut p.dotnet.per_period, count(v, 1)),
+            write: |p| whole_text(p.dotnet.per_period),
+        },
+        in_force: |s| {
+            let p = s.products.dotnet.token(s.limit, s.window);
+            p.tokens_per_period.to_string()
+        },
+    },
+    Tunable {
+        label: "QueueLimit",
+        field: Field {
+            name: "dotnet-queue",
+            read: |p, v| set(&mut p.dotnet.queue, count(v, 0)),
+            write: |p| whole_text(p.dotnet.queue),
+        },
+        in_force: |s| {
+            let p = s.products.dotnet.fixed(s.limit, s.window);
+            p.queue_limit.to_string()
+        },
+    },
+    Tunable {
+        label: "QueueProcessingOrder",
+        field: Field {
+            name: "dotnet-order",
+            read: |p, v| {
+                let order = match v.trim() {
+                    "oldest" => QueueProcessingOrder::OldestFirst,
+                    "newest" => QueueProcessingOrder::NewestFirst,
+                    _ => {
+                        return Err(format!(
+                            "oldest or newest (QueueProcessingOrder){USING_DEFAULT}"
+                        ))
+                    }
+                };
+                set(&mut p.dotnet.order, Ok(order))
+            },
+            write: |p| {
+                p.dotnet.order.map(|o| match o {
+                    QueueProcessingOrder::OldestFirst => "oldest".to_string(),
+                    QueueProcessingOrder::NewestFirst => "newest".to_string(),
+                })
+            },
+        },
+        in_force: |s| {
+            let p = s.products.dotnet.fixed(s.limit, s.window);
+            match p.queue_processing_order {
+                QueueProcessingOrder::OldestFirst => "oldest",
+                QueueProcessingOrder::NewestFirst => "newest",
+            }
+            .to_string()
         },
     },
 ];

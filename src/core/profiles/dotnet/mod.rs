@@ -935,6 +935,7 @@ pub const FIXED_ROW: ProductRow<DotnetLimiter> = ProductRow {
         file_name: FILE_NAME,
         write: |s| snippet::write(".NET fixed window", snippet::Class::Fixed, s),
     },
+    terms: |_| None,
     copies: None,
 };
 
@@ -952,6 +953,7 @@ pub const SLIDING_ROW: ProductRow<DotnetLimiter> = ProductRow {
         file_name: FILE_NAME,
         write: |s| snippet::write(".NET sliding window", snippet::Class::Sliding, s),
     },
+    terms: |_| None,
     copies: None,
 };
 
@@ -969,6 +971,7 @@ pub const TOKEN_ROW: ProductRow<DotnetLimiter> = ProductRow {
         file_name: FILE_NAME,
         write: |s| snippet::write(".NET token bucket", snippet::Class::Token, s),
     },
+    terms: |_| None,
     copies: None,
 };
 

@@ -9,8 +9,8 @@ use crate::core::field::Field;
 use crate::core::profiles::settings::{
     count, seconds, seconds_text, set, whole_text, USING_DEFAULT,
 };
-use crate::core::profiles::ProductSettings;
-use crate::core::time::Span;
+use crate::core::profiles::Tunable;
+use crate::core::time::{format_seconds, Span};
 
 use super::{EnvoyParams, EnvoyRefill};
 
@@ -25,37 +25,69 @@ pub struct Fields {
 
 /// The `envoy-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "envoy-max",
-        read: |p, v| set(&mut p.envoy.max, count(v, 1)),
-        write: |p| whole_text(p.envoy.max),
-    },
-    Field {
-        name: "envoy-fill",
-        read: |p, v| set(&mut p.envoy.fill, count(v, 1)),
-        write: |p| whole_text(p.envoy.fill),
-    },
-    Field {
-        name: "envoy-interval",
-        read: |p, v| set(&mut p.envoy.interval, seconds(v, false)),
-        write: |p| seconds_text(p.envoy.interval),
-    },
-    Field {
-        name: "envoy-refill",
-        read: |p, v| {
-            let refill = match v.trim() {
-                "continuous" => EnvoyRefill::Continuous,
-                "timer" => EnvoyRefill::Timer,
-                _ => return Err(format!("continuous or timer{USING_DEFAULT}")),
-            };
-            set(&mut p.envoy.refill, Ok(refill))
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Bucket size (max_tokens)",
+        field: Field {
+            name: "envoy-max",
+            read: |p, v| set(&mut p.envoy.max, count(v, 1)),
+            write: |p| whole_text(p.envoy.max),
         },
-        write: |p| {
-            p.envoy.refill.map(|r| match r {
-                EnvoyRefill::Continuous => "continuous".to_string(),
-                EnvoyRefill::Timer => "timer".to_string(),
-            })
+        in_force: |s| {
+            let p = s.products.envoy.params(s.limit, s.window);
+            p.max_tokens.to_string()
+        },
+    },
+    Tunable {
+        label: "Tokens per fill (tokens_per_fill)",
+        field: Field {
+            name: "envoy-fill",
+            read: |p, v| set(&mut p.envoy.fill, count(v, 1)),
+            write: |p| whole_text(p.envoy.fill),
+        },
+        in_force: |s| {
+            let p = s.products.envoy.params(s.limit, s.window);
+            p.tokens_per_fill.to_string()
+        },
+    },
+    Tunable {
+        label: "Fill interval, s (fill_interval)",
+        field: Field {
+            name: "envoy-interval",
+            read: |p, v| set(&mut p.envoy.interval, seconds(v, false)),
+            write: |p| seconds_text(p.envoy.interval),
+        },
+        in_force: |s| {
+            let p = s.products.envoy.params(s.limit, s.window);
+            format_seconds(p.fill_interval.micros())
+        },
+    },
+    Tunable {
+        label: "Refill: continuous or timer",
+        field: Field {
+            name: "envoy-refill",
+            read: |p, v| {
+                let refill = match v.trim() {
+                    "continuous" => EnvoyRefill::Continuous,
+                    "timer" => EnvoyRefill::Timer,
+                    _ => return Err(format!("continuous or timer{USING_DEFAULT}")),
+                };
+                set(&mut p.envoy.refill, Ok(refill))
+            },
+            write: |p| {
+                p.envoy.refill.map(|r| match r {
+                    EnvoyRefill::Continuous => "continuous".to_string(),
+                    EnvoyRefill::Timer => "timer".to_string(),
+                })
+            },
+        },
+        in_force: |s| {
+            let p = s.products.envoy.params(s.limit, s.window);
+            match p.refill {
+                EnvoyRefill::Continuous => "continuous",
+                EnvoyRefill::Timer => "timer",
+            }
+            .to_string()
         },
     },
 ];

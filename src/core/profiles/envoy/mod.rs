@@ -330,6 +330,7 @@ pub const ROW: ProductRow<EnvoyLocalRateLimit> = ProductRow {
         file_name: "envoy.yaml",
         write: snippet::write,
     },
+    terms: |_| None,
     copies: Some("This is Envoy's own behaviour: the local rate limit keeps its token bucket in each Envoy process, so every copy here is one more Envoy behind the load balancer, each granting the full bucket."),
 };
 

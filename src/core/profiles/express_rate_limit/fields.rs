@@ -9,8 +9,8 @@ use crate::core::field::Field;
 use crate::core::profiles::settings::{
     count, on_off, on_off_text, seconds, seconds_text, set, whole_text, USING_DEFAULT,
 };
-use crate::core::profiles::ProductSettings;
-use crate::core::time::{Span, MICROS_PER_MILLI};
+use crate::core::profiles::Tunable;
+use crate::core::time::{format_seconds, Span, MICROS_PER_MILLI};
 
 use super::{ExpressRateLimitParams, StandardHeaders};
 
@@ -26,46 +26,81 @@ pub struct Fields {
 
 /// The `express-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "express-limit",
-        read: |p, v| set(&mut p.express_rate_limit.limit, count(v, 0)),
-        write: |p| whole_text(p.express_rate_limit.limit),
-    },
-    Field {
-        name: "express-window",
-        read: |p, v| set(&mut p.express_rate_limit.window, seconds(v, false)),
-        write: |p| seconds_text(p.express_rate_limit.window),
-    },
-    Field {
-        name: "express-headers",
-        read: |p, v| {
-            let headers = StandardHeaders::parse(v).map_err(|_| {
-                format!("draft-6, draft-7, draft-8 or false (standardHeaders){USING_DEFAULT}")
-            })?;
-            set(&mut p.express_rate_limit.headers, Ok(headers))
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Limit (limit)",
+        field: Field {
+            name: "express-limit",
+            read: |p, v| set(&mut p.express_rate_limit.limit, count(v, 0)),
+            write: |p| whole_text(p.express_rate_limit.limit),
         },
-        write: |p| p.express_rate_limit.headers.map(|h| h.word().to_string()),
-    },
-    Field {
-        name: "express-legacy",
-        read: |p, v| set(&mut p.express_rate_limit.legacy, on_off(v)),
-        write: |p| on_off_text(p.express_rate_limit.legacy),
-    },
-    Field {
-        name: "express-status",
-        read: |p, v| {
-            let status = match v.trim().parse::<u16>() {
-                Ok(s) if (100..=999).contains(&s) => s,
-                _ => {
-                    return Err(format!(
-                        "a status from 100 to 999, as Node can write it{USING_DEFAULT}"
-                    ))
-                }
-            };
-            set(&mut p.express_rate_limit.status, Ok(status))
+        in_force: |s| {
+            let p = s.products.express_rate_limit.params(s.limit, s.window);
+            p.limit.to_string()
         },
-        write: |p| p.express_rate_limit.status.map(|s| s.to_string()),
+    },
+    Tunable {
+        label: "Window, s (windowMs / 1000)",
+        field: Field {
+            name: "express-window",
+            read: |p, v| set(&mut p.express_rate_limit.window, seconds(v, false)),
+            write: |p| seconds_text(p.express_rate_limit.window),
+        },
+        in_force: |s| {
+            let p = s.products.express_rate_limit.params(s.limit, s.window);
+            format_seconds(p.window_ms * MICROS_PER_MILLI)
+        },
+    },
+    Tunable {
+        label: "Headers (standardHeaders)",
+        field: Field {
+            name: "express-headers",
+            read: |p, v| {
+                let headers = StandardHeaders::parse(v).map_err(|_| {
+                    format!("draft-6, draft-7, draft-8 or false (standardHeaders){USING_DEFAULT}")
+                })?;
+                set(&mut p.express_rate_limit.headers, Ok(headers))
+            },
+            write: |p| p.express_rate_limit.headers.map(|h| h.word().to_string()),
+        },
+        in_force: |s| {
+            let p = s.products.express_rate_limit.params(s.limit, s.window);
+            p.standard_headers.word().to_string()
+        },
+    },
+    Tunable {
+        label: "X-RateLimit headers (legacyHeaders)",
+        field: Field {
+            name: "express-legacy",
+            read: |p, v| set(&mut p.express_rate_limit.legacy, on_off(v)),
+            write: |p| on_off_text(p.express_rate_limit.legacy),
+        },
+        in_force: |s| {
+            let p = s.products.express_rate_limit.params(s.limit, s.window);
+            if p.legacy_headers { "on" } else { "off" }.to_string()
+        },
+    },
+    Tunable {
+        label: "Refusal status (statusCode)",
+        field: Field {
+            name: "express-status",
+            read: |p, v| {
+                let status = match v.trim().parse::<u16>() {
+                    Ok(s) if (100..=999).contains(&s) => s,
+                    _ => {
+                        return Err(format!(
+                            "a status from 100 to 999, as Node can write it{USING_DEFAULT}"
+                        ))
+                    }
+                };
+                set(&mut p.express_rate_limit.status, Ok(status))
+            },
+            write: |p| p.express_rate_limit.status.map(|s| s.to_string()),
+        },
+        in_force: |s| {
+            let p = s.products.express_rate_limit.params(s.limit, s.window);
+            p.status_code.to_string()
+        },
     },
 ];
 

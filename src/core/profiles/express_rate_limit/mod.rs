@@ -800,6 +800,7 @@ pub const ROW: ProductRow<ExpressRateLimit> = ProductRow {
         file_name: "app.js",
         write: snippet::write,
     },
+    terms: |_| None,
     copies: None,
 };
 

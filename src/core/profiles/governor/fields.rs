@@ -7,8 +7,8 @@
 
 use crate::core::field::Field;
 use crate::core::profiles::settings::{count, seconds, seconds_text, set, whole_text};
-use crate::core::profiles::ProductSettings;
-use crate::core::time::Span;
+use crate::core::profiles::Tunable;
+use crate::core::time::{format_seconds, Span};
 
 use super::GovernorParams;
 
@@ -22,16 +22,30 @@ pub struct Fields {
 
 /// The `governor-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "governor-period",
-        read: |p, v| set(&mut p.governor.period, seconds(v, false)),
-        write: |p| seconds_text(p.governor.period),
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Replenish one every, s (Quota::with_period)",
+        field: Field {
+            name: "governor-period",
+            read: |p, v| set(&mut p.governor.period, seconds(v, false)),
+            write: |p| seconds_text(p.governor.period),
+        },
+        in_force: |s| {
+            let p = s.products.governor.params(s.limit, s.window);
+            format_seconds(p.replenish_1_per_ns / 1_000)
+        },
     },
-    Field {
-        name: "governor-burst",
-        read: |p, v| set(&mut p.governor.burst, count(v, 1)),
-        write: |p| whole_text(p.governor.burst),
+    Tunable {
+        label: "Burst (allow_burst)",
+        field: Field {
+            name: "governor-burst",
+            read: |p, v| set(&mut p.governor.burst, count(v, 1)),
+            write: |p| whole_text(p.governor.burst),
+        },
+        in_force: |s| {
+            let p = s.products.governor.params(s.limit, s.window);
+            p.burst.to_string()
+        },
     },
 ];
 

@@ -454,6 +454,7 @@ pub const ROW: ProductRow<Governor> = ProductRow {
         file_name: "main.rs",
         write: snippet::write,
     },
+    terms: |_| None,
     copies: None,
 };
 

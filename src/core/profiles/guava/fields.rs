@@ -7,7 +7,7 @@
 
 use crate::core::field::Field;
 use crate::core::profiles::settings::{seconds, seconds_text, set, USING_DEFAULT};
-use crate::core::profiles::ProductSettings;
+use crate::core::profiles::Tunable;
 use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_SEC};
 
 use super::GuavaParams;
@@ -22,26 +22,40 @@ pub struct Fields {
 
 /// The `guava-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "guava-rate",
-        read: |p, v| {
-            let rate = match parse_seconds(v) {
-                Ok(micro_permits) if micro_permits > 0 => micro_permits,
-                _ => {
-                    return Err(format!(
-                        "permits per second above 0, decimals allowed{USING_DEFAULT}"
-                    ))
-                }
-            };
-            set(&mut p.guava.rate, Ok(rate))
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Permits per second (create)",
+        field: Field {
+            name: "guava-rate",
+            read: |p, v| {
+                let rate = match parse_seconds(v) {
+                    Ok(micro_permits) if micro_permits > 0 => micro_permits,
+                    _ => {
+                        return Err(format!(
+                            "permits per second above 0, decimals allowed{USING_DEFAULT}"
+                        ))
+                    }
+                };
+                set(&mut p.guava.rate, Ok(rate))
+            },
+            write: |p| p.guava.rate.map(format_seconds),
         },
-        write: |p| p.guava.rate.map(format_seconds),
+        in_force: |s| {
+            let p = s.products.guava.params(s.limit, s.window);
+            p.permits_per_second.to_string()
+        },
     },
-    Field {
-        name: "guava-burst",
-        read: |p, v| set(&mut p.guava.burst, seconds(v, false)),
-        write: |p| seconds_text(p.guava.burst),
+    Tunable {
+        label: "Stored permits, s (maxBurstSeconds)",
+        field: Field {
+            name: "guava-burst",
+            read: |p, v| set(&mut p.guava.burst, seconds(v, false)),
+            write: |p| seconds_text(p.guava.burst),
+        },
+        in_force: |s| {
+            let p = s.products.guava.params(s.limit, s.window);
+            p.max_burst_seconds.to_string()
+        },
     },
 ];
 

@@ -730,6 +730,7 @@ pub const ROW: ProductRow<Guava> = ProductRow {
         file_name: "Example.java",
         write: snippet::write,
     },
+    terms: |_| None,
     copies: None,
 };
 

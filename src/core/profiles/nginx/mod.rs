@@ -478,6 +478,7 @@ pub const ROW: ProductRow<NginxLimitReq> = ProductRow {
         file_name: "nginx.conf",
         write: snippet::write,
     },
+    terms: |s| Some(s.products.nginx.params(s.limit, s.window).directive()),
     copies: None,
 };
 

@@ -7,7 +7,7 @@
 
 use crate::core::field::Field;
 use crate::core::profiles::settings::{count, set, whole_text, USING_DEFAULT};
-use crate::core::profiles::ProductSettings;
+use crate::core::profiles::Tunable;
 use crate::core::time::Span;
 
 use super::{Granularity, PyLimitsParams};
@@ -23,26 +23,47 @@ pub struct Fields {
 
 /// The `limits-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "limits-amount",
-        read: |p, v| set(&mut p.python_limits.amount, count(v, 0)),
-        write: |p| whole_text(p.python_limits.amount),
-    },
-    Field {
-        name: "limits-multiples",
-        read: |p, v| set(&mut p.python_limits.multiples, count(v, 1)),
-        write: |p| whole_text(p.python_limits.multiples),
-    },
-    Field {
-        name: "limits-per",
-        read: |p, v| {
-            let per = Granularity::from_name(v).ok_or_else(|| {
-                format!("second, minute, hour, day, month or year{USING_DEFAULT}")
-            })?;
-            set(&mut p.python_limits.per, Ok(per))
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Amount (\"N per ...\")",
+        field: Field {
+            name: "limits-amount",
+            read: |p, v| set(&mut p.python_limits.amount, count(v, 0)),
+            write: |p| whole_text(p.python_limits.amount),
         },
-        write: |p| p.python_limits.per.map(|g| g.name().to_string()),
+        in_force: |s| {
+            let p = s.products.python_limits.params(s.limit, s.window);
+            p.amount.to_string()
+        },
+    },
+    Tunable {
+        label: "Multiples (\"... per N ...\")",
+        field: Field {
+            name: "limits-multiples",
+            read: |p, v| set(&mut p.python_limits.multiples, count(v, 1)),
+            write: |p| whole_text(p.python_limits.multiples),
+        },
+        in_force: |s| {
+            let p = s.products.python_limits.params(s.limit, s.window);
+            p.multiples.to_string()
+        },
+    },
+    Tunable {
+        label: "Per (second, minute, ...)",
+        field: Field {
+            name: "limits-per",
+            read: |p, v| {
+                let per = Granularity::from_name(v).ok_or_else(|| {
+                    format!("second, minute, hour, day, month or year{USING_DEFAULT}")
+                })?;
+                set(&mut p.python_limits.per, Ok(per))
+            },
+            write: |p| p.python_limits.per.map(|g| g.name().to_string()),
+        },
+        in_force: |s| {
+            let p = s.products.python_limits.params(s.limit, s.window);
+            p.granularity.name().to_string()
+        },
     },
 ];
 

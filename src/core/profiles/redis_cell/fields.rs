@@ -7,8 +7,8 @@
 
 use crate::core::field::Field;
 use crate::core::profiles::settings::{count, seconds, seconds_text, set, whole_text};
-use crate::core::profiles::ProductSettings;
-use crate::core::time::Span;
+use crate::core::profiles::Tunable;
+use crate::core::time::{format_seconds, Span};
 
 use super::RedisCellParams;
 
@@ -22,21 +22,42 @@ pub struct Fields {
 
 /// The `cell-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "cell-burst",
-        read: |p, v| set(&mut p.redis_cell.burst, count(v, 0)),
-        write: |p| whole_text(p.redis_cell.burst),
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Max burst (max_burst)",
+        field: Field {
+            name: "cell-burst",
+            read: |p, v| set(&mut p.redis_cell.burst, count(v, 0)),
+            write: |p| whole_text(p.redis_cell.burst),
+        },
+        in_force: |s| {
+            let p = s.products.redis_cell.params(s.limit, s.window);
+            p.max_burst.to_string()
+        },
     },
-    Field {
-        name: "cell-count",
-        read: |p, v| set(&mut p.redis_cell.count, count(v, 1)),
-        write: |p| whole_text(p.redis_cell.count),
+    Tunable {
+        label: "Count per period (count)",
+        field: Field {
+            name: "cell-count",
+            read: |p, v| set(&mut p.redis_cell.count, count(v, 1)),
+            write: |p| whole_text(p.redis_cell.count),
+        },
+        in_force: |s| {
+            let p = s.products.redis_cell.params(s.limit, s.window);
+            p.count.to_string()
+        },
     },
-    Field {
-        name: "cell-period",
-        read: |p, v| set(&mut p.redis_cell.period, seconds(v, false)),
-        write: |p| seconds_text(p.redis_cell.period),
+    Tunable {
+        label: "Period, s (period)",
+        field: Field {
+            name: "cell-period",
+            read: |p, v| set(&mut p.redis_cell.period, seconds(v, false)),
+            write: |p| seconds_text(p.redis_cell.period),
+        },
+        in_force: |s| {
+            let p = s.products.redis_cell.params(s.limit, s.window);
+            format_seconds(p.period.micros())
+        },
     },
 ];
 

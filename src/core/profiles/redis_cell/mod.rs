@@ -448,6 +448,7 @@ pub const ROW: ProductRow<RedisCell> = ProductRow {
         file_name: "cl-throttle.redis",
         write: snippet::write,
     },
+    terms: |_| None,
     copies: None,
 };
 

@@ -10,8 +10,8 @@ use crate::core::field::Field;
 use crate::core::profiles::settings::{
     count, on_off, on_off_text, seconds, seconds_text, set, whole_text,
 };
-use crate::core::profiles::ProductSettings;
-use crate::core::time::Span;
+use crate::core::profiles::{RowSettings, Tunable};
+use crate::core::time::{format_seconds, Span};
 
 use super::{UpstashAlgorithm, UpstashKind, UpstashParams};
 
@@ -32,46 +32,85 @@ pub struct Fields {
 
 /// The `upstash-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "upstash-tokens",
-        read: |p, v| set(&mut p.upstash.tokens, count(v, 1)),
-        write: |p| whole_text(p.upstash.tokens),
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Tokens per window (fixed, sliding)",
+        field: Field {
+            name: "upstash-tokens",
+            read: |p, v| set(&mut p.upstash.tokens, count(v, 1)),
+            write: |p| whole_text(p.upstash.tokens),
+        },
+        in_force: |s| window_params(s).0.to_string(),
     },
-    Field {
-        name: "upstash-window",
-        read: |p, v| set(&mut p.upstash.window, seconds(v, false)),
-        write: |p| seconds_text(p.upstash.window),
+    Tunable {
+        label: "Window, s (fixed, sliding)",
+        field: Field {
+            name: "upstash-window",
+            read: |p, v| set(&mut p.upstash.window, seconds(v, false)),
+            write: |p| seconds_text(p.upstash.window),
+        },
+        in_force: |s| format_seconds(window_params(s).1.micros()),
     },
-    Field {
-        name: "upstash-refill",
-        read: |p, v| set(&mut p.upstash.refill, count(v, 1)),
-        write: |p| whole_text(p.upstash.refill),
+    Tunable {
+        label: "Refill rate (tokenBucket)",
+        field: Field {
+            name: "upstash-refill",
+            read: |p, v| set(&mut p.upstash.refill, count(v, 1)),
+            write: |p| whole_text(p.upstash.refill),
+        },
+        in_force: |s| bucket_params(s).0.to_string(),
     },
-    Field {
-        name: "upstash-interval",
-        read: |p, v| set(&mut p.upstash.interval, seconds(v, false)),
-        write: |p| seconds_text(p.upstash.interval),
+    Tunable {
+        label: "Interval, s (tokenBucket)",
+        field: Field {
+            name: "upstash-interval",
+            read: |p, v| set(&mut p.upstash.interval, seconds(v, false)),
+            write: |p| seconds_text(p.upstash.interval),
+        },
+        in_force: |s| format_seconds(bucket_params(s).1.micros()),
     },
-    Field {
-        name: "upstash-max",
-        read: |p, v| set(&mut p.upstash.max, count(v, 1)),
-        write: |p| whole_text(p.upstash.max),
+    Tunable {
+        label: "Max tokens (tokenBucket)",
+        field: Field {
+            name: "upstash-max",
+            read: |p, v| set(&mut p.upstash.max, count(v, 1)),
+            write: |p| whole_text(p.upstash.max),
+        },
+        in_force: |s| bucket_params(s).2.to_string(),
     },
-    Field {
-        name: "upstash-timeout",
-        read: |p, v| set(&mut p.upstash.timeout, seconds(v, true)),
-        write: |p| seconds_text(p.upstash.timeout),
+    Tunable {
+        label: "Timeout, s (timeout)",
+        field: Field {
+            name: "upstash-timeout",
+            read: |p, v| set(&mut p.upstash.timeout, seconds(v, true)),
+            write: |p| seconds_text(p.upstash.timeout),
+        },
+        in_force: |s| format_seconds(common(s).timeout.micros()),
     },
-    Field {
-        name: "upstash-latency",
-        read: |p, v| set(&mut p.upstash.latency, seconds(v, true)),
-        write: |p| seconds_text(p.upstash.latency),
+    Tunable {
+        label: "Redis round trip, s",
+        field: Field {
+            name: "upstash-latency",
+            read: |p, v| set(&mut p.upstash.latency, seconds(v, true)),
+            write: |p| seconds_text(p.upstash.latency),
+        },
+        in_force: |s| format_seconds(common(s).redis_latency.micros()),
     },
-    Field {
-        name: "upstash-cache",
-        read: |p, v| set(&mut p.upstash.cache, on_off(v)),
-        write: |p| on_off_text(p.upstash.cache),
+    Tunable {
+        label: "Ephemeral cache",
+        field: Field {
+            name: "upstash-cache",
+            read: |p, v| set(&mut p.upstash.cache, on_off(v)),
+            write: |p| on_off_text(p.upstash.cache),
+        },
+        in_force: |s| {
+            if common(s).ephemeral_cache {
+                "on"
+            } else {
+                "off"
+            }
+            .to_string()
+        },
     },
 ];
 
@@ -104,4 +143,42 @@ impl Fields {
         p.ephemeral_cache = self.cache.unwrap_or(p.ephemeral_cache);
         p
     }
+}
+
+/// The fixed and sliding windows' `(tokens, window)` in force (the two take the same).
+fn window_params(s: &RowSettings) -> (u64, Span) {
+    let p = s
+        .products
+        .upstash
+        .params(UpstashKind::FixedWindow, s.limit, s.window);
+    match p.algorithm {
+        UpstashAlgorithm::FixedWindow { tokens, window }
+        | UpstashAlgorithm::SlidingWindow { tokens, window } => (tokens, window),
+        UpstashAlgorithm::TokenBucket { .. } => (0, Span::ZERO),
+    }
+}
+
+/// The token bucket's `(refillRate, interval, maxTokens)` in force.
+fn bucket_params(s: &RowSettings) -> (u64, Span, u64) {
+    let p = s
+        .products
+        .upstash
+        .params(UpstashKind::TokenBucket, s.limit, s.window);
+    match p.algorithm {
+        UpstashAlgorithm::TokenBucket {
+            refill_rate,
+            interval,
+            max_tokens,
+        } => (refill_rate, interval, max_tokens),
+        UpstashAlgorithm::FixedWindow { .. } | UpstashAlgorithm::SlidingWindow { .. } => {
+            (0, Span::ZERO, 0)
+        }
+    }
+}
+
+/// What the three algorithms share: the timeout, Redis's round trip and the cache.
+fn common(s: &RowSettings) -> UpstashParams {
+    s.products
+        .upstash
+        .params(UpstashKind::FixedWindow, s.limit, s.window)
 }

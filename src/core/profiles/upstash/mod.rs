@@ -834,6 +834,7 @@ pub const FIXED_ROW: ProductRow<Upstash> = ProductRow {
         file_name: "ratelimit.ts",
         write: |s| snippet::write("Upstash fixedWindow", UpstashKind::FixedWindow, s),
     },
+    terms: |_| None,
     copies: None,
 };
 
@@ -857,6 +858,7 @@ pub const SLIDING_ROW: ProductRow<Upstash> = ProductRow {
         file_name: "ratelimit.ts",
         write: |s| snippet::write("Upstash slidingWindow", UpstashKind::SlidingWindow, s),
     },
+    terms: |_| None,
     copies: None,
 };
 
@@ -880,6 +882,7 @@ pub const TOKEN_ROW: ProductRow<Upstash> = ProductRow {
         file_name: "ratelimit.ts",
         write: |s| snippet::write("Upstash tokenBucket", UpstashKind::TokenBucket, s),
     },
+    terms: |_| None,
     copies: None,
 };
 

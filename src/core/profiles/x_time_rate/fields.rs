@@ -7,7 +7,7 @@
 
 use crate::core::field::Field;
 use crate::core::profiles::settings::{count, set, whole_text, USING_DEFAULT};
-use crate::core::profiles::ProductSettings;
+use crate::core::profiles::Tunable;
 use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_SEC};
 
 use super::XTimeRateParams;
@@ -22,26 +22,40 @@ pub struct Fields {
 
 /// The `xtime-` fields, in the order a link writes them: one row per field, its reader (with
 /// what it accepts when refused) and its writer.
-pub const FIELDS: &[Field<ProductSettings>] = &[
-    Field {
-        name: "xtime-rate",
-        read: |p, v| {
-            let rate = match parse_seconds(v) {
-                Ok(micro_events) => micro_events,
-                _ => {
-                    return Err(format!(
-                        "events per second, decimals allowed{USING_DEFAULT}"
-                    ))
-                }
-            };
-            set(&mut p.x_time_rate.rate, Ok(rate))
+pub const FIELDS: &[Tunable] = &[
+    Tunable {
+        label: "Events per second (rate.Limit)",
+        field: Field {
+            name: "xtime-rate",
+            read: |p, v| {
+                let rate = match parse_seconds(v) {
+                    Ok(micro_events) => micro_events,
+                    _ => {
+                        return Err(format!(
+                            "events per second, decimals allowed{USING_DEFAULT}"
+                        ))
+                    }
+                };
+                set(&mut p.x_time_rate.rate, Ok(rate))
+            },
+            write: |p| p.x_time_rate.rate.map(format_seconds),
         },
-        write: |p| p.x_time_rate.rate.map(format_seconds),
+        in_force: |s| {
+            let p = s.products.x_time_rate.params(s.limit, s.window);
+            p.limit.to_string()
+        },
     },
-    Field {
-        name: "xtime-burst",
-        read: |p, v| set(&mut p.x_time_rate.burst, count(v, 0)),
-        write: |p| whole_text(p.x_time_rate.burst),
+    Tunable {
+        label: "Burst (b)",
+        field: Field {
+            name: "xtime-burst",
+            read: |p, v| set(&mut p.x_time_rate.burst, count(v, 0)),
+            write: |p| whole_text(p.x_time_rate.burst),
+        },
+        in_force: |s| {
+            let p = s.products.x_time_rate.params(s.limit, s.window);
+            p.burst.to_string()
+        },
     },
 ];
 

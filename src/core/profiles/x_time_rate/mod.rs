@@ -871,6 +871,7 @@ pub const ROW: ProductRow<XTimeRate> = ProductRow {
         file_name: "main.go",
         write: snippet::write,
     },
+    terms: |_| None,
     copies: None,
 };
 
