@@ -4,7 +4,7 @@
 // running past it. The line under a row's name reads as its promise, then what it did.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR, timelineX } from './helpers.mjs';
+import { useBrowser, openPage, gotoLab, SCREENSHOT_DIR, timelineX, timelineLayout } from './helpers.mjs';
 
 const shared = useBrowser();
 const EVERY_ROW =
@@ -302,6 +302,31 @@ for (const width of [761, 768, 900]) {
       const plot = await page.locator('[data-testid="timeline-canvas"]').evaluate((c) => c.getBoundingClientRect().width);
       assert.ok(plot >= 190, `the plot is ${plot} px wide`);
       assert.equal(await page.locator('[data-testid="timeline-canvas"]').getAttribute('data-drawn'), 'true');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+for (const width of [320, 390]) {
+  test(`at ${width} px the plot takes the screen's width and each row's label sits on one line above its marks`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width, height: 844 });
+    try {
+      await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log,token-bucket,nginx&do=1');
+      const canvas = await page.locator('[data-testid="timeline-canvas"]').boundingBox();
+      assert.ok(canvas.width >= width - 60, `the plot is ${canvas.width} px of ${width}`);
+      const layout = await timelineLayout(page);
+      for (const row of layout.rows) {
+        const text = await page.locator(`.row-label[data-row="${row.id}"] .row-text`).boundingBox();
+        assert.ok(text.y >= canvas.y + row.top - 1 && text.y + text.height <= canvas.y + row.bodyTop + 1,
+          `${row.id}: its label from ${text.y} to ${text.y + text.height} in its band ${canvas.y + row.top}-${canvas.y + row.bodyTop}`);
+        assert.ok(canvas.y + row.markY - 4.5 >= canvas.y + row.bodyTop, `${row.id}: its marks under the band`);
+      }
+      const name = await page.locator('.row-label[data-row="nginx"] .row-name').boundingBox();
+      const link = await page.locator('[data-testid="row-config-nginx"]').boundingBox();
+      assert.ok(link && link.x >= name.x + name.width - 1 && link.x + link.width <= canvas.x + canvas.width + 1, 'the config\'s link on the name\'s line, on screen');
+      if (width === 390) await page.locator('.timelines').screenshot({ path: `${SCREENSHOT_DIR}/layout-phone-labels-above.png` });
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

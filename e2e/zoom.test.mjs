@@ -196,6 +196,49 @@ test('several keys get a toggle that splits every row into a lane per key, label
   await page.close();
 });
 
+for (const width of [1280, 390]) {
+  test(`at ${width} px each key's name sits on its lane's line of marks, off the plot on a wide screen, and each lane is tinted over its own busiest window`, async () => {
+    const { page, context } = await openPage(shared.browser, { width, height: 900 });
+    try {
+      await gotoLab(page, 'pattern=several-keys&algos=fixed,sliding-log&lanes=key&theme=light');
+      await page.waitForSelector('[data-testid="lane-label"]');
+      const layout = await layoutOf(page);
+      const canvas = await page.locator('[data-testid="timeline-canvas"]').boundingBox();
+      const labels = await page.locator('[data-testid="lane-label"]').evaluateAll((spans) =>
+        spans.map((s) => ({ text: s.textContent, ...JSON.parse(JSON.stringify(s.getBoundingClientRect())) })));
+      assert.equal(labels.length, 2 * 3);
+      for (const [i, label] of labels.entries()) {
+        const lineY = canvas.y + layout.rows[Math.floor(i / 3)].laneY[i % 3];
+        if (width === 1280) {
+          // Beside the plot, centred on the lane's line.
+          assert.ok(label.right <= canvas.x + 1, `${label.text} left of the plot: ${label.right} <= ${canvas.x}`);
+          assert.ok(Math.abs(label.top + label.height / 2 - lineY) <= 2, `${label.text} on its line: ${label.top + label.height / 2} vs ${lineY}`);
+        } else {
+          // A phone gives the plot the whole width: the name is written at its lane's top left,
+          // above its marks (a line of text 0.65rem high from the lane's top).
+          assert.ok(Math.abs(label.top - (lineY - 15)) <= 1, `${label.text} at its lane's top: ${label.top} vs ${lineY - 15}`);
+        }
+      }
+      // The fixed window's tenant:a let ten through in one window (from about 1.6 s to 11.6 s);
+      // tenant:b's busiest window ended at 8 s. At 9.1 s only tenant:a's lane is tinted.
+      const fixed = layout.rows.find((r) => r.id === 'fixed');
+      const x = xOf(layout, 9.1);
+      const at = (lane) => page.evaluate(([px, py]) => {
+        const c = document.querySelector('[data-testid="timeline-canvas"]');
+        const ratio = c.width / c.getBoundingClientRect().width;
+        return Array.from(c.getContext('2d').getImageData(Math.round(px * ratio), Math.round(py * ratio), 1, 1).data);
+      }, [x, fixed.laneY[lane] - 10]);
+      const plain = ([r, g, b]) => r > 235 && g > 235 && b > 235;
+      assert.ok(!plain(await at(0)), `tenant:a's lane tinted: ${await at(0)}`);
+      assert.ok(plain(await at(1)), `tenant:b's lane not: ${await at(1)}`);
+      assert.ok(plain(await at(2)), `ip:203.0.113.7's lane not: ${await at(2)}`);
+      await page.locator('section.timelines').screenshot({ path: `${SCREENSHOT_DIR}/lanes-${width}.png` });
+    } finally {
+      await context.close();
+    }
+  });
+}
+
 /** Clicks the PNG export and reads the file; the first view's module reloads the page into the
  * complete one, which downloads it. */
 async function downloadPng(page) {
