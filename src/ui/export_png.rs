@@ -16,7 +16,7 @@ use crate::core::lab::LabRun;
 use crate::core::url::to_query;
 use crate::core::view_text::caption_lines;
 use crate::layout::latency::{chart_height, Axes, LatencyMarksJob, LatencyView, MarksFor, AXIS_W};
-use crate::layout::timeline::{row_promise, tick_labels, Layout, Mark, RowKind};
+use crate::layout::timeline::{row_promise, tick_labels, Mark, RowKind};
 
 use super::draw::{draw_mark, Palette};
 use super::draw_latency::draw_latency;
@@ -152,7 +152,7 @@ pub fn download_png(lab: Lab) -> Result<(), JsValue> {
     let state = lab.state.get_untracked();
     let css_width = timeline.get_bounding_client_rect().width().max(1.0);
     let s = f64::from(timeline.width()) / css_width;
-    let layout = Layout::viewed::<super::Linked>(&run, css_width, state.view, state.lanes);
+    let layout = super::timeline::layout_on_page(&run, css_width, state.view, state.lanes);
     let palette = match super::timeline::dark_theme(state.theme) {
         true => Palette::dark(),
         false => Palette::light(),

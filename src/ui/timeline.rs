@@ -138,6 +138,22 @@ fn lane_names(l: &Layout, row: &crate::layout::timeline::RowLayout) -> Option<An
 #[cfg(not(feature = "workbench"))]
 fn lane_names(_: &Layout, _: &crate::layout::timeline::RowLayout) {}
 
+/// The timelines' layout as the page draws it, `width` CSS pixels wide: at a phone's width, with a
+/// band above each row for its label (the PNG export lays its picture out the same way, since it
+/// copies the canvas).
+pub fn layout_on_page(
+    run: &LabRun,
+    width: f64,
+    view: Option<(Time, Time)>,
+    lanes: Lanes,
+) -> Layout {
+    let layout = Layout::viewed::<super::Linked>(run, width, view, lanes);
+    match super::labels_above_rows() {
+        true => layout.with_labels_above(),
+        false => layout,
+    }
+}
+
 /// The timelines section.
 #[component]
 pub fn Timelines() -> impl IntoView {
@@ -149,14 +165,9 @@ pub fn Timelines() -> impl IntoView {
     // Where each row and time sits, for the drawing, the labels, the axis and pointer hits.
     let layout = Memo::new(move |_| {
         let (view, lanes) = lab.state.with(|s| (s.view, s.lanes));
-        let layout = lab
-            .run
-            .with(|run| Layout::viewed::<super::Linked>(run, width.get(), view, lanes));
         // Read again whenever the width changes: a page turned or resized past a phone's width.
-        match super::labels_above_rows() {
-            true => layout.with_labels_above(),
-            false => layout,
-        }
+        lab.run
+            .with(|run| layout_on_page(run, width.get(), view, lanes))
     });
     // Which marks each pixel column shows, worked out again only when the run or the layout
     // changes, not when the pointer moves. For a large run it is worked out a row per task
