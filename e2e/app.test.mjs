@@ -140,35 +140,39 @@ test('playback moves a playhead; step walks the requests; reset goes back', asyn
   assert.deepEqual(problems, []);
 });
 
-test('while the playhead shows part of the story, the row labels and the table count up to it; the data- attributes keep the totals', async () => {
-  const { page, problems } = await openPage(shared.browser);
-  await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log');
-  const cell = (slug, label) => page.locator(`[data-testid="stats-${slug}"] td[data-label="${label}"]`).innerText();
-  const count = (slug) => page.locator(`[data-testid="stats-${slug}"] .count`).innerText();
-  const summary = (slug) => page.locator(`.row-label[data-row="${slug}"] .row-summary`).innerText();
-  const totals = { fixed: await rowFigures(page, 'fixed'), log: await rowFigures(page, 'sliding-log') };
-  assert.deepEqual([totals.fixed.allowed, totals.fixed.maxInWindow, totals.log.allowed, totals.log.rejected], [10, 10, 5, 5]);
-  // Five requests in, at the end of the first window: five through on both rows, none refused.
-  for (let i = 0; i < 5; i += 1) await page.click('[data-testid="step"]');
-  assert.equal(await cell('fixed', 'Let through'), '5');
-  assert.equal(await cell('sliding-log', 'Rejected'), '0');
-  assert.equal(await count('fixed'), '5');
-  assert.match(await summary('fixed'), /busiest window 5$/);
-  assert.match(await page.locator('[data-testid="stats-fixed"] .verdict').innerText(), /^never more than 5 in any 10 s window by /);
-  assert.deepEqual(await rowFigures(page, 'fixed'), totals.fixed, 'the data- attributes keep the totals');
-  // All ten in: the fixed window has let ten through in one window; the log refused five.
-  for (let i = 0; i < 5; i += 1) await page.click('[data-testid="step"]');
-  assert.equal(await cell('fixed', 'Let through'), '10');
-  assert.equal(await count('fixed'), '10');
-  assert.match(await summary('fixed'), /busiest window 10$/);
-  assert.equal(await cell('sliding-log', 'Rejected'), '5');
-  await page.locator('section.timelines').screenshot({ path: `${SCREENSHOT_DIR}/playback-counting-up.png` });
-  // Back a second before the first request: nothing yet.
-  await page.click('[data-testid="reset"]');
-  assert.equal(await cell('fixed', 'Let through'), '0');
-  assert.match(await summary('fixed'), /busiest window 0$/);
-  assert.deepEqual(problems, []);
-});
+for (const width of [1280, 390]) {
+  test(`at ${width} px, while the playhead shows part of the story, the row labels and the table count up to it; the data- attributes keep the totals`, async () => {
+    const { page, problems } = await openPage(shared.browser, { width, height: 900 });
+    await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log');
+    const cell = (slug, label) => page.locator(`[data-testid="stats-${slug}"] td[data-label="${label}"]`).innerText();
+    const count = (slug) => page.locator(`[data-testid="stats-${slug}"] .count`).innerText();
+    // The line beside the plot on a wide screen, the short one above the row on a phone.
+    const summary = (slug) => page.locator(`.row-label[data-row="${slug}"] ${width > 760 ? '.row-summary' : '.row-short'}`).innerText();
+    const busiest = width > 760 ? (n) => new RegExp(`busiest window ${n}$`) : (n) => new RegExp(`busiest ${n} / 5$`);
+    const totals = { fixed: await rowFigures(page, 'fixed'), log: await rowFigures(page, 'sliding-log') };
+    assert.deepEqual([totals.fixed.allowed, totals.fixed.maxInWindow, totals.log.allowed, totals.log.rejected], [10, 10, 5, 5]);
+    // Five requests in, at the end of the first window: five through on both rows, none refused.
+    for (let i = 0; i < 5; i += 1) await page.click('[data-testid="step"]');
+    assert.equal(await cell('fixed', 'Let through'), '5');
+    assert.equal(await cell('sliding-log', 'Rejected'), '0');
+    assert.equal(await count('fixed'), '5');
+    assert.match(await summary('fixed'), busiest(5));
+    assert.match(await page.locator('[data-testid="stats-fixed"] .verdict').innerText(), /^never more than 5 in any 10 s window by /);
+    assert.deepEqual(await rowFigures(page, 'fixed'), totals.fixed, 'the data- attributes keep the totals');
+    // All ten in: the fixed window has let ten through in one window; the log refused five.
+    for (let i = 0; i < 5; i += 1) await page.click('[data-testid="step"]');
+    assert.equal(await cell('fixed', 'Let through'), '10');
+    assert.equal(await count('fixed'), '10');
+    assert.match(await summary('fixed'), busiest(10));
+    assert.equal(await cell('sliding-log', 'Rejected'), '5');
+    await page.locator('section.timelines').screenshot({ path: `${SCREENSHOT_DIR}/playback-counting-up-${width}.png` });
+    // Back a second before the first request: nothing yet.
+    await page.click('[data-testid="reset"]');
+    assert.equal(await cell('fixed', 'Let through'), '0');
+    assert.match(await summary('fixed'), busiest(0));
+    assert.deepEqual(problems, []);
+  });
+}
 
 test('Play starts a second before the first request, tells the time at the axis\'s precision, and keeps its width and its row', async () => {
   const { page, problems } = await openPage(shared.browser);

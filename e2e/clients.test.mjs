@@ -59,6 +59,12 @@ test('three clients told the same instant collide there, and the row, its notes 
       await page.locator('[data-testid="tries-fixed"]').innerText(),
       'Its client: first try at 2 s: refused, told to wait 8 s; retry 1 at 10 s: refused, told to wait 10 s; retry 2 at 20 s: let through.',
     );
+    // At 2 s the table counts the first tries decided by then, and no retry yet (the first comes
+    // at 10 s); its data- attributes keep the totals.
+    assert.equal(await page.locator('[data-testid="stats-fixed"] td[data-label="Let through"]').innerText(), '1');
+    assert.equal(await page.locator('[data-testid="stats-fixed"] td[data-label="Rejected"]').innerText(), '2');
+    assert.match(await page.locator('[data-testid="stats-fixed"] .verdict').innerText(), /; 0 retries so far, 0 wasted$/);
+    assert.deepEqual(await clientFigures(page, 'fixed'), { retries: '3', wasted: '1', gaveUp: '0', p95: '18000' });
 
     // Fewer retries, set on the page: the figures and the notes follow.
     await openCounting(page);

@@ -214,9 +214,15 @@ for (const width of [1280, 390]) {
           assert.ok(label.right <= canvas.x + 1, `${label.text} left of the plot: ${label.right} <= ${canvas.x}`);
           assert.ok(Math.abs(label.top + label.height / 2 - lineY) <= 2, `${label.text} on its line: ${label.top + label.height / 2} vs ${lineY}`);
         } else {
-          // A phone gives the plot the whole width: the name is written at its lane's top left,
-          // above its marks (a line of text 0.65rem high from the lane's top).
-          assert.ok(Math.abs(label.top - (lineY - 15)) <= 1, `${label.text} at its lane's top: ${label.top} vs ${lineY - 15}`);
+          // A phone gives the plot the whole width: each lane keeps a 12 px line at its top for
+          // its key's name, above its marks (15 px above the line) and their bars (12 px).
+          assert.ok(Math.abs(label.top - (lineY - 27)) <= 1, `${label.text} on its lane's first line: ${label.top} vs ${lineY - 27}`);
+          const text = await page.evaluate((i) => {
+            const range = document.createRange();
+            range.selectNodeContents(document.querySelectorAll('[data-testid="lane-label"]')[i]);
+            return range.getBoundingClientRect().bottom;
+          }, i);
+          assert.ok(text <= lineY - 12, `${label.text}'s letters end above its bars: ${text} vs ${lineY - 12}`);
         }
       }
       // The fixed window's tenant:a let ten through in one window (from about 1.6 s to 11.6 s);

@@ -143,7 +143,13 @@ pub struct Layout {
     /// The band above each row for its label, when labels sit above the rows (a phone's width:
     /// the plot then takes the whole width); 0 when they sit beside them.
     pub label_band: f64,
+    /// The line at the top of each key's lane for its key's name, when labels sit above the rows
+    /// and the rows are split by key; 0 otherwise (the names are then beside the lanes).
+    pub lane_name: f64,
 }
+
+/// A key's name's line at the top of its lane, when labels sit above the rows.
+pub const LANE_NAME_H: f64 = 12.0;
 
 /// The band above a row for its label on one line, when labels sit above the rows.
 pub const LABEL_BAND: f64 = 20.0;
@@ -211,27 +217,39 @@ impl Layout {
             lanes,
             lane_h,
             label_band: 0.0,
+            lane_name: 0.0,
         }
     }
 
     /// The same rows with a band above each for its label ([`LABEL_BAND`]), for a screen too
     /// narrow to give the labels a column of their own.
+    /// Split by key, each lane then also gets a line of its own for its key's name
+    /// ([`LANE_NAME_H`]) above its marks, since no column beside the plot holds the names.
     pub fn with_labels_above(mut self) -> Layout {
         if self.label_band > 0.0 {
             return self;
         }
         let band = LABEL_BAND;
-        for (i, row) in self.rows.iter_mut().enumerate() {
-            let shift = i as f64 * band;
+        let name = match self.lanes.names.len() {
+            0 => 0.0,
+            _ => LANE_NAME_H,
+        };
+        let names = name * self.lanes.names.len() as f64;
+        let mut shift = 0.0;
+        for row in &mut self.rows {
             row.top += shift;
             row.body_top = row.top + band;
-            row.height += band;
-            row.mark_y += shift + band;
+            row.body += names;
+            row.height += band + names;
+            row.mark_y += shift + band + name;
             if let Some((top, _)) = &mut row.gauge {
-                *top += shift + band;
+                *top += shift + band + names;
             }
+            shift += band + names;
         }
-        self.height += self.rows.len() as f64 * band;
+        self.height += shift;
+        self.lane_h += name;
+        self.lane_name = name;
         self.label_band = band;
         self
     }
@@ -251,7 +269,7 @@ impl Layout {
 
     /// The top of lane `lane` of `row`, when the rows are split.
     pub fn lane_top(&self, row: &RowLayout, lane: usize) -> f64 {
-        self.mark_y(row, lane) - LANE_MARK_Y
+        self.mark_y(row, lane) - LANE_MARK_Y - self.lane_name
     }
 
     /// The lane at height `y` (a lane's strip reaches from its top to the next lane's).
@@ -288,7 +306,7 @@ impl Layout {
     /// the row's edges, or to its lane's; in a row whose clients obey, short of their retries
     /// (`RETRY_LANE` under the line).
     pub fn bar_reach(&self) -> f64 {
-        let obeying = self.lane_h > LANE_H;
+        let obeying = self.lane_h - self.lane_name > LANE_H;
         match (self.lanes.count(), obeying) {
             (1, false) => ROW_H / 2.0 - 5.0,
             (1, true) => RETRY_LANE - 5.0,
@@ -1058,20 +1076,32 @@ mod tests {
         for lanes in [Lanes::One, Lanes::Key] {
             let beside = Layout::viewed::<Complete>(&run, 390.0, None, lanes);
             let above = beside.clone().with_labels_above();
-            assert_eq!(above.height, beside.height + 3.0 * LABEL_BAND);
+            // Split by key, each of the three keys' lanes has a line for its name, in each row.
+            let name = match lanes {
+                Lanes::One => 0.0,
+                Lanes::Key => LANE_NAME_H,
+            };
+            let names = 3.0 * name;
+            assert_eq!(above.height, beside.height + 3.0 * (LABEL_BAND + names));
             assert_eq!(above.clone().with_labels_above(), above, "once");
             for (i, (b, a)) in beside.rows.iter().zip(&above.rows).enumerate() {
-                let shift = i as f64 * LABEL_BAND;
+                let shift = i as f64 * (LABEL_BAND + names);
                 assert_eq!(a.top, b.top + shift);
                 assert_eq!(a.body_top, a.top + LABEL_BAND);
-                assert_eq!(a.height, b.height + LABEL_BAND);
-                assert_eq!(a.mark_y - a.body_top, b.mark_y - b.body_top);
+                assert_eq!(a.height, b.height + LABEL_BAND + names);
+                assert_eq!(a.mark_y - a.body_top, b.mark_y - b.body_top + name);
                 assert_eq!(
                     a.gauge.map(|(t, h)| (t - a.body_top, h)),
-                    b.gauge.map(|(t, h)| (t - b.body_top, h))
+                    b.gauge.map(|(t, h)| (t - b.body_top + names, h))
                 );
                 for lane in 0..above.lanes.count() {
                     assert_eq!(above.lane_at(above.mark_y(a, lane)), lane);
+                    // A lane's name's line, then its marks as beside: the bars clear of the name.
+                    if name > 0.0 {
+                        let marks = above.mark_y(a, lane) - above.lane_top(a, lane);
+                        assert_eq!(marks, LANE_MARK_Y + name);
+                        assert!(marks - above.bar_reach() >= name, "the bars under the name");
+                    }
                 }
             }
         }

@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use crate::core::durable::shard::sharding_note;
 use crate::core::durable::Outcome;
 use crate::core::so_far::{self, SoFar};
-use crate::core::time::{format_millis, format_seconds};
+use crate::core::time::{format_millis, format_seconds, Time};
 
 use super::state::Lab;
 use crate::layout::timeline::time_label;
@@ -18,14 +18,23 @@ fn broke_text(most: u64, window_text: &str, limit: u64) -> String {
 }
 
 /// What a row's obeying clients did, after its verdict: "; 175 retries, 125 wasted, 5 clients
-/// gave up".
-fn clients_text(c: &crate::core::retries::ClientsRun) -> String {
-    format!(
-        "; {} retries, {} wasted, {} clients gave up",
-        c.retries.len(),
-        c.wasted,
-        c.gave_up
-    )
+/// gave up"; by a playhead, the retries sent by then: "; 12 retries so far, 4 wasted".
+fn clients_text(c: &crate::core::retries::ClientsRun, playhead: Option<Time>) -> String {
+    match playhead {
+        None => format!(
+            "; {} retries, {} wasted, {} clients gave up",
+            c.retries.len(),
+            c.wasted,
+            c.gave_up
+        ),
+        Some(t) => {
+            let sent = c.retries.iter().filter(|r| r.at <= t);
+            let (retries, wasted) = sent.fold((0, 0), |(n, w), r| {
+                (n + 1, w + u64::from(!r.passed && r.as_told))
+            });
+            format!("; {retries} retries so far, {wasted} wasted")
+        }
+    }
 }
 
 /// The most decisions listed in the decision table.
@@ -61,7 +70,11 @@ pub fn StatsTable() -> impl IntoView {
                     // With clients that obey: retries sent, retries wasted (refused although
                     // the client waited as told), clients that gave up, and the 95th percentile
                     // of a served client's wait from its first try (empty when none was served).
-                    let clients = r.clients.as_ref();
+                    // Clients obey only in a module with the rules: the others leave this out.
+                    let clients = r
+                        .clients
+                        .as_ref()
+                        .filter(|_| <super::Linked as crate::core::linking::Linking>::RULES);
                     let retries = clients.map(|c| c.retries.len().to_string());
                     let wasted = clients.map(|c| c.wasted.to_string());
                     let gave_up = clients.map(|c| c.gave_up.to_string());
@@ -93,8 +106,8 @@ pub fn StatsTable() -> impl IntoView {
                                 } else {
                                     format!("never more than {limit} in any {window_text} s window{so_far}")
                                 };
-                                if let Some(c) = &r.clients {
-                                    verdict.push_str(&clients_text(c));
+                                if let Some(c) = clients {
+                                    verdict.push_str(&clients_text(c, playhead));
                                 }
                                 view! {
                                     <th scope="row">{r.algorithm.label()}</th>
