@@ -214,9 +214,9 @@ for (const width of [1280, 390]) {
           assert.ok(label.right <= canvas.x + 1, `${label.text} left of the plot: ${label.right} <= ${canvas.x}`);
           assert.ok(Math.abs(label.top + label.height / 2 - lineY) <= 2, `${label.text} on its line: ${label.top + label.height / 2} vs ${lineY}`);
         } else {
-          // A phone gives the plot the whole width: each lane keeps a 12 px line at its top for
+          // A phone gives the plot the whole width: each lane keeps a 14 px line at its top for
           // its key's name, above its marks (15 px above the line) and their bars (12 px).
-          assert.ok(Math.abs(label.top - (lineY - 27)) <= 1, `${label.text} on its lane's first line: ${label.top} vs ${lineY - 27}`);
+          assert.ok(Math.abs(label.top - (lineY - 29)) <= 1, `${label.text} on its lane's first line: ${label.top} vs ${lineY - 29}`);
           const text = await page.evaluate((i) => {
             const range = document.createRange();
             range.selectNodeContents(document.querySelectorAll('[data-testid="lane-label"]')[i]);

@@ -149,7 +149,7 @@ pub struct Layout {
 }
 
 /// A key's name's line at the top of its lane, when labels sit above the rows.
-pub const LANE_NAME_H: f64 = 12.0;
+pub const LANE_NAME_H: f64 = 14.0;
 
 /// The band above a row for its label on one line, when labels sit above the rows.
 pub const LABEL_BAND: f64 = 20.0;
