@@ -140,7 +140,7 @@ test('playback moves a playhead; step walks the requests; reset goes back', asyn
   assert.deepEqual(problems, []);
 });
 
-for (const width of [1280, 390]) {
+for (const width of [320, 390, 768, 1280, 1920]) {
   test(`at ${width} px, while the playhead shows part of the story, the row labels and the table count up to it; the data- attributes keep the totals`, async () => {
     const { page, problems } = await openPage(shared.browser, { width, height: 900 });
     await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log');

@@ -240,35 +240,37 @@ test("each shown product's parameters can be set on the page, with a link's chec
   }
 });
 
-test('the two rows modelling nginx each say their own burst, and the tuning boxes name each parameter with the value in force', async () => {
-  const { page, problems, context } = await openPage(shared.browser);
-  try {
-    await gotoLab(page, 'algos=leaky-bucket,nginx&limit=100&window=60&nginx-burst=20');
-    const summary = (slug) => page.locator(`.row-label[data-row="${slug}"] .row-summary`).textContent();
-    assert.match(await summary('leaky-bucket'), /limit 100 per 60 s, burst=99; busiest window \d+/);
-    assert.match(await summary('nginx'), /limit 100 per 60 s, rate=100r\/m burst=20; busiest window \d+/);
-    // Each row's own settings stay its own: the leaky bucket keeps its burst of 99.
-    const leaky = await rowFigures(page, 'leaky-bucket');
-    const nginx = await rowFigures(page, 'nginx');
-    assert.ok(leaky.allowed > nginx.allowed, `burst 99 lets more through than burst 20: ${leaky.allowed} vs ${nginx.allowed}`);
+for (const width of [390, 1280]) {
+  test(`at ${width} px the two rows modelling nginx each say their own burst, and the tuning boxes name each parameter with the value in force`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width, height: 900 });
+    try {
+      await gotoLab(page, 'algos=leaky-bucket,nginx&limit=100&window=60&nginx-burst=20');
+      const summary = (slug) => page.locator(`.row-label[data-row="${slug}"] .row-summary`).textContent();
+      assert.match(await summary('leaky-bucket'), /limit 100 per 60 s, burst=99; busiest window \d+/);
+      assert.match(await summary('nginx'), /limit 100 per 60 s, rate=100r\/m burst=20; busiest window \d+/);
+      // Each row's own settings stay its own: the leaky bucket keeps its burst of 99.
+      const leaky = await rowFigures(page, 'leaky-bucket');
+      const nginx = await rowFigures(page, 'nginx');
+      assert.ok(leaky.allowed > nginx.allowed, `burst 99 lets more through than burst 20: ${leaky.allowed} vs ${nginx.allowed}`);
 
-    await openTuning(page);
-    const fields = page.locator('[data-testid="fields-nginx"]');
-    assert.match(await fields.textContent(), /Burst \(burst=\)/, 'the product\'s own word, not the link\'s');
-    const inForce = (name) => page.locator(`[data-testid="${name}-in-force"]`).textContent();
-    assert.equal(await inForce('nginx-burst'), 'in force: 20', 'set: the value typed');
-    assert.equal(await inForce('nginx-rate'), 'in force: 100r/m, following the lab');
-    // The lab's limit moves what follows it, and only that.
-    await gotoLab(page, 'algos=leaky-bucket,nginx&limit=30&window=60&nginx-burst=20');
-    await openTuning(page);
-    assert.equal(await inForce('nginx-rate'), 'in force: 30r/m, following the lab');
-    assert.equal(await inForce('nginx-burst'), 'in force: 20');
-    await page.locator('[data-testid="fields-nginx"]').screenshot({ path: `${SCREENSHOT_DIR}/controls-product-fields-in-force.png` });
-    assert.deepEqual(problems, []);
-  } finally {
-    await context.close();
-  }
-});
+      await openTuning(page);
+      const fields = page.locator('[data-testid="fields-nginx"]');
+      assert.match(await fields.textContent(), /Burst \(burst=\)/, 'the product\'s own word, not the link\'s');
+      const inForce = (name) => page.locator(`[data-testid="${name}-in-force"]`).textContent();
+      assert.equal(await inForce('nginx-burst'), 'in force: 20', 'set: the value typed');
+      assert.equal(await inForce('nginx-rate'), 'in force: 100r/m, following the lab');
+      // The lab's limit moves what follows it, and only that.
+      await gotoLab(page, 'algos=leaky-bucket,nginx&limit=30&window=60&nginx-burst=20');
+      await openTuning(page);
+      assert.equal(await inForce('nginx-rate'), 'in force: 30r/m, following the lab');
+      assert.equal(await inForce('nginx-burst'), 'in force: 20');
+      await page.locator('[data-testid="fields-nginx"]').screenshot({ path: `${SCREENSHOT_DIR}/controls-product-fields-in-force-${width}.png` });
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
 
 test('each algorithm\'s knobs sit under its name in the tuning panel', async () => {
   const { page, problems, context } = await openPage(shared.browser);

@@ -333,3 +333,23 @@ for (const width of [320, 390]) {
     }
   });
 }
+
+for (const width of [768, 1280, 1920]) {
+  test(`at ${width} px the row labels sit beside the plot, each row's marks from its top, no band above it`, async () => {
+    const { page, problems, context } = await openPage(shared.browser, { width, height: 900 });
+    try {
+      await gotoLab(page, 'pattern=edge&algos=fixed,sliding-log,token-bucket,nginx&do=1');
+      const canvas = await page.locator('[data-testid="timeline-canvas"]').boundingBox();
+      const layout = await timelineLayout(page);
+      for (const row of layout.rows) {
+        assert.equal(row.bodyTop, row.top, `${row.id}: no band`);
+        const label = await page.locator(`.row-label[data-row="${row.id}"]`).boundingBox();
+        assert.ok(label.x + label.width <= canvas.x + 1, `${row.id}: its label left of the plot`);
+        assert.ok(Math.abs(label.y - (canvas.y + row.top)) <= 1, `${row.id}: its label level with its row`);
+      }
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}

@@ -139,7 +139,7 @@ for (const width of [1280, 390]) {
   });
 }
 
-for (const width of [1280, 390]) {
+for (const width of [320, 390, 768, 1280, 1920]) {
   test(`at ${width} px a product row's own label leads to its "Use these settings", open and focused`, async () => {
     const { page, problems, context } = await openPage(shared.browser, { width, height: 900 });
     try {

@@ -808,6 +808,45 @@ mod tests {
     use super::*;
     use crate::core::traffic::Pattern;
 
+    #[test]
+    fn the_busiest_windows_steps_end_at_each_keys_own_busiest_window() {
+        // Three keys: one steady, one in a burst, one alone; a window of 10 s.
+        let window = Span::from_secs(10);
+        let times = |list: &[u64]| -> Vec<(u32, Time)> {
+            list.iter().map(|&ms| (0, Time::from_millis(ms))).collect()
+        };
+        let mut served = times(&[0, 4_000, 8_000, 12_000, 16_000, 20_000]);
+        served.extend(
+            times(&[9_000, 9_100, 9_200, 9_300])
+                .into_iter()
+                .map(|(_, t)| (1, t)),
+        );
+        served.extend(times(&[30_000]).into_iter().map(|(_, t)| (2, t)));
+        served.sort_by_key(|&(key, t)| (t, key));
+        let grouped = ServedTimes::group(3, &served);
+        let (steps, best) = Steps::with_busiest(&grouped, window);
+        // Each key's own busiest window, worked out on its own, and the busiest of them.
+        let own: Vec<(u64, Time)> = grouped
+            .per_key()
+            .map(|t| busiest_window(t, window))
+            .collect();
+        assert_eq!(
+            own,
+            [
+                (3, Time::from_millis(8_000)),
+                (4, Time::from_millis(9_300)),
+                (1, Time::from_millis(30_000))
+            ]
+        );
+        assert_eq!(best, (4, Time::from_millis(9_300), 1));
+        // The steps: 1 at 0 s, 2 at 4 s, 3 at 8 s (the steady key), 4 at 9.3 s (the burst).
+        assert_eq!(steps.at(Time::from_millis(3_999)), 1);
+        assert_eq!(steps.at(Time::from_millis(4_000)), 2);
+        assert_eq!(steps.at(Time::from_millis(9_200)), 3);
+        assert_eq!(steps.at(Time::from_millis(9_300)), 4);
+        assert_eq!(steps.at(Time(u64::MAX)), 4);
+    }
+
     fn counts(pattern: Pattern) -> Vec<(Algorithm, u64)> {
         let settings = Settings::default();
         let trace = pattern.generate(settings.limit, settings.window);
