@@ -290,14 +290,18 @@ fn circles(
 }
 
 /// Each lane's busiest window (`layout::timeline::lane_busiest`), worked out once per run and
-/// split: a redraw while the pointer moves looks them up. Only the complete module splits rows
-/// by key.
+/// split: a redraw while the pointer moves looks them up. The run is kept with them, so that no
+/// later run can be taken for it. Only the complete module splits rows by key.
 #[cfg(feature = "workbench")]
-fn lane_tints(run: &LabRun, layout: &Layout) -> std::rc::Rc<Vec<Option<(u64, Time)>>> {
+fn lane_tints(
+    run: &std::sync::Arc<LabRun>,
+    layout: &Layout,
+) -> std::rc::Rc<Vec<Option<(u64, Time)>>> {
     use std::cell::RefCell;
     use std::rc::Rc;
+    use std::sync::Arc;
     type Made = (
-        usize,
+        Arc<LabRun>,
         crate::layout::timeline::KeyLanes,
         usize,
         Rc<Vec<Option<(u64, Time)>>>,
@@ -305,22 +309,26 @@ fn lane_tints(run: &LabRun, layout: &Layout) -> std::rc::Rc<Vec<Option<(u64, Tim
     thread_local! {
         static LAST: RefCell<Option<Made>> = const { RefCell::new(None) };
     }
-    let of = (run as *const LabRun as usize, layout.rows.len());
     LAST.with(|last| {
         let mut last = last.borrow_mut();
-        if let Some((run, lanes, rows, tints)) = last.as_ref() {
-            if (*run, *rows) == of && *lanes == layout.lanes {
+        if let Some((of, lanes, rows, tints)) = last.as_ref() {
+            if Arc::ptr_eq(of, run) && *lanes == layout.lanes && *rows == layout.rows.len() {
                 return tints.clone();
             }
         }
         let tints = Rc::new(crate::layout::timeline::lane_busiest(run, layout));
-        *last = Some((of.0, layout.lanes.clone(), of.1, tints.clone()));
+        *last = Some((
+            run.clone(),
+            layout.lanes.clone(),
+            layout.rows.len(),
+            tints.clone(),
+        ));
         tints
     })
 }
 
 #[cfg(not(feature = "workbench"))]
-fn lane_tints(_: &LabRun, _: &Layout) -> std::rc::Rc<Vec<Option<(u64, Time)>>> {
+fn lane_tints(_: &std::sync::Arc<LabRun>, _: &Layout) -> std::rc::Rc<Vec<Option<(u64, Time)>>> {
     std::rc::Rc::new(Vec::new())
 }
 
@@ -331,7 +339,7 @@ type TintStrip = (Option<(u64, Time)>, f64, f64);
 /// Draws every row of `run` on `canvas` (already sized to `layout` × `view.dpr`).
 pub fn draw(
     canvas: &web_sys::HtmlCanvasElement,
-    run: &LabRun,
+    run: &std::sync::Arc<LabRun>,
     layout: &Layout,
     columns: &MarkColumns,
     view: &View,
