@@ -31,6 +31,13 @@ test('the same call under fail=closed refuses everything', async () => {
   await gotoLab(page, 'pattern=steady&do=1&from=fra&home=gru&fail=closed');
   const row = await doRowFigures(page);
   assert.deepEqual([row.allowed, row.rejected, row.degraded], [0, 60, 0]);
+  // Three calls in, the table's row says what had happened by then; its data- attributes keep
+  // the whole run's.
+  for (let i = 0; i < 3; i += 1) await page.click('[data-testid="step"]');
+  const cells = page.locator('[data-testid="stats-do"]');
+  assert.equal(await cells.locator('td[data-label="Rejected"]').innerText(), '3');
+  assert.match(await cells.locator('.verdict').innerText(), /^0 let through unmetered \(degraded\), 3 refused because the object did not answer, by [0-9.]+ m?s; p95 latency of the whole run \d+ ms\./);
+  assert.deepEqual(await doRowFigures(page), row);
 });
 
 test('a 300 ms timeout lets the far object answer: no degraded request', async () => {

@@ -72,6 +72,17 @@ pub fn durable(report: &SimReport, t: Time) -> SoFar {
     so_far
 }
 
+/// Of the Durable Object's calls sent by `t`, those the Worker let through unmetered (degraded)
+/// and those it refused, because the object did not answer in time.
+pub fn durable_unanswered(report: &SimReport, t: Time) -> (u64, u64) {
+    let sent = report.records.iter().filter(|r| r.sent <= t);
+    sent.fold((0, 0), |(degraded, refused), r| match r.outcome {
+        Outcome::DegradedAllowed => (degraded + 1, refused),
+        Outcome::FailedClosed => (degraded, refused + 1),
+        Outcome::Allowed | Outcome::Delayed | Outcome::Rejected => (degraded, refused),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +182,22 @@ mod tests {
             report.count(Outcome::Rejected) + report.count(Outcome::FailedClosed)
         );
         assert_eq!(end.most_in_window, report.most_in_window);
+
+        // Far from its object, every call times out and is refused: by the end, all of them.
+        let far = LabRun::compute(
+            &parse_query("do=1&pattern=steady&from=fra&home=gru&fail=closed").state,
+        );
+        let Some(Ok(far)) = &far.durable else {
+            panic!("the object runs")
+        };
+        let refused = far.count(Outcome::FailedClosed);
+        assert!(refused > 0, "the Worker gives up on some");
+        assert_eq!(durable_unanswered(far, Time(u64::MAX)), (0, refused));
+        assert_eq!(
+            durable_unanswered(far, Time::ZERO).1,
+            1,
+            "the first call at 0 s"
+        );
         let first = run.trace.requests()[0].at;
         assert_eq!(durable(report, first).passed, 1, "its first call");
     }

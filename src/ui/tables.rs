@@ -158,11 +158,24 @@ pub fn StatsTable() -> impl IntoView {
                                     // When sharding changes the limit a key is held to, the row says so.
                                     let by = lab.state.with(|s| s.durable.shard_by);
                                     let sharding = sharding_note(&report.objects, limit, run.settings.window, by).map(|n| format!(" {}", n.sentence));
-                                    let verdict = format!(
-                                        "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.{}",
-                                        if broke { broke_text(most, &window_text, limit) + " " } else { String::new() },
-                                        sharding.unwrap_or_default(),
-                                    );
+                                    let sharding = sharding.unwrap_or_default();
+                                    let verdict = match playhead {
+                                        None => format!(
+                                            "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.{sharding}",
+                                            if broke { broke_text(most, &window_text, limit) + " " } else { String::new() },
+                                        ),
+                                        // By the playhead: what had happened by then, and the
+                                        // latency said to be the whole run's.
+                                        Some(t) => {
+                                            let (degraded, failed_closed) = so_far::durable_unanswered(report, t);
+                                            let most = shown.most_in_window;
+                                            format!(
+                                                "{}{degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer, by {}; p95 latency of the whole run {p95} ms.{sharding}",
+                                                if most > limit { broke_text(most, &window_text, limit) + " " } else { String::new() },
+                                                time_label(t),
+                                            )
+                                        }
+                                    };
                                     view! {
                                         <th scope="row">"Durable Object"</th>
                                         <td data-label="Let through">{shown.passed}</td>
