@@ -6,6 +6,7 @@ pub mod clients;
 pub mod combine;
 pub mod compose;
 pub mod config;
+pub mod config_file;
 pub mod control;
 pub mod decision;
 pub mod deployment;

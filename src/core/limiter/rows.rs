@@ -30,6 +30,7 @@ use crate::core::decision::Decision;
 use crate::core::field::Field;
 use crate::core::http::HttpResponse;
 use crate::core::linking::Linking;
+use crate::core::profiles::config_text::ConfigOf;
 use crate::core::profiles::ProductReply;
 use crate::core::profiles::RowSettings;
 use crate::core::profiles::{Explanation, Family, ProductSettings, SnippetOf, Told};
@@ -106,6 +107,18 @@ macro_rules! rows {
                 match self {
                     $( Algorithm::$t => None, )*
                     $( Algorithm::$p => Some($prow.family), )*
+                }
+            }
+
+            /// The reader of the product's own config, in a program that links the products
+            /// (`C`); `None` for the textbook algorithms and in a program without the products.
+            pub fn config<C: Parts>(self) -> Option<ConfigOf> {
+                match self {
+                    $( Algorithm::$t => None, )*
+                    $( Algorithm::$p => match C::PRODUCTS {
+                        true => Some($prow.config),
+                        false => None,
+                    }, )*
                 }
             }
 

@@ -28,6 +28,7 @@ use crate::core::http::HttpResponse;
 use crate::core::time::{format_seconds, Span, Time};
 
 pub mod cf_binding;
+pub mod config_text;
 pub mod dotnet;
 pub mod envoy;
 pub mod express_rate_limit;
@@ -261,6 +262,9 @@ pub struct ProductRow<L> {
     pub terms: fn(&RowSettings) -> Option<String>,
     /// Where copies of the row are what the product really does, the sentence saying so.
     pub copies: Option<&'static str>,
+    /// The reader of the product's own config, the same for every row of a family: it tells
+    /// which of them a config sets (`config_text`).
+    pub config: config_text::ConfigOf,
 }
 
 /// "5 per 10 s": the lab's limit as the snippets' first lines name it.

@@ -136,6 +136,7 @@ use crate::core::profiles::{
 pub use fixed::FixedWindowRateLimiter;
 pub use moving::{MovingWindowRateLimiter, StorageTimer};
 pub use sliding::SlidingWindowCounterRateLimiter;
+mod config;
 mod fields;
 mod snippet;
 
@@ -715,6 +716,7 @@ pub const FIXED_ROW: ProductRow<FixedWindowRateLimiter> = ProductRow {
         write: |s| snippet::write("Python limits, fixed window", "FixedWindowRateLimiter", s),
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 
@@ -735,6 +737,7 @@ pub const MOVING_ROW: ProductRow<MovingWindowRateLimiter> = ProductRow {
         write: |s| snippet::write("Python limits, moving window", "MovingWindowRateLimiter", s),
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 
@@ -763,6 +766,7 @@ pub const SLIDING_ROW: ProductRow<SlidingWindowCounterRateLimiter> = ProductRow 
         },
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 

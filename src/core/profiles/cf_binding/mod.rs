@@ -34,6 +34,7 @@ use crate::core::time::{Span, Time, MICROS_PER_SEC};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod config;
 mod fields;
 pub(crate) mod snippet;
 
@@ -156,6 +157,7 @@ pub const ROW: ProductRow<CfRateLimitBinding> = ProductRow {
         write: snippet::write,
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: Some("This is the binding's own behaviour: Cloudflare counts per location, so every copy here is one more location whose visitors each get the full limit."),
 };
 

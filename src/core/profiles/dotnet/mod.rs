@@ -108,6 +108,7 @@ use crate::core::profiles::{
 pub use fixed::FixedWindowParams;
 pub use sliding::SlidingWindowParams;
 pub use token::TokenBucketParams;
+mod config;
 mod fields;
 mod snippet;
 
@@ -936,6 +937,7 @@ pub const FIXED_ROW: ProductRow<DotnetLimiter> = ProductRow {
         write: |s| snippet::write(".NET fixed window", snippet::Class::Fixed, s),
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 
@@ -954,6 +956,7 @@ pub const SLIDING_ROW: ProductRow<DotnetLimiter> = ProductRow {
         write: |s| snippet::write(".NET sliding window", snippet::Class::Sliding, s),
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 
@@ -972,6 +975,7 @@ pub const TOKEN_ROW: ProductRow<DotnetLimiter> = ProductRow {
         write: |s| snippet::write(".NET token bucket", snippet::Class::Token, s),
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 

@@ -52,6 +52,7 @@ use crate::core::time::{format_seconds, Span, Time, MICROS_PER_MILLI};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod config;
 mod fields;
 mod snippet;
 
@@ -331,6 +332,7 @@ pub const ROW: ProductRow<EnvoyLocalRateLimit> = ProductRow {
         write: snippet::write,
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: Some("This is Envoy's own behaviour: the local rate limit keeps its token bucket in each Envoy process, so every copy here is one more Envoy behind the load balancer, each granting the full bucket."),
 };
 

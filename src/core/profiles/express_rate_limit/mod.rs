@@ -107,6 +107,7 @@ use crate::core::time::{Span, Time, MICROS_PER_MILLI};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod config;
 mod fields;
 mod snippet;
 
@@ -801,6 +802,7 @@ pub const ROW: ProductRow<ExpressRateLimit> = ProductRow {
         write: snippet::write,
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 

@@ -52,6 +52,7 @@ use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time};
+mod config;
 mod fields;
 mod snippet;
 
@@ -455,6 +456,7 @@ pub const ROW: ProductRow<Governor> = ProductRow {
         write: snippet::write,
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 

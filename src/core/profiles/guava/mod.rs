@@ -83,6 +83,7 @@ use crate::core::time::{Span, Time};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod config;
 mod fields;
 mod snippet;
 
@@ -731,6 +732,7 @@ pub const ROW: ProductRow<Guava> = ProductRow {
         write: snippet::write,
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 

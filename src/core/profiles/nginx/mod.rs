@@ -45,6 +45,7 @@ use crate::core::time::{Span, Time, MICROS_PER_MILLI, MICROS_PER_SEC};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod config;
 mod fields;
 mod snippet;
 
@@ -479,6 +480,7 @@ pub const ROW: ProductRow<NginxLimitReq> = ProductRow {
         write: snippet::write,
     },
     terms: |s| Some(s.products.nginx.params(s.limit, s.window).directive()),
+    config: config::CONFIG,
     copies: None,
 };
 

@@ -61,6 +61,7 @@ use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{format_seconds, Span, Time};
+mod config;
 mod fields;
 mod snippet;
 
@@ -449,6 +450,7 @@ pub const ROW: ProductRow<RedisCell> = ProductRow {
         write: snippet::write,
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 

@@ -61,6 +61,7 @@ use crate::core::decision::{peek_on_a_copy, Decision, Gauge, Limiter, Verdict};
 use crate::core::profiles::{explanation, Explanation, Family, Hint, ProductRow, SnippetOf, Told};
 use crate::core::profiles::{Product, ProductReply};
 use crate::core::time::{Span, Time, MICROS_PER_MILLI};
+mod config;
 mod fields;
 mod snippet;
 
@@ -835,6 +836,7 @@ pub const FIXED_ROW: ProductRow<Upstash> = ProductRow {
         write: |s| snippet::write("Upstash fixedWindow", UpstashKind::FixedWindow, s),
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 
@@ -859,6 +861,7 @@ pub const SLIDING_ROW: ProductRow<Upstash> = ProductRow {
         write: |s| snippet::write("Upstash slidingWindow", UpstashKind::SlidingWindow, s),
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 
@@ -883,6 +886,7 @@ pub const TOKEN_ROW: ProductRow<Upstash> = ProductRow {
         write: |s| snippet::write("Upstash tokenBucket", UpstashKind::TokenBucket, s),
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 

@@ -79,6 +79,7 @@ use crate::core::time::{Span, Time};
 
 use super::{Product, ProductReply};
 use crate::core::profiles::{explanation, Family, Hint, ProductRow, SnippetOf};
+mod config;
 mod fields;
 mod snippet;
 
@@ -872,6 +873,7 @@ pub const ROW: ProductRow<XTimeRate> = ProductRow {
         write: snippet::write,
     },
     terms: |_| None,
+    config: config::CONFIG,
     copies: None,
 };
 

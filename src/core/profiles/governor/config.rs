@@ -1,0 +1,14 @@
+//! Reading governor's own config into its row's settings (`profiles::config_text`).
+
+use crate::core::profiles::config_text::{ConfigOf, FromConfig, Unreadable};
+
+/// The reader the family's rows name.
+pub(super) const CONFIG: ConfigOf = ConfigOf {
+    recognises: |text| text.contains("Quota::"),
+    read,
+    forms: "`Quota::per_second(...)`, `per_minute`, `with_period(...)`, `.allow_burst(...)`",
+};
+
+fn read(_text: &str) -> Result<FromConfig, Unreadable> {
+    Err(Unreadable::whole("this product's config is not read yet"))
+}
