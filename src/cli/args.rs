@@ -34,6 +34,8 @@ pub enum Command {
         query: Option<String>,
         #[command(flatten)]
         traffic: TrafficArg,
+        #[command(flatten)]
+        config: ConfigArg,
     },
     /// Every decision, exactly the page's CSV export, to standard output as it is made.
     Csv {
@@ -42,6 +44,8 @@ pub enum Command {
         query: Option<String>,
         #[command(flatten)]
         traffic: TrafficArg,
+        #[command(flatten)]
+        config: ConfigArg,
         #[command(flatten)]
         shard: ShardArg,
     },
@@ -57,6 +61,8 @@ pub enum Command {
         #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
         max_refused: f64,
         #[command(flatten)]
+        config: ConfigArg,
+        #[command(flatten)]
         shard: ShardArg,
     },
 }
@@ -69,6 +75,19 @@ pub struct TrafficArg {
     /// given.
     #[arg(long, value_name = "FILE")]
     pub traffic: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, clap::Args)]
+pub struct ConfigArg {
+    /// A product's config you run (an nginx.conf, express-rate-limit's options, a
+    /// wrangler.toml, ...): its row, with the config's settings, replaces the query's `algos=`;
+    /// the query's other fields still apply.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The product the config is for (`nginx`, `express-rate-limit`, `upstash`, ...), when it
+    /// is not told from the file itself.
+    #[arg(long, value_name = "NAME", requires = "config")]
+    pub product: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -7,18 +7,19 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::core::config_file::{self, Rows};
 use crate::core::export::{csv_header, CsvWriter};
 use crate::core::lab::LabRun;
 use crate::core::lab_state::LabState;
 use crate::core::limiter::Complete;
 use crate::core::traffic::DEFAULT_KEY;
 
-use super::args::{Cli, Command, TrafficArg};
+use super::args::{Cli, Command, ConfigArg, TrafficArg};
 use super::figures::{Figures, Summary};
 use super::read::{TrafficError, TrafficLines};
 use super::rows::{Arrival, StreamRows};
 use super::shard::{Shard, ShardFilter};
-use super::source::{open_text, read_query, read_whole, view_query};
+use super::source::{open_text, read_query, read_text, read_whole, view_query};
 use super::{CliError, EXIT_CHECK_FAILED};
 
 /// Bytes of CSV gathered before they are written out.
@@ -28,11 +29,16 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
     let command = cli.command.unwrap_or(Command::Table {
         query: cli.query,
         traffic: TrafficArg { traffic: None },
+        config: ConfigArg::default(),
     });
     match command {
-        Command::Table { query, traffic } => {
+        Command::Table {
+            query,
+            traffic,
+            config,
+        } => {
             let query = query_or_view_files(query, traffic.traffic.as_deref())?;
-            let state = prepare(&query, traffic.traffic.as_deref(), None, false)?;
+            let state = prepare(&query, &config, traffic.traffic.as_deref(), None, false)?;
             let summary = summarize(state, traffic.traffic.as_deref(), None)?;
             let mut out = std::io::stdout().lock();
             write(&mut out, summary.table().as_bytes())?;
@@ -42,11 +48,12 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Csv {
             query,
             traffic,
+            config,
             shard,
         } => {
             let path = traffic.traffic.as_deref();
             let query = query_or_view_files(query, path)?;
-            let state = prepare(&query, path, shard.shard, false)?;
+            let state = prepare(&query, &config, path, shard.shard, false)?;
             csv(state, path, shard.shard)?;
             Ok(0)
         }
@@ -54,10 +61,11 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
             query,
             traffic,
             max_refused,
+            config,
             shard,
         } => {
             let query = query_or_view_files(query, Some(&traffic))?;
-            let state = prepare(&query, Some(&traffic), shard.shard, true)?;
+            let state = prepare(&query, &config, Some(&traffic), shard.shard, true)?;
             let summary = summarize(state, Some(&traffic), shard.shard)?;
             notes(&summary);
             let (report, over) = judge(&summary, max_refused, shard.shard);
@@ -90,9 +98,11 @@ fn query_or_view_files(query: Option<String>, traffic: Option<&Path>) -> Result<
 }
 
 /// The state the query gives, with its notes printed (`check` takes none: it would judge a
-/// default in place of what was meant), and what the traffic and the shard allow.
+/// default in place of what was meant), a config's row in place of its rows, and what the
+/// traffic and the shard allow.
 fn prepare(
     query: &str,
+    config: &ConfigArg,
     traffic: Option<&Path>,
     shard: Option<Shard>,
     strict: bool,
@@ -106,7 +116,10 @@ fn prepare(
             "check judges only the query as written: correct the fields named above",
         ));
     }
-    let state = parsed.state;
+    let mut state = parsed.state;
+    if let Some(path) = &config.config {
+        with_config(&mut state, path, config.product.as_deref())?;
+    }
     if traffic.is_none() && state.kept.is_named() {
         return Err(CliError::input(
             "trace=stored names a trace kept in a browser's IndexedDB; give the traffic with \
@@ -141,6 +154,18 @@ fn prepare(
         )));
     }
     Ok(state)
+}
+
+/// `state` with the config at `path` read (as `product`'s, when named) and its row in place of
+/// the query's rows; what the reading says besides goes to standard error as notes.
+fn with_config(state: &mut LabState, path: &Path, product: Option<&str>) -> Result<(), CliError> {
+    let text = read_text(path)?;
+    let reading = config_file::read::<Complete>(&text, product)
+        .map_err(|message| CliError::input(format!("{}: {message}", path.display())))?;
+    for note in reading.apply(state, Rows::Replace) {
+        eprintln!("note: {note}");
+    }
+    Ok(())
 }
 
 /// Rows that could not run, said on standard error as the page says them above its table.

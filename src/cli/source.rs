@@ -137,6 +137,17 @@ pub fn read_whole(path: &Path, state: &mut LabState) -> Result<(), CliError> {
     }
 }
 
+/// The whole text at `path` (a config), decoded as the traffic is.
+pub fn read_text(path: &Path) -> Result<String, CliError> {
+    let mut bytes = Vec::new();
+    open(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::input(format!("cannot read {}: {e}", named(path))))?;
+    decode(&bytes)
+        .map(|text| text.into_owned())
+        .map_err(|refusal| refused(path, &refusal))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,13 +41,20 @@ fn readers<C: Parts>() -> Vec<(Algorithm, Family, ConfigOf)> {
     out
 }
 
-/// The products a person may name, as `--product` and the page's choice take them: a family's
-/// name as the page shows it, the prefix of its fields, or the slug of any of its rows.
-pub fn product_names<C: Parts>() -> Vec<String> {
+/// The products whose configs are read, each as the slug of its first row and its family's name,
+/// in the order of the rows. A person may name one by either, by the prefix of its fields, or by
+/// the slug of any of its rows (`--product`, the page's choice).
+pub fn products<C: Parts>() -> Vec<(&'static str, &'static str)> {
     readers::<C>()
         .into_iter()
-        .map(|(row, _, _)| row.slug().to_string())
+        .map(|(row, family, _)| (row.slug(), family.name))
         .collect()
+}
+
+/// Whether `text` is in the words of exactly one product's config, as a file dropped on the page
+/// is told from traffic.
+pub fn is_config<C: Parts>(text: &str) -> bool {
+    recognised::<C>(text).is_ok()
 }
 
 /// The family a person named (`nginx`, `redis-cell`, `cell`, `upstash-sliding`, `Python limits`).
@@ -77,7 +84,11 @@ pub fn read<C: Parts>(text: &str, product: Option<&str>) -> Result<Reading, Stri
             format!(
                 "no product is called \"{}\"; the products whose configs are read: {}",
                 name.trim(),
-                product_names::<C>().join(", ")
+                products::<C>()
+                    .iter()
+                    .map(|(slug, _)| *slug)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         })?,
         None => recognised::<C>(text)?,

@@ -182,6 +182,7 @@ mod full_page {
     use leptos::prelude::*;
 
     use crate::ui::compose_panel::ComposePanel;
+    use crate::ui::config_panel::ConfigPanel;
     use crate::ui::controls::ShareEmbed;
     use crate::ui::counting_controls::CountingControls;
     #[cfg(not(feature = "durable"))]
@@ -210,6 +211,7 @@ mod full_page {
             provide_context(lab);
             view! {
                 <ImportPanel/>
+                <ConfigPanel/>
                 <ViewFilePanel/>
                 <ComposePanel/>
                 <DurableLab/>

@@ -47,6 +47,8 @@ mod export_png {
         Ok(())
     }
 }
+/// "Bring the config you run": only the complete module reads a product's config.
+mod config_panel;
 mod import_panel;
 mod inspector;
 #[cfg(feature = "workbench")]

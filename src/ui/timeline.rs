@@ -94,8 +94,16 @@ fn row_figures(
         RowKind::Algo(_) => run.settings.deployment.instances,
         RowKind::Durable => 1,
     };
+    // A row set from a person's config names the config's own name for it (nginx's zone).
     let terms = match kind {
-        RowKind::Algo(a) => a.terms::<super::Linked>(&run.settings),
+        RowKind::Algo(a) => {
+            let named = super::config_panel::name_of(a, &run.settings);
+            match (named, a.terms::<super::Linked>(&run.settings)) {
+                (Some(name), Some(terms)) => Some(format!("{name}: {terms}")),
+                (Some(name), None) => Some(format!("from your config's {name}")),
+                (None, terms) => terms,
+            }
+        }
         RowKind::Durable => None,
     };
     let summary =

@@ -1,6 +1,7 @@
 //! "A view as a file": "Download this view" writes the view's query and its trace as one file
 //! (`core::view_file`, `ratelab-view.csv`), and "Open a view file" (or a view file dropped
-//! anywhere on the page; any other file dropped goes to "Use your own traffic") opens one back: its query and its trace as one change
+//! anywhere on the page; a product's config goes to "Bring the config you run" and any other file
+//! to "Use your own traffic") opens one back: its query and its trace as one change
 //! remembered in the browser's history, the trace then kept as any imported trace is (in the
 //! link while it fits, else in IndexedDB: `state.rs`, `kept_trace.rs`). For a view whose trace
 //! is kept in one browser only, this is how it goes to another browser or person.
@@ -161,9 +162,9 @@ mod files {
         }
     }
 
-    /// A file dropped on the page, read up to its first line break: a view file opens as a view,
-    /// any other file goes to "Use your own traffic". (`files` holds `file` first, for the import's
-    /// file input.)
+    /// A file dropped on the page, its first few kilobytes read: a view file (by its first line)
+    /// opens as a view, a product's config (in that product's words, `core::config_file`) goes
+    /// to "Bring the config you run", and any other file to "Use your own traffic".
     fn take_dropped(lab: Lab, said: RwSignal<Option<Said>>, file: web_sys::File) {
         let (Ok(reader), Ok(head)) = (
             web_sys::FileReader::new(),
@@ -175,9 +176,13 @@ mod files {
         let onload = Closure::once_into_js(move || {
             let text = loaded.result().ok().and_then(|v| v.as_string());
             let first = text.as_deref().and_then(|t| t.lines().next()).unwrap_or("");
-            match view_line_query(first) {
-                Some(_) => open_file(lab, file, said),
-                None => import_dropped(&file),
+            let head = text.as_deref().unwrap_or("");
+            if view_line_query(first).is_some() {
+                open_file(lab, file, said);
+            } else if crate::core::config_file::is_config::<crate::ui::Linked>(head) {
+                crate::ui::config_panel::take_dropped(&file);
+            } else {
+                import_dropped(&file);
             }
         });
         reader.set_onload(Some(onload.unchecked_ref()));
