@@ -52,35 +52,42 @@ pub fn row<C: Parts>(r: &AlgorithmRun, trace: &Trace, t: Time) -> SoFar {
     so_far
 }
 
+/// The Durable Object's row by a moment, and two of its outcomes the row's sentence names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DurableSoFar {
+    pub row: SoFar,
+    /// Calls the Worker let through unmetered because the object did not answer in time.
+    pub degraded: u64,
+    /// Calls the Worker refused because the object did not answer in time.
+    pub failed_closed: u64,
+}
+
 /// The Durable Object's row by `t`: every call the Worker sent by then, retries included.
-pub fn durable(report: &SimReport, t: Time) -> SoFar {
-    let mut so_far = SoFar {
-        most_in_window: report.busiest_by.at(t),
-        ..SoFar::default()
+pub fn durable(report: &SimReport, t: Time) -> DurableSoFar {
+    let mut so_far = DurableSoFar {
+        row: SoFar {
+            most_in_window: report.busiest_by.at(t),
+            ..SoFar::default()
+        },
+        ..DurableSoFar::default()
     };
     for record in report.records.iter().filter(|r| r.sent <= t) {
         let outcome = record.outcome;
         if outcome.passes() {
-            so_far.passed += 1;
+            so_far.row.passed += 1;
         }
         match outcome {
-            Outcome::Delayed => so_far.delayed += 1,
-            Outcome::Rejected | Outcome::FailedClosed => so_far.rejected += 1,
-            Outcome::Allowed | Outcome::DegradedAllowed => {}
+            Outcome::Delayed => so_far.row.delayed += 1,
+            Outcome::Rejected => so_far.row.rejected += 1,
+            Outcome::FailedClosed => {
+                so_far.row.rejected += 1;
+                so_far.failed_closed += 1;
+            }
+            Outcome::DegradedAllowed => so_far.degraded += 1,
+            Outcome::Allowed => {}
         }
     }
     so_far
-}
-
-/// Of the Durable Object's calls sent by `t`, those the Worker let through unmetered (degraded)
-/// and those it refused, because the object did not answer in time.
-pub fn durable_unanswered(report: &SimReport, t: Time) -> (u64, u64) {
-    let sent = report.records.iter().filter(|r| r.sent <= t);
-    sent.fold((0, 0), |(degraded, refused), r| match r.outcome {
-        Outcome::DegradedAllowed => (degraded + 1, refused),
-        Outcome::FailedClosed => (degraded, refused + 1),
-        Outcome::Allowed | Outcome::Delayed | Outcome::Rejected => (degraded, refused),
-    })
 }
 
 #[cfg(test)]
@@ -174,7 +181,7 @@ mod tests {
         let Some(Ok(report)) = &run.durable else {
             panic!("the object runs")
         };
-        let end = durable(report, Time(u64::MAX));
+        let end = durable(report, Time(u64::MAX)).row;
         assert_eq!(end.passed, report.passed());
         assert_eq!(end.delayed, report.count(Outcome::Delayed));
         assert_eq!(
@@ -192,13 +199,14 @@ mod tests {
         };
         let refused = far.count(Outcome::FailedClosed);
         assert!(refused > 0, "the Worker gives up on some");
-        assert_eq!(durable_unanswered(far, Time(u64::MAX)), (0, refused));
+        let end = durable(far, Time(u64::MAX));
+        assert_eq!((end.degraded, end.failed_closed), (0, refused));
         assert_eq!(
-            durable_unanswered(far, Time::ZERO).1,
+            durable(far, Time::ZERO).failed_closed,
             1,
             "the first call at 0 s"
         );
         let first = run.trace.requests()[0].at;
-        assert_eq!(durable(report, first).passed, 1, "its first call");
+        assert_eq!(durable(report, first).row.passed, 1, "its first call");
     }
 }

@@ -52,11 +52,7 @@ pub(crate) fn link_to_block(id: &'static str) -> Option<AnyView> {
 /// The row's own way to its "Use these settings" block, on the line of its name beside the
 /// timeline: the file the block writes ("nginx.conf ↓"), or nothing for a row without one.
 pub(crate) fn link_from_row(id: &'static str) -> Option<AnyView> {
-    let file_name = match Algorithm::from_slug(id) {
-        Some(a) => snippets::file_name(a)?,
-        None if id == "do" => "wrangler.toml",
-        None => return None,
-    };
+    let file_name = block_file(id)?;
     Some(
         view! {
             <button type="button" class="row-config" data-testid=format!("row-config-{id}")
@@ -92,7 +88,16 @@ fn open_block(id: &str) {
 /// Whether the row `id` has a "Use these settings" block (every product row and the Durable
 /// Object; none of the six algorithms).
 fn has_block(id: &str) -> bool {
-    id == "do" || Algorithm::from_slug(id).is_some_and(|a| snippets::file_name(a).is_some())
+    block_file(id).is_some()
+}
+
+/// The file the "Use these settings" block of the row `id` writes, for a row that has one.
+fn block_file(id: &str) -> Option<&'static str> {
+    match Algorithm::from_slug(id) {
+        Some(a) => snippets::file_name(a),
+        None if id == "do" => Some(snippets::DURABLE_FILE_NAME),
+        None => None,
+    }
 }
 
 /// The block for the Durable Object's card, with the object's settings as the page holds them.

@@ -140,7 +140,8 @@ pub fn StatsTable() -> impl IntoView {
                         rejected,
                         most_in_window: most,
                     };
-                    let shown = playhead.map_or(totals, |t| so_far::durable(report, t));
+                    let by_playhead = playhead.map(|t| (t, so_far::durable(report, t)));
+                    let shown = by_playhead.map_or(totals, |(_, by)| by.row);
                     rows.push(
                         view! {
                             <tr
@@ -159,15 +160,15 @@ pub fn StatsTable() -> impl IntoView {
                                     let by = lab.state.with(|s| s.durable.shard_by);
                                     let sharding = sharding_note(&report.objects, limit, run.settings.window, by).map(|n| format!(" {}", n.sentence));
                                     let sharding = sharding.unwrap_or_default();
-                                    let verdict = match playhead {
+                                    let verdict = match by_playhead {
                                         None => format!(
                                             "{}p95 latency {p95} ms; {degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer.{sharding}",
                                             if broke { broke_text(most, &window_text, limit) + " " } else { String::new() },
                                         ),
                                         // By the playhead: what had happened by then, and the
                                         // latency said to be the whole run's.
-                                        Some(t) => {
-                                            let (degraded, failed_closed) = so_far::durable_unanswered(report, t);
+                                        Some((t, by)) => {
+                                            let (degraded, failed_closed) = (by.degraded, by.failed_closed);
                                             let most = shown.most_in_window;
                                             format!(
                                                 "{}{degraded} let through unmetered (degraded), {failed_closed} refused because the object did not answer, by {}; p95 latency of the whole run {p95} ms.{sharding}",

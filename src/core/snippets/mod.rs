@@ -83,11 +83,14 @@ pub fn settings_written(algorithm: Algorithm, settings: &Settings) -> Option<Set
     })
 }
 
+/// The file the Durable Object card's snippet is offered as.
+pub const DURABLE_FILE_NAME: &str = "wrangler.toml";
+
 /// The Durable Object card's `wrangler.toml`.
 pub fn for_durable(durable: &DurableParams, settings: &Settings) -> Snippet {
     Snippet {
         slug: "do",
-        file_name: "wrangler.toml",
+        file_name: DURABLE_FILE_NAME,
         text: durable_object(durable, settings),
         differences: None,
     }
