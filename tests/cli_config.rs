@@ -100,7 +100,7 @@ fn an_nginx_conf_with_two_zones_replays_the_traffic_through_the_zone_its_locatio
         "{table}"
     );
     // Only the config's row runs; the other zone is named.
-    assert_eq!(table.lines().count(), 2, "{table}");
+    assert!(!table.contains("Fixed window"), "{table}");
     assert!(text(&out.stderr).contains("login"), "{}", text(&out.stderr));
     let (row, passed, rejected) = page_figures("", &config, &traffic);
     assert_eq!(row, Algorithm::Nginx);

@@ -311,6 +311,23 @@ fn tokens(text: &str) -> Option<Vec<Token>> {
                 }
                 i += 1;
             }
+            // An exponent: `1e3`, `2.5E-1`.
+            let exponent_digit = |at: usize| chars.get(at).is_some_and(|c| c.is_ascii_digit());
+            if matches!(chars.get(i), Some('e' | 'E'))
+                && (exponent_digit(i + 1)
+                    || (matches!(chars.get(i + 1), Some('+' | '-')) && exponent_digit(i + 2)))
+            {
+                digits.push('e');
+                i += 1;
+                if let Some(sign @ ('+' | '-')) = chars.get(i) {
+                    digits.push(*sign);
+                    i += 1;
+                }
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    digits.push(chars[i]);
+                    i += 1;
+                }
+            }
             // A type suffix: `1000L`, `1.5f`, `2.0d`, `100u64`, `10m` (C#'s decimal).
             while i < chars.len() && chars[i].is_ascii_alphanumeric() {
                 i += 1;
@@ -393,6 +410,8 @@ mod tests {
         assert_eq!(arithmetic("(1 + 2) * 3"), Some(9.0));
         assert_eq!(arithmetic("1000L"), Some(1000.0));
         assert_eq!(arithmetic("0.5"), Some(0.5));
+        assert_eq!(arithmetic("1e3"), Some(1000.0));
+        assert_eq!(arithmetic("2.5E-1 * 4"), Some(1.0));
         assert_eq!(arithmetic("-2 * 3"), Some(-6.0));
         assert_eq!(arithmetic("windowMs"), None);
         assert_eq!(arithmetic("2 *"), None);
