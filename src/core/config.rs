@@ -7,6 +7,15 @@ use std::fmt;
 
 use super::time::{format_seconds, parse_seconds, Span, MICROS_PER_SEC};
 
+/// The largest limit the lab takes (its slider, links, scenarios, a second limit). The algorithms
+/// themselves take up to [`MAX_COUNT`], which the per-algorithm and product fields may use.
+pub const MAX_LAB_LIMIT: u64 = 1_000_000;
+/// The shortest window the lab takes.
+pub const MIN_LAB_WINDOW: Span = Span::from_millis(1);
+/// The longest window the lab takes: a day, so that the time axis stays readable. The algorithms
+/// themselves take up to [`MAX_WINDOW`] (a year), which the product fields may use.
+pub const MAX_LAB_WINDOW: Span = Span::from_secs(86_400);
+
 /// Why a configuration was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {

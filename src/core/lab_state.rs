@@ -10,14 +10,7 @@ use super::theme::Theme;
 use super::time::{Span, Time};
 use super::traffic::Pattern;
 
-/// The largest limit the lab takes (its slider, links, scenarios). The algorithms themselves take
-/// up to `config::MAX_COUNT`, which the per-algorithm and product fields may use.
-pub const MAX_LAB_LIMIT: u64 = 1_000_000;
-/// The shortest window the lab takes.
-pub const MIN_LAB_WINDOW: Span = Span::from_millis(1);
-/// The longest window the lab takes: a day, so that the time axis stays readable. The algorithms
-/// themselves take up to `config::MAX_WINDOW` (a year), which the product fields may use.
-pub const MAX_LAB_WINDOW: Span = Span::from_secs(86_400);
+pub use super::config::{MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
 /// The narrowest stretch of the time axis the timelines zoom to: a millisecond, a thousand
 /// microseconds across the canvas.
 pub const MIN_VIEW: Span = Span::from_millis(1);

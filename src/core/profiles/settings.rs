@@ -8,6 +8,8 @@
 //! A Durable Object split into shards divides the lab's limit; a product field set in the URL is
 //! taken as written for every shard.
 
+use std::fmt;
+
 use crate::core::config::{MAX_COUNT, MAX_WINDOW};
 use crate::core::time::{format_seconds, parse_seconds, Span};
 
@@ -62,4 +64,127 @@ pub(crate) fn whole_text(value: Option<u64>) -> Option<String> {
 
 pub(crate) fn seconds_text(value: Option<Span>) -> Option<String> {
     value.map(|span| format_seconds(span.micros()))
+}
+
+/// A double a product computes with (Go's `rate.Limit`, Guava's permits per second), kept bit for
+/// bit: read as a decimal is read by Go's and Java's parsers (correctly rounded), and written as
+/// the shortest decimal that reads back to the same double, so `0.6666666666666666` is exactly
+/// the rate `rate.Limit(2.0 / 3)` runs with. Finite, from 0 to [`MAX_DOUBLE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExactDouble(u64);
+
+/// The largest rate a double field holds: a million billion a second, beyond any product's use.
+pub const MAX_DOUBLE: f64 = 1e15;
+
+impl ExactDouble {
+    /// `value` kept exactly, when it is a number from 0 to [`MAX_DOUBLE`].
+    pub fn new(value: f64) -> Option<ExactDouble> {
+        // `+ 0.0` makes -0.0 the 0.0 every parser reads "0" as.
+        (value.is_finite() && (0.0..=MAX_DOUBLE).contains(&value))
+            .then(|| ExactDouble((value + 0.0).to_bits()))
+    }
+
+    pub fn value(self) -> f64 {
+        f64::from_bits(self.0)
+    }
+}
+
+impl fmt::Display for ExactDouble {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Rust writes a double as the shortest decimal that reads back to it, without exponent.
+        write!(f, "{}", self.value())
+    }
+}
+
+/// A number (decimals allowed, kept as the double it reads as), above 0 unless `allow_zero`.
+pub(crate) fn double(raw: &str, allow_zero: bool) -> Result<ExactDouble, String> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(ExactDouble::new)
+        .filter(|d| allow_zero || d.value() > 0.0)
+        .ok_or_else(|| {
+            format!(
+                "a number{} up to {MAX_DOUBLE}, decimals allowed{USING_DEFAULT}",
+                if allow_zero { "" } else { " above 0" }
+            )
+        })
+}
+
+/// Nanoseconds in a second.
+const NANOS_PER_SEC: u64 = 1_000_000_000;
+
+/// A time in seconds to the nanosecond (up to nine decimals), above 0 and at most a year: the
+/// interval of a product that counts time in nanoseconds (governor).
+pub(crate) fn nanos(raw: &str) -> Result<u64, String> {
+    let refused =
+        || format!("a time in seconds above 0, at most a year, to the nanosecond{USING_DEFAULT}");
+    let raw = raw.trim();
+    let (whole, fraction) = raw.split_once('.').unwrap_or((raw, ""));
+    let digits = |t: &str| t.chars().all(|c| c.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty())
+        || !digits(whole)
+        || !digits(fraction)
+        || fraction.len() > 9
+    {
+        return Err(refused());
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| refused())?
+    };
+    let fraction: u64 = format!("{fraction:0<9}").parse().map_err(|_| refused())?;
+    let ns = whole
+        .checked_mul(NANOS_PER_SEC)
+        .and_then(|n| n.checked_add(fraction))
+        .ok_or_else(refused)?;
+    let most = MAX_WINDOW.micros().saturating_mul(1_000);
+    (1..=most).contains(&ns).then_some(ns).ok_or_else(refused)
+}
+
+/// Nanoseconds written as seconds, with no more decimals than they need (`0.333333333`, `2`).
+pub(crate) fn nanos_text(ns: u64) -> String {
+    let whole = ns / NANOS_PER_SEC;
+    let fraction = ns % NANOS_PER_SEC;
+    if fraction == 0 {
+        return whole.to_string();
+    }
+    let decimals = format!("{fraction:09}");
+    format!("{whole}.{}", decimals.trim_end_matches('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_double_is_written_as_the_shortest_decimal_that_reads_back_to_it() {
+        for value in [2.0 / 3.0, 0.1, 10.0, 1e-7, 7.0 / 60.0, 123_456.789] {
+            let d = ExactDouble::new(value).unwrap();
+            assert_eq!(double(&d.to_string(), false), Ok(d), "{value}");
+        }
+        assert_eq!(
+            ExactDouble::new(2.0 / 3.0).unwrap().to_string(),
+            "0.6666666666666666"
+        );
+        assert_eq!(double("1.5", false).unwrap().value(), 1.5);
+        assert!(double("0", false).is_err());
+        assert_eq!(double("-0", true).unwrap().to_string(), "0");
+        assert!(double("NaN", true).is_err());
+        assert!(double("inf", true).is_err());
+    }
+
+    #[test]
+    fn nanoseconds_are_read_and_written_as_seconds_with_up_to_nine_decimals() {
+        assert_eq!(nanos("0.333333333"), Ok(333_333_333));
+        assert_eq!(nanos("2"), Ok(2_000_000_000));
+        assert_eq!(nanos(".5"), Ok(500_000_000));
+        assert_eq!(nanos_text(333_333_333), "0.333333333");
+        assert_eq!(nanos_text(2_000_000_000), "2");
+        assert_eq!(nanos_text(1_500_000_000), "1.5");
+        for bad in ["0", "0.0000000001", "-1", "1e3", "", ".", "abc", "1.2.3"] {
+            assert!(nanos(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -47,10 +47,9 @@ fn recognises(text: &str) -> bool {
             || e.value.contains("local_ratelimit.v3.LocalRateLimit")
             || e.key.as_deref() == Some("envoy.filters.http.local_ratelimit")
     });
-    local
-        && entries
-            .iter()
-            .any(|e| e.key.as_deref() == Some("token_bucket"))
+    let has = |key: &str| entries.iter().any(|e| e.key.as_deref() == Some(key));
+    // A fragment holding only the bucket is Envoy's too: no other product writes these keys.
+    has("token_bucket") && (local || (has("fill_interval") && has("max_tokens")))
 }
 
 /// One line of the YAML: its number, indentation (a list's `- ` counted as indentation, so a

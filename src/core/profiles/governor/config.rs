@@ -11,9 +11,8 @@
 //! `nonzero!` macro or `NonZeroU32::new(n)`, and the durations `std::time::Duration`s, computed
 //! here with std's own `Duration` so that `from_secs_f64` rounds as the person's program does.
 //!
-//! The lab keeps governor's replenish interval in whole microseconds (`governor-period`), so a
-//! quota whose interval is not a whole number of microseconds (`per_second(7)`: 142,857,142 ns)
-//! is refused with the figure rather than rounded.
+//! The lab keeps governor's replenish interval in whole nanoseconds, as governor does
+//! (`governor-period`, seconds to nine decimals): `per_second(7)` is 142,857,142 ns exactly.
 
 use std::time::Duration;
 
@@ -22,7 +21,6 @@ use crate::core::profiles::config_text::{
     arithmetic, line_of, lines_without_comments, ConfigOf, FromConfig, Unreadable,
 };
 use crate::core::profiles::ProductSettings;
-use crate::core::time::Span;
 
 use super::Fields;
 
@@ -80,22 +78,13 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
         .map(|(_, name, call)| quota(text, &code, name, call))
         .collect::<Result<Vec<_>, _>>()?;
     let first = &quotas[0];
-    let period_us = exact_micros(first.replenish_ns).ok_or_else(|| {
-        Unreadable::at(
-            text,
-            first.line,
-            format!(
-                "this quota replenishes one cell every {} ns, which is not a whole number of microseconds; the lab keeps governor's interval in microseconds",
-                first.replenish_ns
-            ),
-        )
-    })?;
-    if period_us == 0 || period_us > MAX_WINDOW.micros() {
+    let most_ns = MAX_WINDOW.micros().saturating_mul(1_000);
+    if first.replenish_ns == 0 || first.replenish_ns > u128::from(most_ns) {
         return Err(Unreadable::at(
             text,
             first.line,
             format!(
-                "this quota replenishes one cell every {} ns; the lab's interval runs from 1 µs to 366 days",
+                "this quota replenishes one cell every {} ns; the lab's interval runs from 1 ns to 366 days",
                 first.replenish_ns
             ),
         ));
@@ -112,7 +101,7 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
     }
     let products = ProductSettings {
         governor: Fields {
-            period: Some(Span(period_us)),
+            period_ns: u64::try_from(first.replenish_ns).ok(),
             burst: Some(first.burst),
         },
         ..ProductSettings::default()
@@ -200,13 +189,6 @@ fn quota(text: &str, code: &str, name: &str, call: &Call) -> Result<Quota, Unrea
         burst,
         name: bound_name(code, call.at),
     })
-}
-
-/// `ns` in whole microseconds, when it is one.
-fn exact_micros(ns: u128) -> Option<u64> {
-    ns.is_multiple_of(1_000)
-        .then(|| u64::try_from(ns / 1_000).ok())
-        .flatten()
 }
 
 /// The value of a `NonZeroU32` as written: `nonzero!(50u32)`, `NonZeroU32::new(5).unwrap()`,
@@ -609,6 +591,7 @@ fn without_comments(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::core::profiles::RowSettings;
+    use crate::core::time::Span;
 
     fn read_ok(text: &str) -> FromConfig {
         match read(text) {
@@ -623,7 +606,7 @@ mod tests {
 
     fn quota(period_us: u64, burst: u64) -> Fields {
         Fields {
-            period: Some(Span(period_us)),
+            period_ns: Some(period_us * 1_000),
             burst: Some(burst),
         }
     }
@@ -698,18 +681,16 @@ lim.check_key(&\"cus_2\").unwrap(); // another!";
 
     #[test]
     fn a_per_minute_quota_truncates_to_whole_nanoseconds_as_governor_does() {
-        // 60 s / 40 = 1.5 s exactly; 60 s / 7 is not a whole number of microseconds.
+        // 60 s / 40 = 1.5 s exactly; 60 s / 7 = 8,571,428,571.43 ns, kept as 8,571,428,571.
         assert_eq!(
             fields("Quota::per_minute(NonZeroU32::new(40).unwrap())"),
             quota(1_500_000, 40)
         );
-        let e = read("let q = Quota::per_minute(NonZeroU32::new(7).unwrap());").unwrap_err();
-        assert_eq!(e.line, 1);
-        assert!(e.why.contains("8571428571 ns"), "{e}");
-        assert!(e.why.contains("not a whole number of microseconds"), "{e}");
+        let seven = fields("let q = Quota::per_minute(NonZeroU32::new(7).unwrap());");
+        assert_eq!(seven.period_ns, Some(8_571_428_571));
         // 1 s / 3 = 333,333,333 ns, not 333,333 µs.
-        let e = read("Quota::per_second(nonzero!(3u32))").unwrap_err();
-        assert!(e.why.contains("333333333 ns"), "{e}");
+        let three = fields("Quota::per_second(nonzero!(3u32))");
+        assert_eq!(three.period_ns, Some(333_333_333));
     }
 
     #[test]
@@ -773,7 +754,7 @@ let quota = Quota::with_period(period)?.allow_burst(burst);";
         assert!(e.why.contains("takes one argument"), "{e}");
         let e = read("let q = Quota::with_period(Duration::from_secs(40_000_000)).unwrap();")
             .unwrap_err();
-        assert!(e.why.contains("from 1 µs to 366 days"), "{e}");
+        assert!(e.why.contains("from 1 ns to 366 days"), "{e}");
         let e =
             read("let q = Quota::per_second(nonzero!(5u32)).allow_burst(nonzero!(4000000000u32));")
                 .unwrap_err();
@@ -846,21 +827,23 @@ let quota = Quota::with_period(period)?.allow_burst(burst);";
             Span::from_secs(3600),
         ];
         let mut sets = vec![Fields::default()];
-        for period in [
-            Span(1),
-            Span(20_000),
-            Span::from_secs(1),
-            Span::from_secs(86_400),
+        for period_ns in [
+            1,
+            1_000,
+            142_857_142,
+            20_000_000,
+            1_000_000_000,
+            86_400_000_000_000,
         ] {
             for burst in [None, Some(1), Some(90), Some(MAX_COUNT)] {
                 sets.push(Fields {
-                    period: Some(period),
+                    period_ns: Some(period_ns),
                     burst,
                 });
             }
         }
         sets.push(Fields {
-            period: None,
+            period_ns: None,
             burst: Some(3),
         });
         let mut read_back = 0;
@@ -879,22 +862,14 @@ let quota = Quota::with_period(period)?.allow_burst(burst);";
                     let written = super::super::snippet::write(&s);
                     assert!(written.nearest.is_none());
                     let want = products.governor.params(limit, window);
-                    match read(&written.text) {
-                        Ok(from) => {
-                            assert_eq!(from.row, "governor");
-                            assert_eq!(from.products.governor.params(3, Span::from_secs(9)), want);
-                            read_back += 1;
-                        }
-                        // The lab's interval is whole microseconds; the row's own may not be
-                        // (60 s / 7), and then the reader says so rather than rounding.
-                        Err(e) => {
-                            assert_ne!(want.replenish_1_per_ns % 1_000, 0, "{e}");
-                            assert!(e.why.contains("not a whole number of microseconds"), "{e}");
-                        }
-                    }
+                    let from =
+                        read(&written.text).unwrap_or_else(|e| panic!("{e}\n{}", written.text));
+                    assert_eq!(from.row, "governor");
+                    assert_eq!(from.products.governor.params(3, Span::from_secs(9)), want);
+                    read_back += 1;
                 }
             }
         }
-        assert!(read_back > 500, "{read_back}");
+        assert_eq!(read_back, 6 * 5 * 26);
     }
 }

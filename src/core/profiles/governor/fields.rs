@@ -6,17 +6,18 @@
 //! `profiles::settings`'s.
 
 use crate::core::field::Field;
-use crate::core::profiles::settings::{count, seconds, seconds_text, set, whole_text};
+use crate::core::profiles::settings::{count, nanos, nanos_text, set, whole_text};
 use crate::core::profiles::Tunable;
-use crate::core::time::{format_seconds, Span};
+use crate::core::time::Span;
 
 use super::GovernorParams;
 
 /// The `governor-` fields a person set; `None` follows the lab's limit and window.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fields {
-    /// governor's replenish interval: one cell per this long.
-    pub period: Option<Span>,
+    /// governor's replenish interval in nanoseconds, as its `Quota` keeps it: one cell per this
+    /// long.
+    pub period_ns: Option<u64>,
     pub burst: Option<u64>,
 }
 
@@ -27,12 +28,12 @@ pub const FIELDS: &[Tunable] = &[
         label: "Replenish one every, s (Quota::with_period)",
         field: Field {
             name: "governor-period",
-            read: |p, v| set(&mut p.governor.period, seconds(v, false)),
-            write: |p| seconds_text(p.governor.period),
+            read: |p, v| set(&mut p.governor.period_ns, nanos(v)),
+            write: |p| p.governor.period_ns.map(nanos_text),
         },
         in_force: |s| {
             let p = s.products.governor.params(s.limit, s.window);
-            format_seconds(p.replenish_1_per_ns / 1_000)
+            nanos_text(p.replenish_1_per_ns)
         },
     },
     Tunable {
@@ -53,8 +54,8 @@ impl Fields {
     /// governor's quota: the fields set, the rest following the lab's limit and window.
     pub fn params(&self, limit: u64, window: Span) -> GovernorParams {
         let mut p = GovernorParams::defaults_for(limit, window);
-        if let Some(period) = self.period {
-            p.replenish_1_per_ns = period.micros().saturating_mul(1_000);
+        if let Some(period_ns) = self.period_ns {
+            p.replenish_1_per_ns = period_ns;
         }
         p.burst = self.burst.unwrap_or(p.burst);
         p

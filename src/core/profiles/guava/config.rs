@@ -18,8 +18,9 @@
 //! examples in `RateLimiter.java`.
 
 use crate::core::profiles::config_text::{line_of, ConfigOf, FromConfig, Unreadable};
+use crate::core::profiles::settings::{ExactDouble, MAX_DOUBLE};
 use crate::core::profiles::ProductSettings;
-use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_SEC};
+use crate::core::time::Span;
 
 use super::{java_double, Fields};
 
@@ -57,19 +58,19 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
         .map(|(at, args)| create(text, &code, *at, args))
         .collect::<Result<Vec<_>, _>>()?;
     let first = &created[0];
-    let micro_permits = micro_permits(first.permits_per_second).ok_or_else(|| {
+    let rate = ExactDouble::new(first.permits_per_second).ok_or_else(|| {
         Unreadable::at(
             text,
             first.line,
             format!(
-                "Guava runs this limiter at {} permits per second (a double), which no decimal with up to six places gives exactly; the lab's rate is such a decimal",
+                "Guava would run this limiter at {} permits per second; the lab's rate runs up to {MAX_DOUBLE}",
                 java_double(first.permits_per_second)
             ),
         )
     })?;
     let products = ProductSettings {
         guava: Fields {
-            rate: Some(micro_permits),
+            rate: Some(rate),
             // `create` stores at most one second of permits.
             burst: Some(Span::from_secs(1)),
         },
@@ -102,25 +103,6 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
         ));
     }
     Ok(from)
-}
-
-/// The millionths of a permit whose one division by 10^6 gives `rate` exactly (above 0).
-fn micro_permits(rate: f64) -> Option<u64> {
-    if !(rate.is_finite() && rate > 0.0) {
-        return None;
-    }
-    let guess = (rate * MICROS_PER_SEC as f64).round();
-    if guess > 1e18 {
-        return None;
-    }
-    let guess = guess as u64;
-    [guess.saturating_sub(1), guess, guess.saturating_add(1)]
-        .into_iter()
-        .find(|m| {
-            *m > 0
-                && *m as f64 / MICROS_PER_SEC as f64 == rate
-                && parse_seconds(&format_seconds(*m)) == Ok(*m)
-        })
 }
 
 /// The limiter made by the `create` call at byte `at`.
@@ -628,9 +610,9 @@ mod tests {
         }
     }
 
-    fn created(micro_permits: u64) -> Fields {
+    fn created(permits_per_second: f64) -> Fields {
         Fields {
-            rate: Some(micro_permits),
+            rate: ExactDouble::new(permits_per_second),
             burst: Some(Span::from_secs(1)),
         }
     }
@@ -658,7 +640,7 @@ void submitPacket(byte[] packet) {
     fn the_javadoc_examples_give_guavas_rate_and_one_second_of_storage() {
         let tasks = read_ok(JAVADOC_TASKS);
         assert_eq!(tasks.row, "guava");
-        assert_eq!(tasks.products.guava, created(2_000_000));
+        assert_eq!(tasks.products.guava, created(2.0));
         assert_eq!(tasks.name.as_deref(), Some("rateLimiter"));
         assert_eq!(
             tasks.notes,
@@ -666,37 +648,27 @@ void submitPacket(byte[] packet) {
         );
         let p = tasks.products.guava.params(100, Span::from_secs(60));
         assert_eq!((p.permits_per_second, p.max_burst_seconds), (2.0, 1.0));
-        assert_eq!(
-            read_ok(JAVADOC_BYTES).products.guava,
-            created(5_000_000_000)
-        );
+        assert_eq!(read_ok(JAVADOC_BYTES).products.guava, created(5000.0));
     }
 
     #[test]
     fn java_numbers_and_arithmetic_are_computed_as_java_computes_them() {
         let cases = [
-            ("RateLimiter.create(2)", Some(2_000_000)),
-            ("RateLimiter.create(5000d)", Some(5_000_000_000)),
-            ("RateLimiter.create(1.0E7)", Some(10_000_000_000_000)),
-            ("RateLimiter.create(0.25f)", Some(250_000)),
-            ("RateLimiter.create(1_000 * 2L)", Some(2_000_000_000)),
+            ("RateLimiter.create(2)", 2.0),
+            ("RateLimiter.create(5000d)", 5000.0),
+            ("RateLimiter.create(1.0E7)", 1e7),
+            ("RateLimiter.create(0.25f)", 0.25),
+            ("RateLimiter.create(1_000 * 2L)", 2000.0),
             // int division: 5 / 2 is 2.
-            ("RateLimiter.create(5 / 2)", Some(2_000_000)),
-            ("RateLimiter.create(5.0 / 2)", Some(2_500_000)),
-            ("RateLimiter.create((double) 5 / 4)", Some(1_250_000)),
-            // 0.1f is 0.100000001490116..., which no six-place decimal gives.
-            ("RateLimiter.create(0.1f)", None),
-            ("RateLimiter.create(1.0 / 3)", None),
+            ("RateLimiter.create(5 / 2)", 2.0),
+            ("RateLimiter.create(5.0 / 2)", 2.5),
+            ("RateLimiter.create((double) 5 / 4)", 1.25),
+            // 0.1f is the float 0.100000001490116..., widened to a double as Java does.
+            ("RateLimiter.create(0.1f)", f64::from(0.1f32)),
+            ("RateLimiter.create(1.0 / 3)", 1.0 / 3.0),
         ];
         for (text, want) in cases {
-            match (read(text), want) {
-                (Ok(from), Some(m)) => assert_eq!(from.products.guava, created(m), "{text}"),
-                (Err(e), None) => assert!(
-                    e.why.contains("no decimal with up to six places"),
-                    "{text}: {e}"
-                ),
-                (got, _) => panic!("{text}: {got:?}"),
-            }
+            assert_eq!(read_ok(text).products.guava, created(want), "{text}");
         }
     }
 
@@ -706,7 +678,7 @@ void submitPacket(byte[] packet) {
 private final RateLimiter limiter;
 Api() { this.limiter = RateLimiter.create(PERMITS / 8); }";
         let from = read_ok(text);
-        assert_eq!(from.products.guava, created(12_500_000));
+        assert_eq!(from.products.guava, created(12.5));
         assert_eq!(from.name.as_deref(), Some("limiter"));
     }
 
@@ -762,7 +734,7 @@ Api() { this.limiter = RateLimiter.create(PERMITS / 8); }";
 RateLimiter login = RateLimiter.create(1.0);
 api.setRate(20.0);";
         let from = read_ok(text);
-        assert_eq!(from.products.guava, created(10_000_000));
+        assert_eq!(from.products.guava, created(10.0));
         assert_eq!(
             from.notes,
             vec![
@@ -837,7 +809,10 @@ api.setRate(20.0);";
                 Some(Span(1)),
                 Some(Span::from_secs(60)),
             ] {
-                sets.push(Fields { rate, burst });
+                sets.push(Fields {
+                    rate: rate.and_then(|micros: u64| ExactDouble::new(micros as f64 / 1e6)),
+                    burst,
+                });
             }
         }
         let mut read_back = 0;
@@ -856,31 +831,22 @@ api.setRate(20.0);";
                     let written = super::super::snippet::write(&s);
                     let runs = written.nearest.as_ref().map_or(&products, |n| &n.products);
                     let want = runs.guava.params(limit, window);
-                    match read(&written.text) {
-                        Ok(from) => {
-                            assert_eq!(from.row, "guava");
-                            let got = from.products.guava.params(3, Span::from_secs(9));
-                            assert_eq!(
-                                got.permits_per_second.to_bits(),
-                                want.permits_per_second.to_bits()
-                            );
-                            assert_eq!(
-                                got.max_burst_seconds.to_bits(),
-                                want.max_burst_seconds.to_bits()
-                            );
-                            read_back += 1;
-                        }
-                        // The row's own rate may be a double no six-place decimal gives (7 per
-                        // 60 s); the reader says so rather than rounding it.
-                        Err(e) => {
-                            assert_eq!(set.rate, None, "{e}");
-                            assert!(micro_permits(want.permits_per_second).is_none(), "{e}");
-                            assert!(e.why.contains("no decimal with up to six places"), "{e}");
-                        }
-                    }
+                    let from =
+                        read(&written.text).unwrap_or_else(|e| panic!("{e}\n{}", written.text));
+                    assert_eq!(from.row, "guava");
+                    let got = from.products.guava.params(3, Span::from_secs(9));
+                    assert_eq!(
+                        got.permits_per_second.to_bits(),
+                        want.permits_per_second.to_bits()
+                    );
+                    assert_eq!(
+                        got.max_burst_seconds.to_bits(),
+                        want.max_burst_seconds.to_bits()
+                    );
+                    read_back += 1;
                 }
             }
         }
-        assert!(read_back > 500, "{read_back}");
+        assert_eq!(read_back, 6 * 5 * 21);
     }
 }

@@ -6,17 +6,17 @@
 //! `profiles::settings`'s.
 
 use crate::core::field::Field;
-use crate::core::profiles::settings::{seconds, seconds_text, set, USING_DEFAULT};
+use crate::core::profiles::settings::{double, seconds, seconds_text, set, ExactDouble};
 use crate::core::profiles::Tunable;
-use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_SEC};
+use crate::core::time::{Span, MICROS_PER_SEC};
 
 use super::GuavaParams;
 
 /// The `guava-` fields a person set; `None` follows the lab's limit and window.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fields {
-    /// Guava's `permitsPerSecond` in millionths of a permit, as written in decimal.
-    pub rate: Option<u64>,
+    /// Guava's `permitsPerSecond`, the double itself.
+    pub rate: Option<ExactDouble>,
     pub burst: Option<Span>,
 }
 
@@ -27,18 +27,8 @@ pub const FIELDS: &[Tunable] = &[
         label: "Permits per second (create)",
         field: Field {
             name: "guava-rate",
-            read: |p, v| {
-                let rate = match parse_seconds(v) {
-                    Ok(micro_permits) if micro_permits > 0 => micro_permits,
-                    _ => {
-                        return Err(format!(
-                            "permits per second above 0, decimals allowed{USING_DEFAULT}"
-                        ))
-                    }
-                };
-                set(&mut p.guava.rate, Ok(rate))
-            },
-            write: |p| p.guava.rate.map(format_seconds),
+            read: |p, v| set(&mut p.guava.rate, double(v, false)),
+            write: |p| p.guava.rate.map(|r| r.to_string()),
         },
         in_force: |s| {
             let p = s.products.guava.params(s.limit, s.window);
@@ -64,8 +54,8 @@ impl Fields {
     /// of two integers exact in a double, so correctly rounded as the parse is.
     pub fn params(&self, limit: u64, window: Span) -> GuavaParams {
         let mut p = GuavaParams::defaults_for(limit, window);
-        if let Some(micro_permits) = self.rate {
-            p.permits_per_second = micro_permits as f64 / MICROS_PER_SEC as f64;
+        if let Some(rate) = self.rate {
+            p.permits_per_second = rate.value();
         }
         if let Some(burst) = self.burst {
             p.max_burst_seconds = burst.micros() as f64 / MICROS_PER_SEC as f64;

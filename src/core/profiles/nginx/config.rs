@@ -27,7 +27,7 @@
 //! refused, although nginx would run it at 1r/s, because a zone with no rate written is almost
 //! always a paste that lost a word.
 
-use crate::core::lab_state::{MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
+use crate::core::config::{MAX_LAB_LIMIT, MAX_LAB_WINDOW, MIN_LAB_WINDOW};
 use crate::core::profiles::config_text::{ConfigOf, FromConfig, Unreadable};
 use crate::core::profiles::ProductSettings;
 use crate::core::second_limit::{SecondKey, SecondLimit, Spend};

@@ -22,7 +22,7 @@
 //! takes them in the order written, and says so.
 
 use crate::core::config::{MAX_COUNT, MAX_WINDOW};
-use crate::core::lab_state::{MAX_LAB_LIMIT, MAX_LAB_WINDOW};
+use crate::core::config::{MAX_LAB_LIMIT, MAX_LAB_WINDOW};
 use crate::core::profiles::config_text::{
     calls, line_of, unquote, whole_number, ConfigOf, FromConfig, Unreadable,
 };

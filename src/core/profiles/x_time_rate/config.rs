@@ -18,8 +18,8 @@ use crate::core::config::MAX_COUNT;
 use crate::core::profiles::config_text::{
     line_of, lines_without_comments, ConfigOf, FromConfig, Unreadable,
 };
+use crate::core::profiles::settings::{ExactDouble, MAX_DOUBLE};
 use crate::core::profiles::ProductSettings;
-use crate::core::time::{format_seconds, parse_seconds, MICROS_PER_SEC};
 
 use super::{go_float, Fields, XTimeRateParams, INF};
 
@@ -67,9 +67,9 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
             "`rate.Inf` lets every event through whatever the burst; the lab's rate is a number of events per second and cannot hold it".to_string(),
         ));
     }
-    let rate = micro_events(first.limit).ok_or_else(|| {
+    let rate = ExactDouble::new(first.limit).ok_or_else(|| {
         at_line(format!(
-            "Go runs this limiter at {} events per second (a float64), which no decimal with up to six places gives exactly; the lab's rate is such a decimal",
+            "Go would run this limiter at {} events per second; the lab's rate runs from 0 to {MAX_DOUBLE}",
             go_float(first.limit)
         ))
     })?;
@@ -109,25 +109,6 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
         }
     }
     Ok(from)
-}
-
-/// The millionths of an event per second whose one division by 10^6 gives `limit` exactly.
-fn micro_events(limit: f64) -> Option<u64> {
-    if !(limit.is_finite() && limit >= 0.0) {
-        return None;
-    }
-    let guess = (limit * MICROS_PER_SEC as f64).round();
-    if guess > 1e18 {
-        return None;
-    }
-    let guess = guess as u64;
-    [guess.saturating_sub(1), guess, guess.saturating_add(1)]
-        .into_iter()
-        .find(|m| {
-            *m as f64 / MICROS_PER_SEC as f64 == limit
-                // The field writes and reads it back as decimal seconds.
-                && parse_seconds(&format_seconds(*m)) == Ok(*m)
-        })
 }
 
 /// The limiter made by the `NewLimiter` call at byte `at` of `code`.
@@ -721,9 +702,9 @@ mod tests {
         read_ok(text).products.x_time_rate
     }
 
-    fn limiter(micro_events: u64, burst: u64) -> Fields {
+    fn limiter(events_per_second: f64, burst: u64) -> Fields {
         Fields {
-            rate: Some(micro_events),
+            rate: ExactDouble::new(events_per_second),
             burst: Some(burst),
         }
     }
@@ -755,13 +736,13 @@ limiter := rate.NewLimiter(rate.Every(100*time.Millisecond), 5)";
     #[test]
     fn the_packages_own_limiters_give_gos_rate_and_burst() {
         let with = |t: &str| format!("package rate\n{t}");
-        assert_eq!(fields(&with(TEST_BURST)), limiter(10_000_000, 1));
-        assert_eq!(fields(&with(TEST_BURST_3)), limiter(10_000_000, 3));
-        assert_eq!(fields(&with(TEST_EVERY)), limiter(1_000_000, 1));
-        assert_eq!(fields(&with(TEST_ZERO)), limiter(0, 1));
+        assert_eq!(fields(&with(TEST_BURST)), limiter(10.0, 1));
+        assert_eq!(fields(&with(TEST_BURST_3)), limiter(10.0, 3));
+        assert_eq!(fields(&with(TEST_EVERY)), limiter(1.0, 1));
+        assert_eq!(fields(&with(TEST_ZERO)), limiter(0.0, 1));
         let from = read_ok(EVERY_DOC);
         assert_eq!(from.row, "x-time-rate");
-        assert_eq!(from.products.x_time_rate, limiter(10_000_000, 5));
+        assert_eq!(from.products.x_time_rate, limiter(10.0, 5));
         assert_eq!(from.name.as_deref(), Some("limiter"));
         let p = from.products.x_time_rate.params(1, Span::from_secs(60));
         assert_eq!(p.limit, 10.0);
@@ -769,19 +750,18 @@ limiter := rate.NewLimiter(rate.Every(100*time.Millisecond), 5)";
     }
 
     #[test]
-    fn a_rate_no_six_place_decimal_gives_is_refused_with_gos_float() {
-        let e = read(&format!("package rate\n{TEST_QPS}")).unwrap_err();
-        assert_eq!(e.line, 2);
-        assert!(
-            e.why.contains("0.7692307692307693 events per second"),
-            "{e}"
+    fn a_rate_is_kept_as_gos_float64_itself() {
+        let from = read_ok(&format!("package rate\n{TEST_QPS}"));
+        assert_eq!(
+            from.products
+                .x_time_rate
+                .rate
+                .map(|r| r.to_string())
+                .as_deref(),
+            Some("0.7692307692307693")
         );
-        let e = read("lim := rate.NewLimiter(rate.Every(3*time.Second), 1)").unwrap_err();
-        assert!(
-            e.why.contains("0.3333333333333333 events per second"),
-            "{e}"
-        );
-        assert!(e.why.contains("no decimal with up to six places"), "{e}");
+        let every = fields("lim := rate.NewLimiter(rate.Every(3*time.Second), 1)");
+        assert_eq!(every, limiter(1.0 / 3.0, 1));
     }
 
     #[test]
@@ -793,44 +773,35 @@ limiter := rate.NewLimiter(rate.Every(100*time.Millisecond), 5)";
     #[test]
     fn go_constants_and_durations_are_computed_as_go_computes_them() {
         let cases = [
-            ("rate.NewLimiter(rate.Limit(10), 3)", limiter(10_000_000, 3)),
-            ("rate.NewLimiter(10, 3)", limiter(10_000_000, 3)),
-            ("rate.NewLimiter(2.5, 3)", limiter(2_500_000, 3)),
+            ("rate.NewLimiter(rate.Limit(10), 3)", limiter(10.0, 3)),
+            ("rate.NewLimiter(10, 3)", limiter(10.0, 3)),
+            ("rate.NewLimiter(2.5, 3)", limiter(2.5, 3)),
             (
                 "rate.NewLimiter(rate.Every(200 * time.Millisecond), 1)",
-                limiter(5_000_000, 1),
+                limiter(5.0, 1),
             ),
             (
                 "rate.NewLimiter(rate.Every(time.Minute / 10), 1)",
-                limiter(166_667, 1),
+                limiter(1.0 / 6.0, 1),
             ),
             (
                 "rate.NewLimiter(rate.Every(time.Second / 4), 2)",
-                limiter(4_000_000, 2),
+                limiter(4.0, 2),
             ),
             (
                 "rate.NewLimiter(rate.Limit(1e+06), 1000)",
-                limiter(1_000_000_000_000, 1000),
+                limiter(1000000.0, 1000),
             ),
             // Untyped integer constants divide as integers: 5 / 2 is 2.
-            ("rate.NewLimiter(5 / 2, 1)", limiter(2_000_000, 1)),
-            ("rate.NewLimiter(5.0 / 2, 1)", limiter(2_500_000, 1)),
+            ("rate.NewLimiter(5 / 2, 1)", limiter(2.0, 1)),
+            ("rate.NewLimiter(5.0 / 2, 1)", limiter(2.5, 1)),
             (
                 "rate.NewLimiter(rate.Limit(100)/60, 100)",
-                limiter(1_666_667, 100),
+                limiter(100.0 / 60.0, 100),
             ),
         ];
         for (text, want) in cases {
-            let got = read(text);
-            match (
-                &got,
-                text.contains("Minute / 10") || text.contains("100)/60"),
-            ) {
-                // 6 s and 100/60 are not six-place decimals; they are refused.
-                (Err(e), true) => assert!(e.why.contains("no decimal"), "{text}: {e}"),
-                (Ok(from), false) => assert_eq!(from.products.x_time_rate, want, "{text}"),
-                _ => panic!("{text}: {got:?}"),
-            }
+            assert_eq!(fields(text), want, "{text}");
         }
     }
 
@@ -841,7 +812,7 @@ var every time.Duration = 50 * time.Millisecond
 n := 2
 limiter := rate.NewLimiter(rate.Every(every*time.Duration(n)), burst)";
         let from = read_ok(text);
-        assert_eq!(from.products.x_time_rate, limiter(10_000_000, 20));
+        assert_eq!(from.products.x_time_rate, limiter(10.0, 20));
         assert_eq!(from.name.as_deref(), Some("limiter"));
     }
 
@@ -885,7 +856,7 @@ limiter := rate.NewLimiter(rate.Every(every*time.Duration(n)), burst)";
 perUser := rate.NewLimiter(rate.Every(time.Second), 5)
 global.SetLimit(50)";
         let from = read_ok(text);
-        assert_eq!(from.products.x_time_rate, limiter(100_000_000, 100));
+        assert_eq!(from.products.x_time_rate, limiter(100.0, 100));
         assert_eq!(from.name.as_deref(), Some("global"));
         assert_eq!(
             from.notes,
@@ -958,7 +929,10 @@ global.SetLimit(50)";
             Some(1_000_000_000_000_000),
         ] {
             for burst in [None, Some(0), Some(1), Some(MAX_COUNT)] {
-                sets.push(Fields { rate, burst });
+                sets.push(Fields {
+                    rate: rate.and_then(|micros: u64| ExactDouble::new(micros as f64 / 1e6)),
+                    burst,
+                });
             }
         }
         let mut read_back = 0;
@@ -977,25 +951,16 @@ global.SetLimit(50)";
                     let written = super::super::snippet::write(&s);
                     assert!(written.nearest.is_none());
                     let want = products.x_time_rate.params(limit, window);
-                    match read(&written.text) {
-                        Ok(from) => {
-                            assert_eq!(from.row, "x-time-rate");
-                            let got = from.products.x_time_rate.params(3, Span::from_secs(9));
-                            assert_eq!(got.limit.to_bits(), want.limit.to_bits());
-                            assert_eq!(got.burst, want.burst);
-                            read_back += 1;
-                        }
-                        // The row's own rate may be a float no six-place decimal gives (7 per
-                        // 60 s); the reader says so rather than rounding it.
-                        Err(e) => {
-                            assert_eq!(set.rate, None, "{e}");
-                            assert!(micro_events(want.limit).is_none(), "{e}");
-                            assert!(e.why.contains("no decimal with up to six places"), "{e}");
-                        }
-                    }
+                    let from =
+                        read(&written.text).unwrap_or_else(|e| panic!("{e}\n{}", written.text));
+                    assert_eq!(from.row, "x-time-rate");
+                    let got = from.products.x_time_rate.params(3, Span::from_secs(9));
+                    assert_eq!(got.limit.to_bits(), want.limit.to_bits());
+                    assert_eq!(got.burst, want.burst);
+                    read_back += 1;
                 }
             }
         }
-        assert!(read_back > 600, "{read_back}");
+        assert_eq!(read_back, 6 * 5 * 25);
     }
 }

@@ -6,17 +6,17 @@
 //! `profiles::settings`'s.
 
 use crate::core::field::Field;
-use crate::core::profiles::settings::{count, set, whole_text, USING_DEFAULT};
+use crate::core::profiles::settings::{count, double, set, whole_text, ExactDouble};
 use crate::core::profiles::Tunable;
-use crate::core::time::{format_seconds, parse_seconds, Span, MICROS_PER_SEC};
+use crate::core::time::Span;
 
 use super::XTimeRateParams;
 
 /// The `xtime-` fields a person set; `None` follows the lab's limit and window.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fields {
-    /// Go's `rate.Limit` in millionths of an event per second, as written in decimal.
-    pub rate: Option<u64>,
+    /// Go's `rate.Limit`, the float64 itself.
+    pub rate: Option<ExactDouble>,
     pub burst: Option<u64>,
 }
 
@@ -27,18 +27,8 @@ pub const FIELDS: &[Tunable] = &[
         label: "Events per second (rate.Limit)",
         field: Field {
             name: "xtime-rate",
-            read: |p, v| {
-                let rate = match parse_seconds(v) {
-                    Ok(micro_events) => micro_events,
-                    _ => {
-                        return Err(format!(
-                            "events per second, decimals allowed{USING_DEFAULT}"
-                        ))
-                    }
-                };
-                set(&mut p.x_time_rate.rate, Ok(rate))
-            },
-            write: |p| p.x_time_rate.rate.map(format_seconds),
+            read: |p, v| set(&mut p.x_time_rate.rate, double(v, true)),
+            write: |p| p.x_time_rate.rate.map(|r| r.to_string()),
         },
         in_force: |s| {
             let p = s.products.x_time_rate.params(s.limit, s.window);
@@ -60,11 +50,11 @@ pub const FIELDS: &[Tunable] = &[
 ];
 
 impl Fields {
-    /// The decimal rate read as Go reads a float literal: one correctly rounded division.
+    /// Go's limiter: the fields set, the rest following the lab's limit and window.
     pub fn params(&self, limit: u64, window: Span) -> XTimeRateParams {
         let mut p = XTimeRateParams::defaults_for(limit, window);
-        if let Some(micro_events) = self.rate {
-            p.limit = micro_events as f64 / MICROS_PER_SEC as f64;
+        if let Some(rate) = self.rate {
+            p.limit = rate.value();
         }
         p.burst = self.burst.unwrap_or(p.burst);
         p
