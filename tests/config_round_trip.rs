@@ -41,8 +41,10 @@ fn lab(
     picks: &[Option<(u64, u64)>],
     times: &[u64],
 ) -> LabState {
-    let mut state = LabState::default();
-    state.algorithms = vec![row];
+    let mut state = LabState {
+        algorithms: vec![row],
+        ..LabState::default()
+    };
     state.settings.limit = limit;
     state.settings.window = Span::from_millis(window_ms);
     if let Some(family) = row.family() {

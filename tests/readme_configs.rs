@@ -9,8 +9,10 @@ use ratelab::core::config_file::{self, Rows};
 use ratelab::core::lab_state::LabState;
 use ratelab::core::limiter::{field_text, Complete};
 
-/// Each example of the section: the row its line names, the fields with their values, the code.
-fn examples() -> Vec<(String, Vec<(String, String)>, String)> {
+/// One example of the section: the row its line names, the fields with their values, the code.
+type Example = (String, Vec<(String, String)>, String);
+
+fn examples() -> Vec<Example> {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("README.md is readable");
     let section = readme
