@@ -66,46 +66,65 @@ pub(crate) fn seconds_text(value: Option<Span>) -> Option<String> {
     value.map(|span| format_seconds(span.micros()))
 }
 
-/// A double a product computes with (Go's `rate.Limit`, Guava's permits per second), kept bit for
-/// bit: read as a decimal is read by Go's and Java's parsers (correctly rounded), and written as
-/// the shortest decimal that reads back to the same double, so `0.6666666666666666` is exactly
-/// the rate `rate.Limit(2.0 / 3)` runs with. Finite, from 0 to [`MAX_DOUBLE`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExactDouble(u64);
+/// A double a product computes with (Go's `rate.Limit`, Guava's permits per second), kept as the
+/// decimal it was written as: the product reads it as one correctly rounded parse (Go's and
+/// Java's parsers are), and a double read from a config is written as the shortest decimal that
+/// parses back to it, so `0.6666666666666666` is exactly the rate `rate.Limit(2.0 / 3)` runs
+/// with. Kept as text so that a program that only reads and writes links (the page's first
+/// module) carries no float parser or printer: only the products' own code parses it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExactDouble(String);
 
-/// The largest rate a double field holds: a million billion a second, beyond any product's use.
-pub const MAX_DOUBLE: f64 = 1e15;
+/// The most digits a double field's whole part may have: below a million billion a second,
+/// beyond any product's use.
+const MAX_WHOLE_DIGITS: usize = 15;
 
 impl ExactDouble {
-    /// `value` kept exactly, when it is a number from 0 to [`MAX_DOUBLE`].
+    /// `value` kept exactly, when it is a finite number from 0 and below 10^15.
     pub fn new(value: f64) -> Option<ExactDouble> {
-        // `+ 0.0` makes -0.0 the 0.0 every parser reads "0" as.
-        (value.is_finite() && (0.0..=MAX_DOUBLE).contains(&value))
-            .then(|| ExactDouble((value + 0.0).to_bits()))
+        // `+ 0.0` makes -0.0 the 0.0 every parser reads "0" as. Rust writes a double as the
+        // shortest decimal that parses back to it, without an exponent.
+        let text = format!("{}", value + 0.0);
+        (value.is_finite() && value >= 0.0)
+            .then(|| ExactDouble::read(&text))
+            .flatten()
     }
 
-    pub fn value(self) -> f64 {
-        f64::from_bits(self.0)
+    /// The decimal `text` (digits, at most one `.`; a whole part of at most 15 digits).
+    fn read(text: &str) -> Option<ExactDouble> {
+        let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+        let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+        let fine = !(whole.is_empty() && fraction.is_empty())
+            && digits(whole)
+            && digits(fraction)
+            && whole.trim_start_matches('0').len() <= MAX_WHOLE_DIGITS;
+        fine.then(|| ExactDouble(text.to_string()))
+    }
+
+    /// Whether it is 0.
+    fn is_zero(&self) -> bool {
+        self.0.bytes().all(|b| b == b'0' || b == b'.')
+    }
+
+    /// The double it parses to.
+    pub fn value(&self) -> f64 {
+        self.0.parse().unwrap_or(0.0)
     }
 }
 
 impl fmt::Display for ExactDouble {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Rust writes a double as the shortest decimal that reads back to it, without exponent.
-        write!(f, "{}", self.value())
+        f.write_str(&self.0)
     }
 }
 
-/// A number (decimals allowed, kept as the double it reads as), above 0 unless `allow_zero`.
+/// A number (decimals allowed, read as the double it parses to), above 0 unless `allow_zero`.
 pub(crate) fn double(raw: &str, allow_zero: bool) -> Result<ExactDouble, String> {
-    raw.trim()
-        .parse::<f64>()
-        .ok()
-        .and_then(ExactDouble::new)
-        .filter(|d| allow_zero || d.value() > 0.0)
+    ExactDouble::read(raw.trim())
+        .filter(|d| allow_zero || !d.is_zero())
         .ok_or_else(|| {
             format!(
-                "a number{} up to {MAX_DOUBLE}, decimals allowed{USING_DEFAULT}",
+                "a number{} below 10^15, decimals allowed{USING_DEFAULT}",
                 if allow_zero { "" } else { " above 0" }
             )
         })
@@ -170,9 +189,16 @@ mod tests {
         );
         assert_eq!(double("1.5", false).unwrap().value(), 1.5);
         assert!(double("0", false).is_err());
-        assert_eq!(double("-0", true).unwrap().to_string(), "0");
+        assert!(double("-1", true).is_err());
+        assert_eq!(
+            ExactDouble::new(-0.0).map(|d| d.to_string()).as_deref(),
+            Some("0")
+        );
         assert!(double("NaN", true).is_err());
         assert!(double("inf", true).is_err());
+        assert!(double("1e3", true).is_err(), "a link writes no exponent");
+        assert!(ExactDouble::new(1e15).is_none());
+        assert!(ExactDouble::new(-1.0).is_none());
     }
 
     #[test]

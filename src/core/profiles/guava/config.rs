@@ -18,7 +18,7 @@
 //! examples in `RateLimiter.java`.
 
 use crate::core::profiles::config_text::{line_of, ConfigOf, FromConfig, Unreadable};
-use crate::core::profiles::settings::{ExactDouble, MAX_DOUBLE};
+use crate::core::profiles::settings::ExactDouble;
 use crate::core::profiles::ProductSettings;
 use crate::core::time::Span;
 
@@ -63,7 +63,7 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
             text,
             first.line,
             format!(
-                "Guava would run this limiter at {} permits per second; the lab's rate runs up to {MAX_DOUBLE}",
+                "Guava would run this limiter at {} permits per second; the lab's rate is below 10^15",
                 java_double(first.permits_per_second)
             ),
         )

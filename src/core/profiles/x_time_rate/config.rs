@@ -18,7 +18,7 @@ use crate::core::config::MAX_COUNT;
 use crate::core::profiles::config_text::{
     line_of, lines_without_comments, ConfigOf, FromConfig, Unreadable,
 };
-use crate::core::profiles::settings::{ExactDouble, MAX_DOUBLE};
+use crate::core::profiles::settings::ExactDouble;
 use crate::core::profiles::ProductSettings;
 
 use super::{go_float, Fields, XTimeRateParams, INF};
@@ -69,7 +69,7 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
     }
     let rate = ExactDouble::new(first.limit).ok_or_else(|| {
         at_line(format!(
-            "Go would run this limiter at {} events per second; the lab's rate runs from 0 to {MAX_DOUBLE}",
+            "Go would run this limiter at {} events per second; the lab's rate runs from 0 to below 10^15",
             go_float(first.limit)
         ))
     })?;
