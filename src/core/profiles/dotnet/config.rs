@@ -321,7 +321,7 @@ fn blocks(code: &str) -> Vec<Block> {
             }
         })
         .collect();
-    out.sort_by_key(|b| b.from);
+    out.sort_unstable_by_key(|b| b.from);
     out
 }
 

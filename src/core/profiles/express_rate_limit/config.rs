@@ -431,7 +431,7 @@ fn limiter_calls(code: &str) -> Vec<LimiterCall> {
             });
         }
     }
-    found.sort_by_key(|c| c.at);
+    found.sort_unstable_by_key(|c| c.at);
     found
 }
 

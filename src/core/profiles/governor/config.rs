@@ -67,7 +67,7 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
             found.push((call.at, name, call));
         }
     }
-    found.sort_by_key(|(at, _, _)| *at);
+    found.sort_unstable_by_key(|(at, _, _)| *at);
     if found.is_empty() {
         return Err(Unreadable::whole(
             "no governor quota in it: expected `Quota::per_second(...)`, `Quota::per_minute(...)`, `Quota::per_hour(...)` or `Quota::with_period(...)`",

@@ -456,7 +456,7 @@ fn items(text: &str, code: &str, literals: &[Literal]) -> Result<Found, Unreadab
             ));
         }
     }
-    found.sort_by_key(|(at, _, _, _)| *at);
+    found.sort_unstable_by_key(|(at, _, _, _)| *at);
     let names = found.iter().map(|(_, _, _, n)| n.clone()).collect();
     Ok(Found {
         groups: found.into_iter().map(|(_, _, items, _)| items).collect(),
@@ -559,7 +559,7 @@ fn strategies(
             }
         }
     }
-    named.sort_by_key(|(at, _, _)| *at);
+    named.sort_unstable_by_key(|(at, _, _)| *at);
     Ok(named)
 }
 

@@ -297,7 +297,7 @@ fn algorithm_calls(code: &str) -> Vec<AlgorithmCall> {
             });
         }
     }
-    found.sort_by_key(|c| c.at);
+    found.sort_unstable_by_key(|c| c.at);
     found
 }
 
