@@ -71,16 +71,24 @@ pub(crate) fn seconds_text(value: Option<Span>) -> Option<String> {
 /// Java's parsers are), and a double read from a config is written as the shortest decimal that
 /// parses back to it, so `0.6666666666666666` is exactly the rate `rate.Limit(2.0 / 3)` runs
 /// with. Kept as text so that a program that only reads and writes links (the page's first
-/// module) carries no float parser or printer: only the products' own code parses it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExactDouble(String);
+/// module) carries no float parser or printer: only the products' own code parses it. The text
+/// lives inline, so the settings stay plain values that copy without allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExactDouble {
+    len: u8,
+    text: [u8; DOUBLE_CHARS],
+}
+
+/// The longest decimal a double field keeps: a double's 17 significant digits with room for a
+/// whole part or leading zeros (down to about 10^-13).
+const DOUBLE_CHARS: usize = 32;
 
 /// The most digits a double field's whole part may have: below a million billion a second,
 /// beyond any product's use.
 const MAX_WHOLE_DIGITS: usize = 15;
 
 impl ExactDouble {
-    /// `value` kept exactly, when it is a finite number from 0 and below 10^15.
+    /// `value` kept exactly, when it is a finite number from 0 and below 10^15 whose decimal fits.
     pub fn new(value: f64) -> Option<ExactDouble> {
         // `+ 0.0` makes -0.0 the 0.0 every parser reads "0" as. Rust writes a double as the
         // shortest decimal that parses back to it, without an exponent.
@@ -97,24 +105,36 @@ impl ExactDouble {
         let fine = !(whole.is_empty() && fraction.is_empty())
             && digits(whole)
             && digits(fraction)
-            && whole.trim_start_matches('0').len() <= MAX_WHOLE_DIGITS;
-        fine.then(|| ExactDouble(text.to_string()))
+            && whole.trim_start_matches('0').len() <= MAX_WHOLE_DIGITS
+            && text.len() <= DOUBLE_CHARS;
+        fine.then(|| {
+            let mut kept = [0; DOUBLE_CHARS];
+            kept[..text.len()].copy_from_slice(text.as_bytes());
+            ExactDouble {
+                len: text.len() as u8,
+                text: kept,
+            }
+        })
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.text[..usize::from(self.len)]).unwrap_or("0")
     }
 
     /// Whether it is 0.
     fn is_zero(&self) -> bool {
-        self.0.bytes().all(|b| b == b'0' || b == b'.')
+        self.as_str().bytes().all(|b| b == b'0' || b == b'.')
     }
 
     /// The double it parses to.
     pub fn value(&self) -> f64 {
-        self.0.parse().unwrap_or(0.0)
+        self.as_str().parse().unwrap_or(0.0)
     }
 }
 
 impl fmt::Display for ExactDouble {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 

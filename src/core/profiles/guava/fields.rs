@@ -28,7 +28,7 @@ pub const FIELDS: &[Tunable] = &[
         field: Field {
             name: "guava-rate",
             read: |p, v| set(&mut p.guava.rate, double(v, false)),
-            write: |p| p.guava.rate.as_ref().map(|r| r.to_string()),
+            write: |p| p.guava.rate.map(|r| r.to_string()),
         },
         in_force: |s| {
             let p = s.products.guava.params(s.limit, s.window);
@@ -54,7 +54,7 @@ impl Fields {
     /// of two integers exact in a double, so correctly rounded as the parse is.
     pub fn params(&self, limit: u64, window: Span) -> GuavaParams {
         let mut p = GuavaParams::defaults_for(limit, window);
-        if let Some(rate) = &self.rate {
+        if let Some(rate) = self.rate {
             p.permits_per_second = rate.value();
         }
         if let Some(burst) = self.burst {

@@ -28,7 +28,7 @@ pub const FIELDS: &[Tunable] = &[
         field: Field {
             name: "xtime-rate",
             read: |p, v| set(&mut p.x_time_rate.rate, double(v, true)),
-            write: |p| p.x_time_rate.rate.as_ref().map(|r| r.to_string()),
+            write: |p| p.x_time_rate.rate.map(|r| r.to_string()),
         },
         in_force: |s| {
             let p = s.products.x_time_rate.params(s.limit, s.window);
@@ -53,7 +53,7 @@ impl Fields {
     /// Go's limiter: the fields set, the rest following the lab's limit and window.
     pub fn params(&self, limit: u64, window: Span) -> XTimeRateParams {
         let mut p = XTimeRateParams::defaults_for(limit, window);
-        if let Some(rate) = &self.rate {
+        if let Some(rate) = self.rate {
             p.limit = rate.value();
         }
         p.burst = self.burst.unwrap_or(p.burst);
