@@ -117,24 +117,31 @@ impl ExactDouble {
         })
     }
 
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.text[..usize::from(self.len)]).unwrap_or("0")
+    /// Its digits and point, ASCII.
+    fn bytes(&self) -> &[u8] {
+        &self.text[..usize::from(self.len)]
     }
 
     /// Whether it is 0.
     fn is_zero(&self) -> bool {
-        self.as_str().bytes().all(|b| b == b'0' || b == b'.')
+        self.bytes().iter().all(|b| *b == b'0' || *b == b'.')
     }
 
     /// The double it parses to.
     pub fn value(&self) -> f64 {
-        self.as_str().parse().unwrap_or(0.0)
+        std::str::from_utf8(self.bytes())
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0.0)
     }
 }
 
 impl fmt::Display for ExactDouble {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        // Written a byte at a time: the link's writer then needs no check that they are UTF-8.
+        self.bytes()
+            .iter()
+            .try_for_each(|b| fmt::Write::write_char(f, char::from(*b)))
     }
 }
 
@@ -143,10 +150,11 @@ pub(crate) fn double(raw: &str, allow_zero: bool) -> Result<ExactDouble, String>
     ExactDouble::read(raw.trim())
         .filter(|d| allow_zero || !d.is_zero())
         .ok_or_else(|| {
-            format!(
-                "a number{} below 10^15, decimals allowed{USING_DEFAULT}",
-                if allow_zero { "" } else { " above 0" }
-            )
+            match allow_zero {
+                true => "a number below 10^15, decimals allowed; using the default.",
+                false => "a number above 0 and below 10^15, decimals allowed; using the default.",
+            }
+            .to_string()
         })
 }
 
