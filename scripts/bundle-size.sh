@@ -4,8 +4,10 @@
 # service worker's scripts) passes the guardrail of 256 KiB (262,144 bytes). What a view showing the
 # Durable Object loads (its module in place of the first's: the lab, its chart and its controls) has
 # a guardrail of its own, as does the complete module, which only a view with a product row, a rule,
-# a question or a kept trace loads (scripts/site_modules.py): each is its size when the core came to
-# compile one way (docs/performance.md) plus 10 %. An embed loads the module its view needs, as any view.
+# a question or a kept trace loads (scripts/site_modules.py): each is its size when it last grew by
+# a measured choice (the Durable Object's when the core came to compile one way, the complete one's
+# when the products' config readers came: docs/performance.md) plus 10 %. An embed loads the module
+# its view needs, as any view.
 # embed.js, the resize helper that pages embedding the lab load, is listed but not counted.
 #
 # The guardrails are not targets: what the project budgets is what a person waits for, a cold
@@ -16,7 +18,7 @@ set -euo pipefail
 DIST="${1:-dist}"
 GATE="${BUNDLE_GATE_BYTES:-262144}"
 DURABLE_GATE="${DURABLE_GATE_BYTES:-325220}"
-COMPLETE_GATE="${COMPLETE_GATE_BYTES:-527335}"
+COMPLETE_GATE="${COMPLETE_GATE_BYTES:-663618}"
 total=0
 complete=0
 durable=0
