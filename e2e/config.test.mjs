@@ -74,6 +74,8 @@ test('an nginx.conf with two zones and express-rate-limit options become their r
   const express = await rowFigures(page, 'express-rate-limit');
   assert.deepEqual([express.allowed, express.rejected], [100, 50]);
   assert.equal((await rowFigures(page, 'nginx')).allowed, 35, 'the nginx row keeps its config');
+  assert.match(await nginxLabel.innerText(), /api: rate=10r\/s/, 'and its line still names its zone');
+  assert.match(await page.locator('.row-label[data-row="express-rate-limit"] .row-summary').innerText(), /apiLimiter/);
   await page.locator('[data-testid="config-panel"]').screenshot({ path: `${SCREENSHOT_DIR}/config-panel.png` });
   await page.locator('section.timelines').screenshot({ path: `${SCREENSHOT_DIR}/config-rows.png` });
 

@@ -52,7 +52,7 @@ mod reading {
     use super::super::Linked;
     use super::SUMMARY;
 
-    /// The name the last config read gave its row, with the family's fields as it set them.
+    /// The name a config read gave its row, with the family's fields as it set them.
     struct Named {
         row: Algorithm,
         name: String,
@@ -60,7 +60,8 @@ mod reading {
     }
 
     thread_local! {
-        static NAMED: RefCell<Option<Named>> = const { RefCell::new(None) };
+        /// The last name each row was given, one entry per row.
+        static NAMED: RefCell<Vec<Named>> = const { RefCell::new(Vec::new()) };
     }
 
     /// The family's fields of `row` as a link writes them.
@@ -77,9 +78,8 @@ mod reading {
     pub fn name_of(row: Algorithm, settings: &Settings) -> Option<String> {
         NAMED.with(|named| {
             let named = named.borrow();
-            let named = named.as_ref()?;
-            (named.row == row && named.fields == family_fields(row, &settings.products))
-                .then(|| named.name.clone())
+            let named = named.iter().find(|n| n.row == row)?;
+            (named.fields == family_fields(row, &settings.products)).then(|| named.name.clone())
         })
     }
 
@@ -108,11 +108,15 @@ mod reading {
         let fields = family_fields(row, &next.settings.products);
         let name = reading.from.name.clone();
         NAMED.with(|named| {
-            *named.borrow_mut() = name.clone().map(|name| Named {
-                row,
-                name,
-                fields: fields.clone(),
-            });
+            let mut named = named.borrow_mut();
+            named.retain(|n| n.row != row);
+            if let Some(name) = name.clone() {
+                named.push(Named {
+                    row,
+                    name,
+                    fields: fields.clone(),
+                });
+            }
         });
         let set: Vec<String> = fields.iter().map(|(n, v)| format!("{n}={v}")).collect();
         let what = match &name {
