@@ -15,6 +15,8 @@ use crate::core::second_limit::SecondLimit;
 
 use super::ProductSettings;
 
+pub mod script;
+
 /// What a product's reader made of a config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FromConfig {

@@ -22,6 +22,9 @@
 //! a name the text defines (`const WINDOW = 60_000`).
 
 use crate::core::config::MAX_COUNT;
+use crate::core::profiles::config_text::script::{
+    blank_comments, closing, definition, has_word, is_identifier, is_identifier_char, js_number,
+};
 use crate::core::profiles::config_text::{
     arithmetic, line_of, unquote, ConfigOf, FromConfig, Unreadable,
 };
@@ -646,40 +649,6 @@ fn is_function(value: &str) -> bool {
     v.starts_with("function") || v.starts_with("async") || v.contains("=>")
 }
 
-/// A value the text defines as `const NAME = value` (or `let`, `var`, with a type after the name):
-/// where the value starts, and its text up to its line's end or a `;` outside brackets.
-fn definition<'a>(code: &'a str, name: &str) -> Option<(usize, &'a str)> {
-    let mut from = 0;
-    while let Some(pos) = code.get(from..)?.find(name) {
-        let at = from + pos;
-        from = at + name.len();
-        let before = code.get(..at)?.trim_end();
-        let declared = ["const", "let", "var"].iter().any(|kw| {
-            before
-                .strip_suffix(kw)
-                .is_some_and(|b| !b.ends_with(is_identifier_char))
-        });
-        let after = code.get(from..)?;
-        if !declared || after.starts_with(is_identifier_char) {
-            continue;
-        }
-        // `: Type` between the name and its `=`.
-        let eq = after.find('=')?;
-        if after.get(eq + 1..)?.starts_with(['=', '>']) {
-            continue;
-        }
-        let value = after.get(eq + 1..)?;
-        let trimmed = value.trim_start();
-        let start = from + eq + 1 + (value.len() - trimmed.len());
-        if trimmed.starts_with('{') {
-            return Some((start, trimmed));
-        }
-        let end = trimmed.find([';', '\n']).unwrap_or(trimmed.len());
-        return Some((start, trimmed.get(..end)?.trim_end()));
-    }
-    None
-}
-
 /// A value with a name the text defines replaced by its definition (`HEADERS` for
 /// `const HEADERS = 'draft-7'`), unquoted.
 fn resolved(code: &str, value: &str, depth: usize) -> String {
@@ -744,133 +713,6 @@ fn number(code: &str, expr: &str, depth: usize) -> Option<f64> {
     }
     let value = arithmetic(&plain)?;
     value.is_finite().then_some(value)
-}
-
-/// A JavaScript number literal's value: decimal with an optional exponent, or `0x`/`0o`/`0b`.
-fn js_number(literal: &str) -> Option<f64> {
-    let lower = literal.to_ascii_lowercase();
-    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if let Some(digits) = lower.strip_prefix(prefix) {
-            return u64::from_str_radix(digits, radix).ok().map(|n| n as f64);
-        }
-    }
-    if !lower
-        .chars()
-        .all(|c| c.is_ascii_digit() || "e.+-".contains(c))
-    {
-        return None;
-    }
-    lower.parse::<f64>().ok()
-}
-
-/// `code` with its JavaScript comments (`// ...` and `/* ... */`) replaced by spaces, so that
-/// every byte keeps its offset and every line its number.
-fn blank_comments(code: &str) -> String {
-    let mut out = String::with_capacity(code.len());
-    let mut chars = code.chars().peekable();
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    while let Some(c) = chars.next() {
-        if let Some(q) = quote {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q || (c == '\n' && q != '`') {
-                quote = None;
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
-                out.push(' ');
-                while let Some(&next) = chars.peek() {
-                    if next == '\n' {
-                        break;
-                    }
-                    blank(&mut out, next);
-                    chars.next();
-                }
-            }
-            ('/', Some('*')) => {
-                out.push(' ');
-                let mut last = ' ';
-                for next in chars.by_ref() {
-                    blank(&mut out, next);
-                    if last == '*' && next == '/' {
-                        break;
-                    }
-                    last = next;
-                }
-            }
-            ('"' | '\'' | '`', _) => {
-                quote = Some(c);
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// A blank as wide as `c` in bytes (a line break kept).
-fn blank(out: &mut String, c: char) {
-    if c == '\n' {
-        out.push('\n');
-    } else {
-        out.extend(std::iter::repeat_n(' ', c.len_utf8()));
-    }
-}
-
-/// The offset of the bracket closing the one at `open`, past quotes and nested brackets.
-fn closing(code: &str, open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (at, c) in code.get(open..)?.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' | '`' => quote = Some(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(open + at);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-fn is_identifier_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '$'
-}
-
-fn is_identifier(word: &str) -> bool {
-    !word.is_empty()
-        && word.chars().all(is_identifier_char)
-        && !word.starts_with(|c: char| c.is_ascii_digit())
-}
-
-/// Whether `word` is in `code` as a whole word.
-fn has_word(code: &str, word: &str) -> bool {
-    code.match_indices(word).any(|(at, _)| {
-        let before = code.get(..at).and_then(|b| b.chars().next_back());
-        let after = code.get(at + word.len()..).and_then(|a| a.chars().next());
-        !before.is_some_and(is_identifier_char) && !after.is_some_and(is_identifier_char)
-    })
 }
 
 #[cfg(test)]
