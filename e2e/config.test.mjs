@@ -106,6 +106,21 @@ test('an unreadable config is named by its line and why, and nothing changes', a
   await context.close();
 });
 
+test('on a phone the panel fits the screen and reads a config as on a wide one', async () => {
+  const { page, context, problems } = await openPage(shared.browser, { width: 390, height: 844 });
+  await gotoLab(page, `limit=3&window=7&algos=fixed&trace=${oneClient(150, 10)}`);
+  await useConfig(page, fixture('two-zones.nginx.conf'));
+  await waitForRow(page, 'nginx', 150);
+  assert.equal((await rowFigures(page, 'nginx')).allowed, 35);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  assert.ok(overflow <= 0, `nothing wider than the screen (${overflow} px over)`);
+  const box = await page.locator('[data-testid="config-text"]').boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, 'the box fits the screen');
+  await page.locator('[data-testid="config-panel"]').screenshot({ path: `${SCREENSHOT_DIR}/config-panel-phone.png` });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a config dropped on the page is read as a config, not as traffic', async () => {
   const { page, context, problems } = await openPage(shared.browser);
   await gotoLab(page, `limit=3&window=7&algos=fixed&trace=${oneClient(150, 10)}`);

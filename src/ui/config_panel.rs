@@ -138,6 +138,19 @@ mod reading {
         said.set(Some(Said::Read { what, notes }));
     }
 
+    /// A sentence whose backticked words (the config's own: `limit_req_zone`, `rate=`) are shown
+    /// as code.
+    fn with_code(sentence: &str) -> impl IntoView {
+        sentence
+            .split('`')
+            .enumerate()
+            .map(|(i, part)| match i % 2 {
+                1 => view! { <code>{part.to_string()}</code> }.into_any(),
+                _ => part.to_string().into_any(),
+            })
+            .collect_view()
+    }
+
     /// The panel's elements a dropped config is handed to.
     fn element<T: JsCast>(testid: &str) -> Option<T> {
         web_sys::window()?
@@ -219,17 +232,17 @@ mod reading {
             Some(match said.get()? {
                 Said::Read { what, notes } => view! {
                     <div class="hint" role="status" data-testid="config-read">
-                        <p>{what}</p>
+                        <p>{with_code(&what)}</p>
                         {(!notes.is_empty()).then(|| view! {
                             <ul data-testid="config-notes">
-                                {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                                {notes.into_iter().map(|n| view! { <li>{with_code(&n)}</li> }).collect_view()}
                             </ul>
                         })}
                     </div>
                 }
                 .into_any(),
                 Said::Refused(message) => view! {
-                    <p class="error" role="alert" data-testid="config-error">{message}</p>
+                    <p class="error" role="alert" data-testid="config-error">{with_code(&message)}</p>
                 }
                 .into_any(),
             })

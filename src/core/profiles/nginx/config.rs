@@ -266,7 +266,7 @@ fn read(text: &str) -> Result<FromConfig, Unreadable> {
         ));
     }
     from.notes.push(format!(
-        "Zone `{}` counts requests per `{}`; the lab counts them per each request's own key.",
+        "Zone `{}` counts requests per `{}`; the lab counts them by each request's own key (its address, tenant or whatever the traffic names).",
         first_zone.name, first_zone.key
     ));
 
@@ -940,7 +940,7 @@ http {
         assert_eq!(from.second, None);
         assert_eq!(
             from.notes,
-            vec!["Zone `one` counts requests per `$binary_remote_addr`; the lab counts them per each request's own key."]
+            vec!["Zone `one` counts requests per `$binary_remote_addr`; the lab counts them by each request's own key (its address, tenant or whatever the traffic names)."]
         );
     }
 
