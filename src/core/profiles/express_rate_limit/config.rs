@@ -23,7 +23,8 @@
 
 use crate::core::config::MAX_COUNT;
 use crate::core::profiles::config_text::script::{
-    blank_comments, closing, definition, has_word, is_identifier, is_identifier_char, js_number,
+    blank_comments, closing, definition, entries, has_word, is_identifier, is_identifier_char,
+    js_number, Entry, Value,
 };
 use crate::core::profiles::config_text::{
     arithmetic, line_of, unquote, ConfigOf, FromConfig, Unreadable,
@@ -530,117 +531,6 @@ fn bare_options(code: &str) -> Result<Option<(usize, usize)>, Unreadable> {
     Err(Unreadable::whole(
         "no `rateLimit({ ... })` call and no object with `windowMs`, `limit` or `max` in the text",
     ))
-}
-
-/// What an entry of an object holds.
-#[derive(Clone, Debug, PartialEq)]
-enum Value {
-    /// `key: value` (or the shorthand `key`, whose value is the name `key`), as written.
-    Written(String),
-    /// `key(...) { ... }`.
-    Method,
-    /// `...key`.
-    Spread,
-}
-
-/// One entry of an object: its key, value, and where the key is.
-#[derive(Clone, Debug, PartialEq)]
-struct Entry {
-    key: String,
-    value: Value,
-    at: usize,
-}
-
-/// The entries of the object whose inside is `code[start..end]`, split at the commas outside
-/// brackets and quotes.
-fn entries(code: &str, start: usize, end: usize) -> Vec<Entry> {
-    let Some(inside) = code.get(start.min(end)..end) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    let mut piece = 0;
-    for (at, c) in inside.char_indices().chain([(inside.len(), ',')]) {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' | '`' => quote = Some(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                if let Some(entry) = entry(inside.get(piece..at).unwrap_or(""), start + piece) {
-                    out.push(entry);
-                }
-                piece = at + 1;
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// An entry read from its text; `at` is where that text starts.
-fn entry(text: &str, at: usize) -> Option<Entry> {
-    let trimmed = text.trim_start();
-    let at = at + (text.len() - trimmed.len());
-    let trimmed = trimmed.trim_end();
-    if let Some(spread) = trimmed.strip_prefix("...") {
-        return Some(Entry {
-            key: spread.trim().to_string(),
-            value: Value::Spread,
-            at,
-        });
-    }
-    let (key, rest) = if let Some(q) = trimmed.chars().next().filter(|c| *c == '"' || *c == '\'') {
-        let close = trimmed.get(1..)?.find(q)? + 1;
-        (trimmed.get(1..close)?, trimmed.get(close + 1..)?)
-    } else {
-        let end = trimmed
-            .find(|c: char| !is_identifier_char(c))
-            .unwrap_or(trimmed.len());
-        (trimmed.get(..end)?, trimmed.get(end..)?)
-    };
-    if key.is_empty() {
-        return None;
-    }
-    let rest = rest.trim_start();
-    let value = if let Some(value) = rest.strip_prefix(':') {
-        Value::Written(value.trim().to_string())
-    } else if rest.is_empty() {
-        Value::Written(key.to_string())
-    } else if rest.starts_with('(') {
-        Value::Method
-    } else if matches!(key, "async" | "get" | "set") {
-        // `async keyGenerator(req) { ... }`: the method's name follows.
-        let name: String = rest
-            .trim_start_matches('*')
-            .trim_start()
-            .chars()
-            .take_while(|c| is_identifier_char(*c))
-            .collect();
-        return (!name.is_empty()).then_some(Entry {
-            key: name,
-            value: Value::Method,
-            at,
-        });
-    } else {
-        return None;
-    };
-    Some(Entry {
-        key: key.to_string(),
-        value,
-        at,
-    })
 }
 
 /// Whether a value is a function: an arrow function, `function`, or `async` one.
